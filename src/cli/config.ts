@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { loadConfig, maskedConfig } from '../config/load.js';
+import { ConfigError, EXIT_CONFIG } from '../errors.js';
+
+export function registerConfigCommands(program: Command): void {
+  const config = program.command('config').description('Inspect the configuration.');
+  config
+    .command('check')
+    .description('Validate the configuration file and print the effective configuration, secrets masked (exit 0 valid, 2 invalid).')
+    .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
+    .option('--quiet', 'print nothing when valid')
+    .action((opts: { config?: string; quiet?: boolean }) => {
+      try {
+        const cfg = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+        if (!opts.quiet) {
+          process.stdout.write(`${JSON.stringify(maskedConfig(cfg), null, 2)}\n`);
+          process.stderr.write(`configuration ${cfg.source} is valid\n`);
+        }
+      } catch (e) {
+        if (!(e instanceof ConfigError)) throw e;
+        process.stderr.write(`${e.message}\n`);
+        process.exitCode = EXIT_CONFIG;
+      }
+    });
+}

@@ -1,0 +1,59 @@
+/**
+ * What the GNSS pipeline produces. Units are in the names or documented here; an absent field means
+ * the receiver did not say (never 0: a course of 0 and an unknown course are different facts).
+ */
+
+/** One satellite the receiver reports in view (from GSV), marked used when a GSA lists it. */
+export interface SatelliteInView {
+  /** 'GPS' | 'GLONASS' | 'Galileo' | 'BeiDou' | 'QZSS' | 'NavIC' | 'SBAS' | 'unknown'. */
+  constellation: string;
+  /** The satellite number as the receiver sent it (NMEA id, e.g. 65..96 for GLONASS). */
+  id: number;
+  elevation?: number;
+  azimuth?: number;
+  /** C/N0 in dB-Hz; absent when the receiver does not track it. */
+  snr?: number;
+  used: boolean;
+  /** NMEA 4.10 signal id (e.g. 1 = GPS L1 C/A, 7 = Galileo E1); absent before NMEA 4.10. */
+  signalId?: number;
+}
+
+/** Fix modes as gpsd reports them. */
+export type FixMode = 1 | 2 | 3;
+
+export interface Fix {
+  /** Epoch milliseconds, UTC, from the receiver (never the host clock). */
+  time: number;
+  /** 1 no fix, 2 2D, 3 3D (as gpsd). */
+  mode: FixMode;
+  lat?: number;
+  lon?: number;
+  /** Altitude above mean sea level, metres. */
+  altMSL?: number;
+  /** Speed over ground, m/s. */
+  speed?: number;
+  /** Course over ground, degrees true. */
+  track?: number;
+  satellitesUsed?: number;
+  hdop?: number;
+  pdop?: number;
+  vdop?: number;
+  /** GGA fix quality (0 invalid, 1 GPS, 2 DGPS, 4 RTK fixed, 5 RTK float, 6 dead reckoning, ...). */
+  quality?: number;
+  satellites?: SatelliteInView[];
+}
+
+/** A fix the recording policy chose to keep, as the store persists it. */
+export type RecordedFix = Fix & {
+  /** True at a moving/stopped transition. */
+  transition?: boolean;
+  /** Which trigger recorded it: 'first', 'interval', 'distance', 'heading', 'speed', 'heartbeat', 'stopped', 'moving', 'all'. */
+  reason?: string;
+};
+
+/** Where recorded fixes go (the store's outbox in the agent, an array in tests). */
+export interface FixSink {
+  record(fix: RecordedFix): void;
+}
+
+export const KNOTS_TO_MPS = 1852 / 3600;

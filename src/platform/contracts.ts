@@ -1,0 +1,64 @@
+/**
+ * The narrow interfaces the platform side offers to the rest of the agent (uploader, location
+ * commands, status). Implementations live beside this file; consumers depend on these only.
+ */
+
+export interface PlatformResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON body when the response was JSON, otherwise undefined. */
+  body: unknown;
+  /** Raw body text (bounded by platform.maxResponseBytes). */
+  text: string;
+}
+
+export interface PlatformRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Absolute URL. */
+  url: string;
+  /** JSON body; sent with Content-Type application/json. */
+  json?: unknown;
+  signal?: AbortSignal;
+}
+
+/**
+ * Sends a request with the current bearer token. On a 401 it has the token manager refresh (single
+ * flight, also across processes) and retries exactly once. It resolves with every HTTP status
+ * (the caller classifies 4xx/5xx) and rejects with a PlatformError (errors.ts) for network errors,
+ * deadlines, oversized bodies, a 2xx whose body is not JSON, or when no token can be had.
+ */
+export interface AuthorizedRequester {
+  send(request: PlatformRequest): Promise<PlatformResponse>;
+}
+
+/** Who this device is on the platform. */
+export interface DeviceIdentity {
+  externalSystemId: string;
+  externalDeviceId: string;
+  /** Where externalDeviceId came from: 'config', 'system-serial', 'cpu-serial', 'machine-id', ... */
+  source: string;
+}
+
+export interface RegisteredDevice extends DeviceIdentity {
+  deviceUUID: string;
+}
+
+/** What the uploader needs from registration. */
+export interface RegistrationState {
+  /** The registered device, or undefined while not (yet) registered. */
+  current(): RegisteredDevice | undefined;
+  /** Resolves once the device is registered (immediately when it already is). */
+  whenRegistered(signal?: AbortSignal): Promise<RegisteredDevice>;
+}
+
+/** Token status for status output: never the token itself. */
+export interface TokenStatus {
+  state: 'none' | 'valid' | 'refreshing' | 'expired' | 'rejected';
+  /** Age of the access token in ms (monotonic), when there is one. */
+  ageMs?: number;
+  /** Credentials rejected: when the next password attempt is allowed (wall ms). */
+  retryAt?: number;
+  lastError?: { code: string; message: string };
+  passwordGrants: number;
+  refreshes: number;
+}

@@ -1,0 +1,106 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The schema, as an ordered list of migrations. `PRAGMA user_version` records how many have run.
+ * Never edit a migration that has shipped: add the next one. test/store/migrations.test.ts migrates
+ * an empty database and a database of every earlier version to the latest.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Database): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'meta, counters, tokens, device identity and registration, outbox, dead letters',
+    up(db) {
+      db.exec(`
+        -- Small facts that outlive a process: last upload success, credentials-rejected-until, ...
+        CREATE TABLE meta (
+          key   TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        ) WITHOUT ROWID;
+
+        -- Monotonic counters shown by status (sent, thinned, refreshes, password grants, ...).
+        CREATE TABLE counters (
+          name  TEXT PRIMARY KEY,
+          value INTEGER NOT NULL DEFAULT 0
+        ) WITHOUT ROWID;
+
+        -- The platform's token pair (platform-spec.md 2.1). One row; generation grows with every
+        -- rotation so that two processes sharing the database can tell whether the pair moved on.
+        CREATE TABLE token_pair (
+          id            INTEGER PRIMARY KEY CHECK (id = 1),
+          access_token  TEXT NOT NULL,
+          refresh_token TEXT NOT NULL,
+          id_token      TEXT,
+          token_type    TEXT NOT NULL,
+          expires_in_s  INTEGER NOT NULL,
+          obtained_at   INTEGER NOT NULL,   -- wall clock ms at receipt, informational only
+          generation    INTEGER NOT NULL
+        );
+
+        -- The externalDeviceId chosen on first start and where it came from; never changes after.
+        CREATE TABLE device_identity (
+          id                 INTEGER PRIMARY KEY CHECK (id = 1),
+          external_device_id TEXT NOT NULL,
+          source             TEXT NOT NULL,
+          chosen_at          INTEGER NOT NULL
+        );
+
+        -- The platform's answer to the last successful upsert, and the hash of the device section
+        -- it was made from (re-register only when the configuration changes).
+        CREATE TABLE device_registration (
+          id                 INTEGER PRIMARY KEY CHECK (id = 1),
+          external_system_id TEXT NOT NULL,
+          external_device_id TEXT NOT NULL,
+          device_uuid        TEXT NOT NULL,
+          config_hash        TEXT NOT NULL,
+          response_json      TEXT NOT NULL,
+          registered_at      INTEGER NOT NULL
+        );
+
+        -- Recorded fixes waiting for delivery, oldest first by seq. Rows are deleted once delivered.
+        CREATE TABLE outbox (
+          seq         INTEGER PRIMARY KEY,
+          event_id    TEXT NOT NULL,
+          fix_time    INTEGER NOT NULL,
+          fix_json    TEXT NOT NULL,
+          transition  INTEGER NOT NULL DEFAULT 0,
+          attempts    INTEGER NOT NULL DEFAULT 0
+        );
+
+        -- Events the platform refused for good (400), with its answer; never retried automatically.
+        CREATE TABLE dead_letter (
+          seq         INTEGER PRIMARY KEY,
+          event_id    TEXT NOT NULL,
+          fix_time    INTEGER NOT NULL,
+          fix_json    TEXT NOT NULL,
+          status      INTEGER,
+          error       TEXT NOT NULL,
+          failed_at   INTEGER NOT NULL
+        );
+      `);
+    },
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
+
+/** Runs every migration above the database's user_version, each in its own transaction. */
+export function migrate(db: Database, target: number = LATEST_VERSION): { from: number; to: number } {
+  const from = db.pragma('user_version', { simple: true }) as number;
+  if (from > LATEST_VERSION) {
+    throw new Error(`database schema version ${from} is newer than this agent knows (${LATEST_VERSION}); upgrade the agent instead of downgrading`);
+  }
+  for (const m of MIGRATIONS) {
+    if (m.version <= from || m.version > target) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+  return { from, to: db.pragma('user_version', { simple: true }) as number };
+}
