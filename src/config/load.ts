@@ -65,7 +65,12 @@ export function parseConfig(json: unknown, options: { source: string; env?: Node
   const env = options.env ?? process.env;
   const result = configSchema.safeParse(json);
   const issues: ConfigIssue[] = [];
-  if (!result.success) issues.push(...result.error.issues.map(toIssue));
+  if (!result.success) {
+    issues.push(...result.error.issues.map(toIssue));
+    // The cross-field rules below need a typed config; check the two that matter most on the raw
+    // JSON too, so that one run reports every problem.
+    issues.push(...rawCrossFieldIssues(json));
+  }
   const raw = result.success ? result.data : undefined;
   const baseDir = path.dirname(options.source);
 
@@ -88,13 +93,37 @@ export function parseConfig(json: unknown, options: { source: string; env?: Node
   return deepFreeze(config);
 }
 
+function rawCrossFieldIssues(json: unknown): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  const root = obj(json);
+  if (!root) return out;
+  const creds = obj(root.credentials);
+  if (creds && creds.password !== undefined && creds.passwordFile !== undefined) {
+    out.push({ path: 'credentials.password', message: 'set either credentials.password or credentials.passwordFile, not both' });
+  }
+  if (obj(root.platform)?.deviceUrl === undefined) {
+    out.push({ path: 'platform.deviceUrl', message: DEVICE_URL_REQUIRED });
+  }
+  return out;
+}
+
+const DEVICE_URL_REQUIRED = 'is required: the tracking device service has no published address; set it to the base your platform contact gave you (it ends in /api/public/v2/)';
+
 function toIssue(issue: z.core.$ZodIssue): ConfigIssue {
   const keyPath = issue.path.map(String).join('.');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.join(', ');
     const where = keyPath ? `${keyPath}.` : '';
-    return { path: issue.keys.map((k) => `${where}${k}`).join(', '), message: `unknown key${issue.keys.length > 1 ? 's' : ''} (${keys}); check the spelling against the README's configuration table` };
+    const known = knownKeys(issue.path.map(String));
+    const hints = issue.keys.map((k) => {
+      const near = closestKey(k, known);
+      return near ? `${k}: did you mean ${near}?` : k;
+    });
+    return {
+      path: issue.keys.map((k) => `${where}${k}`).join(', '),
+      message: `unknown key${issue.keys.length > 1 ? 's' : ''} (${hints.join('; ')}); allowed here: ${known.join(', ')}`,
+    };
   }
   if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = `is required (${issue.expected})`;
   return { path: keyPath, message };
@@ -103,10 +132,7 @@ function toIssue(issue: z.core.$ZodIssue): ConfigIssue {
 function resolveAddresses(raw: RawConfig, issues: ConfigIssue[]): Config['platform'] | undefined {
   const p = raw.platform;
   if (p.deviceUrl === undefined) {
-    issues.push({
-      path: 'platform.deviceUrl',
-      message: 'is required: the tracking device service has no published address; set it to the base your platform contact gave you (it ends in /api/public/v2/)',
-    });
+    issues.push({ path: 'platform.deviceUrl', message: DEVICE_URL_REQUIRED });
     return undefined;
   }
   return {
@@ -189,6 +215,39 @@ function readSecretFile(file: string, key: string, issues: ConfigIssue[], opts: 
     return undefined;
   }
   return value;
+}
+
+/** The keys the schema allows at a path, for "did you mean" hints. */
+function knownKeys(keyPath: string[]): string[] {
+  let node: unknown = configSchema;
+  for (const k of [...keyPath, '']) {
+    // Unwrap defaults, prefaults and optionals until an object schema shows its shape.
+    for (let i = 0; i < 8 && node && !(node as { shape?: unknown }).shape; i++) node = (node as { _zod?: { def?: { innerType?: unknown } } })._zod?.def?.innerType;
+    const shape = (node as { shape?: Record<string, unknown> } | undefined)?.shape;
+    if (!shape) return [];
+    if (k === '') return Object.keys(shape);
+    node = shape[k];
+  }
+  return [];
+}
+
+function closestKey(key: string, known: string[]): string | undefined {
+  let best: { k: string; d: number } | undefined;
+  for (const k of known) {
+    const d = k.toLowerCase() === key.toLowerCase() ? 0 : editDistance(k.toLowerCase(), key.toLowerCase());
+    if (d <= Math.max(1, Math.floor(k.length / 4)) && (!best || d < best.d)) best = { k, d };
+  }
+  return best?.k;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -1,0 +1,215 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, maskedConfig, parseConfig } from '../../src/config/load.js';
+import { stagingAddress } from '../../src/config/addresses.js';
+import { ConfigError } from '../../src/errors.js';
+import { tempDir } from '../helpers/tmp.js';
+
+type Json = Record<string, unknown>;
+
+function validConfig(): Json {
+  return {
+    platform: { deviceUrl: 'https://devices.example.com/api/public/v2/' },
+    credentials: { username: 'gateway', password: 'pw-from-test' },
+    device: { externalSystemId: 'acme', carrierCode: 'ACME' },
+    gnss: { path: '/dev/ttyACM0' },
+  };
+}
+
+function set(obj: Json, keyPath: string, value: unknown): Json {
+  const keys = keyPath.split('.');
+  let cur: Json = obj;
+  for (const k of keys.slice(0, -1)) {
+    if (typeof cur[k] !== 'object' || cur[k] === null) cur[k] = {};
+    cur = cur[k] as Json;
+  }
+  const last = keys[keys.length - 1] as string;
+  if (value === undefined) delete cur[last];
+  else cur[last] = value;
+  return obj;
+}
+
+function parse(json: unknown, env: NodeJS.ProcessEnv = {}) {
+  return parseConfig(json, { source: '/etc/telematics-agent/config.json', env });
+}
+
+function issuesOf(f: () => unknown): { path: string; message: string }[] {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return [...(e as ConfigError).issues];
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration: valid files', () => {
+  it('fills every default and derives production addresses', () => {
+    const c = parse(validConfig());
+    expect(c.environment).toBe('production');
+    expect(c.platform.authUrl).toBe('https://auth-service.services.simacan.com/api/v1');
+    expect(c.platform.planningUrl).toBe('https://planning-receive-api.services.simacan.com');
+    expect(c.platform.eventsPath).toBe('/otm/api/v5/events');
+    expect(c.platform.locationsPath).toBe('/otm/api/v5/locations');
+    expect(c.gnss.baudRate).toBe(9600);
+    expect(c.dataDir).toBe('/var/lib/telematics-agent');
+    expect(c.recording.mode).toBe('adaptive');
+    expect(c.log.level).toBe('info');
+    expect(c.device.active).toBe(true);
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.platform)).toBe(true);
+  });
+
+  it('derives staging addresses only for URLs not set explicitly', () => {
+    const json = set(validConfig(), 'environment', 'staging');
+    set(json, 'platform.planningUrl', 'https://planning.example.org');
+    const c = parse(json);
+    expect(c.platform.authUrl).toBe('https://auth-service-stg.services.simacan.com/api/v1');
+    expect(c.platform.planningUrl).toBe('https://planning.example.org');
+    expect(stagingAddress('https://planning-receive-api.services.simacan.com')).toBe('https://planning-receive-api-stg.services.simacan.com');
+    expect(stagingAddress(stagingAddress('https://a.b.c/api/v1'))).toBe('https://a-stg.b.c/api/v1');
+  });
+
+  it('allows http:// on loopback hosts for the simulator', () => {
+    const json = validConfig();
+    set(json, 'platform.authUrl', 'http://127.0.0.1:8480/api/v1');
+    set(json, 'platform.deviceUrl', 'http://localhost:8480/api/public/v2/');
+    set(json, 'platform.planningUrl', 'http://[::1]:8480');
+    const c = parse(json);
+    expect(c.platform.deviceUrl).toBe('http://localhost:8480/api/public/v2/');
+  });
+
+  it('takes the password from TELEMATICS_AGENT_PASSWORD first and never prints it', () => {
+    const c = parse(validConfig(), { TELEMATICS_AGENT_PASSWORD: 'from-env-secret' });
+    expect(c.credentials.passwordSource).toBe('env');
+    expect(c.credentials.password.reveal()).toBe('from-env-secret');
+    const shown = JSON.stringify(maskedConfig(c)) + inspect(c, { depth: 10 }) + String(c.credentials.password);
+    expect(shown).not.toContain('from-env-secret');
+    expect(shown).toContain('[redacted]');
+  });
+
+  it('reads the password from the systemd credential directory', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'password'), 'cred-secret\n', { mode: 0o600 });
+    const c = parse(set(validConfig(), 'credentials.password', undefined), { CREDENTIALS_DIRECTORY: dir });
+    expect(c.credentials.passwordSource).toBe('systemd-credential');
+    expect(c.credentials.password.reveal()).toBe('cred-secret');
+  });
+
+  it('reads a 0600 password file relative to the configuration file', () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'password'), 'file-secret\n', { mode: 0o600 });
+    const json = set(validConfig(), 'credentials.password', undefined);
+    set(json, 'credentials.passwordFile', 'password');
+    writeFileSync(path.join(dir, 'config.json'), JSON.stringify(json));
+    const c = loadConfig({ path: path.join(dir, 'config.json'), env: {} });
+    expect(c.credentials.password.reveal()).toBe('file-secret');
+    expect(c.credentials.passwordFile).toBe(path.join(dir, 'password'));
+  });
+
+  it('accepts a password file that is not installed yet and fails with the key when it is needed', () => {
+    const json = set(validConfig(), 'credentials.password', undefined);
+    set(json, 'credentials.passwordFile', '/nonexistent/password');
+    const c = parse(json);
+    expect(() => c.credentials.password.reveal()).toThrow(/credentials\.passwordFile: cannot read \/nonexistent\/password: no such file/);
+  });
+
+  it('resolves the path from --config, then TELEMATICS_AGENT_CONFIG', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify(validConfig()));
+    expect(loadConfig({ env: { TELEMATICS_AGENT_CONFIG: file } }).source).toBe(file);
+    expect(() => loadConfig({ env: {} })).toThrow(/\/etc\/telematics-agent\/config\.json/);
+  });
+});
+
+interface BadCase {
+  name: string;
+  mutate: (json: Json) => unknown;
+  env?: NodeJS.ProcessEnv;
+  /** The key path the message must name. */
+  key: string;
+  message: RegExp;
+}
+
+const BAD: BadCase[] = [
+  { name: 'missing credentials.username', mutate: (j) => set(j, 'credentials.username', undefined), key: 'credentials.username', message: /required/ },
+  { name: 'missing device.externalSystemId', mutate: (j) => set(j, 'device.externalSystemId', undefined), key: 'device.externalSystemId', message: /required/ },
+  { name: 'missing device.carrierCode', mutate: (j) => set(j, 'device.carrierCode', undefined), key: 'device.carrierCode', message: /required/ },
+  { name: 'missing platform.deviceUrl', mutate: (j) => set(j, 'platform.deviceUrl', undefined), key: 'platform.deviceUrl', message: /no published address/ },
+  { name: 'wrong type for gnss.baudRate', mutate: (j) => set(j, 'gnss.baudRate', '9600'), key: 'gnss.baudRate', message: /number/ },
+  { name: 'unsupported gnss.baudRate', mutate: (j) => set(j, 'gnss.baudRate', 9601), key: 'gnss.baudRate', message: /one of 4800, 9600/ },
+  { name: 'unknown top-level key', mutate: (j) => set(j, 'dataDri', '/tmp'), key: 'dataDri', message: /unknown key/ },
+  { name: 'unknown nested key (typo)', mutate: (j) => set(j, 'platform.authURL', 'https://x.example.com/api/v1'), key: 'platform.authURL', message: /unknown key/ },
+  { name: 'bad URL', mutate: (j) => set(j, 'platform.planningUrl', 'not a url'), key: 'platform.planningUrl', message: /absolute URL/ },
+  { name: 'http:// to a remote host', mutate: (j) => set(j, 'platform.planningUrl', 'http://planning.example.com'), key: 'platform.planningUrl', message: /https:\/\/.*loopback/ },
+  { name: 'authUrl without /api/v1', mutate: (j) => set(j, 'platform.authUrl', 'https://auth.example.com/'), key: 'platform.authUrl', message: /\/api\/v1/ },
+  { name: 'deviceUrl without /api/public/v2/', mutate: (j) => set(j, 'platform.deviceUrl', 'https://devices.example.com/api/v1'), key: 'platform.deviceUrl', message: /\/api\/public\/v2\// },
+  { name: 'both password forms', mutate: (j) => set(j, 'credentials.passwordFile', '/etc/telematics-agent/password'), key: 'credentials.password', message: /not both/ },
+  { name: 'no password at all', mutate: (j) => set(j, 'credentials.password', undefined), key: 'credentials.passwordFile', message: /no password/ },
+  { name: 'unknown environment', mutate: (j) => set(j, 'environment', 'prod'), key: 'environment', message: /production|staging/ },
+  { name: 'unknown recording.mode', mutate: (j) => set(j, 'recording.mode', 'sometimes'), key: 'recording.mode', message: /adaptive|all/ },
+  { name: 'neither gnss.path nor gnss.replayFile', mutate: (j) => set(j, 'gnss', {}), key: 'gnss.path', message: /gnss\.replayFile/ },
+  { name: 'negative upload.concurrency', mutate: (j) => set(j, 'upload.concurrency', -1), key: 'upload.concurrency', message: />=|at least|too small/i },
+  { name: 'bad log.level', mutate: (j) => set(j, 'log.level', 'verbose'), key: 'log.level', message: /info/ },
+  { name: 'hysteresis inverted', mutate: (j) => set(set(j, 'recording.stoppedSpeedKmh', 8), 'recording.movingSpeedKmh', 4), key: 'recording.movingSpeedKmh', message: /hysteresis/ },
+  { name: 'device.attributes not an object', mutate: (j) => set(j, 'device.attributes', 'van'), key: 'device.attributes', message: /object|record/i },
+  { name: 'empty username', mutate: (j) => set(j, 'credentials.username', ''), key: 'credentials.username', message: /empty/ },
+  { name: 'root is not an object', mutate: () => [], key: '', message: /object/ },
+];
+
+describe('configuration: every mistake names the key', () => {
+  it.each(BAD)('$name', ({ mutate, env, key, message }) => {
+    const json = validConfig();
+    const result = mutate(json);
+    const issues = issuesOf(() => parse(result ?? json, env));
+    const hit = issues.find((i) => i.path.split(', ').includes(key));
+    expect(hit, `issues were: ${JSON.stringify(issues)}`).toBeDefined();
+    expect(hit?.message).toMatch(message);
+  });
+
+  it('reports all problems at once', () => {
+    const json = validConfig();
+    set(json, 'credentials.username', undefined);
+    set(json, 'gnss.baudRate', 'fast');
+    set(json, 'bogus', 1);
+    const paths = issuesOf(() => parse(json)).map((i) => i.path);
+    expect(paths).toEqual(expect.arrayContaining(['credentials.username', 'gnss.baudRate', 'bogus']));
+  });
+
+  it('refuses a password file readable by group or others, naming the file and the chmod', () => {
+    const dir = tempDir();
+    const pw = path.join(dir, 'password');
+    writeFileSync(pw, 'secret-in-file');
+    chmodSync(pw, 0o644);
+    const json = set(validConfig(), 'credentials.password', undefined);
+    set(json, 'credentials.passwordFile', pw);
+    const [issue] = issuesOf(() => parse(json));
+    expect(issue?.path).toBe('credentials.passwordFile');
+    expect(issue?.message).toContain(`chmod 600 ${pw}`);
+    expect(issue?.message).toContain('0644');
+    expect(issue?.message).not.toContain('secret-in-file');
+  });
+
+  it('names the file when it is not JSON', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'bad.json');
+    writeFileSync(file, '{ "environment": "production", }');
+    expect(() => loadConfig({ path: file, env: {} })).toThrow(new RegExp(`${file} is not valid JSON`));
+  });
+
+  it('never echoes an inline password in an error', () => {
+    const json = set(validConfig(), 'credentials.password', 'inline-secret-value');
+    set(json, 'credentials.passwordFile', '/x');
+    let message = '';
+    try {
+      parse(json);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain('credentials.password');
+    expect(message).not.toContain('inline-secret-value');
+  });
+});
