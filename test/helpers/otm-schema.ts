@@ -8,6 +8,8 @@
  *   document pins its discriminator property with an `enum`, so `oneOf` alone still selects one);
  * - OpenAPI's numeric/string formats (int32, int64, float, double, byte, binary, password) are known
  *   to Ajv as range checks or annotations; date-time etc. come from ajv-formats.
+ * - `unrestricted_json` (externalAttributes values) accepts any JSON value, as its description and
+ *   the document's own examples say (its literal `type: object` rejects those examples).
  * `$ref: '#/components/schemas/X'` resolves inside the adapted document, registered under one id.
  *
  * Usage (skip when the shared folder is absent, e.g. in a clone without it):
@@ -58,6 +60,11 @@ const DOC_ID = 'otm5.json';
 
 function build(doc: { components: { schemas: Record<string, unknown> } }): OtmSchemas {
   const adapted = { $id: DOC_ID, components: { schemas: adapt(doc.components.schemas) as Record<string, Record<string, unknown>> } };
+  // `unrestricted_json` ("Space for any (nested) properties", the value type of every
+  // externalAttributes map) is written as `type: object`, yet the document's own examples give
+  // plain strings (components/schemas/document: externalAttributes {"externalID": "photo1234"}),
+  // which the literal schema rejects. Read it as the description says: any JSON value.
+  if (adapted.components.schemas.unrestricted_json) adapted.components.schemas.unrestricted_json = { description: 'any JSON value (see above)' };
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
   const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
   (addFormats as unknown as (a: Ajv) => void)(ajv);
@@ -65,7 +72,7 @@ function build(doc: { components: { schemas: Record<string, unknown> } }): OtmSc
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('float', { type: 'number', validate: (n: number) => Number.isFinite(n) });
   ajv.addFormat('double', { type: 'number', validate: (n: number) => Number.isFinite(n) });
-  for (const f of ['byte', 'binary', 'password']) ajv.addFormat(f, true);
+  for (const f of ['byte', 'binary', 'password', 'recurrence']) ajv.addFormat(f, true);
   ajv.addSchema(adapted);
   const compiled = new Map<string, ValidateFunction>();
   return {
