@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { backoffMs, decideUpload, parseRetryAfter, type AttemptResult, type UploadDecision } from '../../src/upload/retry-decision.js';
+
+const policy = { minBackoffMs: 1000, maxBackoffMs: 300_000 };
+const r = (status: number, retryAfterMs?: number): AttemptResult => ({ kind: 'response', status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+
+// [what, result, failures, random, decision]
+const table: [string, AttemptResult, number, number, UploadDecision][] = [
+  ['200 delivered', r(200), 1, 0.5, { action: 'sent' }],
+  ['201 delivered', r(201), 1, 0.5, { action: 'sent' }],
+  ['204 delivered', r(204), 3, 0.5, { action: 'sent' }],
+  ['409 the platform has this id already', r(409), 1, 0.5, { action: 'sent' }],
+  ['400 refused for good', r(400), 1, 0.5, { action: 'dead-letter' }],
+  ['400 refused even after failures', r(400), 7, 0.5, { action: 'dead-letter' }],
+  ['413 too large', r(413), 1, 0.5, { action: 'dead-letter' }],
+  ['422 unprocessable', r(422), 1, 0.5, { action: 'dead-letter' }],
+  ['401 after the requester refreshed: back off', r(401), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'auth' }],
+  ['403 configuration: longest delay', r(403), 1, 0.5, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['404 wrong eventsPath: longest delay', r(404), 2, 0.5, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['503 first failure, no jitter', r(503), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
+  ['503 first failure, full jitter', r(503), 1, 0.999999, { action: 'retry', delayMs: 1000, errorClass: 'transient' }],
+  ['500 third failure doubles twice', r(500), 3, 0, { action: 'retry', delayMs: 2000, errorClass: 'transient' }],
+  ['502 tenth failure', r(502), 10, 0.5, { action: 'retry', delayMs: 225_000, errorClass: 'transient' }],
+  ['504 capped at max', r(504), 40, 0.999999, { action: 'retry', delayMs: 300_000, errorClass: 'transient' }],
+  ['408 request timeout', r(408), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
+  ['429 Retry-After above backoff wins', r(429, 30_000), 1, 0.5, { action: 'retry', delayMs: 30_000, errorClass: 'transient' }],
+  ['429 Retry-After below backoff: backoff', r(429, 100), 4, 0, { action: 'retry', delayMs: 4000, errorClass: 'transient' }],
+  ['429 absurd Retry-After capped', r(429, 86_400_000), 1, 0, { action: 'retry', delayMs: 300_000, errorClass: 'transient' }],
+  ['503 with Retry-After', r(503, 5000), 1, 0, { action: 'retry', delayMs: 5000, errorClass: 'transient' }],
+  ['network error', { kind: 'error', errorClass: 'transient' }, 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
+  ['deadline, second failure', { kind: 'error', errorClass: 'transient' }, 2, 0, { action: 'retry', delayMs: 1000, errorClass: 'transient' }],
+  ['no token (auth)', { kind: 'error', errorClass: 'auth' }, 1, 0, { action: 'retry', delayMs: 500, errorClass: 'auth' }],
+  ['credentials rejected (config)', { kind: 'error', errorClass: 'config' }, 1, 0, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['internal error treated as transient', { kind: 'error', errorClass: 'internal' }, 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
+  ['302 is no answer of an intake', r(302), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
+];
+
+describe('decideUpload', () => {
+  it.each(table)('%s', (_what, result, failures, random, expected) => {
+    expect(decideUpload(result, failures, policy, random)).toEqual(expected);
+  });
+
+  it('backoff grows exponentially and stays within [step/2, step]', () => {
+    for (let f = 1; f <= 12; f++) {
+      const step = Math.min(policy.maxBackoffMs, 1000 * 2 ** (f - 1));
+      expect(backoffMs(f, policy, 0)).toBe(step / 2);
+      expect(backoffMs(f, policy, 0.999999)).toBeLessThanOrEqual(step);
+      expect(backoffMs(f, policy, 0.999999)).toBeGreaterThan(step * 0.99);
+    }
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const now = Date.UTC(2026, 10, 22, 12, 0, 0);
+  it.each([
+    ['seconds', '120', 120_000],
+    ['zero', '0', 0],
+    ['HTTP date', 'Sun, 22 Nov 2026 12:00:30 GMT', 30_000],
+    ['date in the past', 'Sun, 22 Nov 2026 11:00:00 GMT', 0],
+    ['first of several', ['5', '10'], 5000],
+    ['garbage', 'soon', undefined],
+    ['absent', undefined, undefined],
+  ] as const)('%s', (_w, value, expected) => {
+    expect(parseRetryAfter(value as string | string[] | undefined, now)).toBe(expected);
+  });
+});
