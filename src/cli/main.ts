@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { registerConfigCommands } from './config.js';
+import { registerSimCommand } from './sim.js';
 
 /**
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .configureHelp({ sortSubcommands: false })
     .exitOverride();
   registerConfigCommands(program);
+  registerSimCommand(program);
   return program;
 }
 

@@ -1,0 +1,78 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { configSnippet, PlatformSimulator } from '../sim/index.js';
+import type { SimUser } from '../sim/index.js';
+
+interface SimOptions {
+  port: number;
+  user: string[];
+  password: string[];
+  carriers?: string;
+  accessTtl: number;
+  refreshTtl: number;
+  earlyExpiry: number;
+  seed: number;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+function number(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`must be a number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+/** `telematics-agent sim`: the platform simulator on loopback, until SIGINT/SIGTERM. */
+export function registerSimCommand(program: Command): void {
+  program
+    .command('sim')
+    .description('Run the platform simulator (token, tracking device and planning services) on 127.0.0.1, for tests, demos and integrators.')
+    .option('-p, --port <n>', 'TCP port on 127.0.0.1 (0 = any free port)', number(0, 65535), 0)
+    .option('-u, --user <name>', 'an account (repeat with --password for several)', collect, [])
+    .option('-P, --password <password>', 'password of the --user at the same position', collect, [])
+    .option('--carriers <codes>', 'comma-separated carrier codes every account may register (others answer 403); default all')
+    .option('--access-ttl <s>', 'access token lifetime (expires_in)', number(1, 86_400 * 30), 3600)
+    .option('--refresh-ttl <s>', 'refresh token lifetime', number(1, 86_400 * 365), 86_400)
+    .option('--early-expiry <fraction>', 'fraction of access tokens that expire early', number(0, 1), 0)
+    .option('--seed <n>', 'seed of the fault and early-expiry decisions', number(0, 2 ** 32 - 1), 1)
+    .option('--json', 'print the addresses as one JSON line instead of text')
+    .action(async (opts: SimOptions) => {
+      if (opts.user.length !== opts.password.length) throw new InvalidArgumentError('give one --password per --user, in the same order');
+      const carriers = opts.carriers?.split(',').map((c) => c.trim()).filter((c) => c !== '');
+      const users: SimUser[] = opts.user.length > 0 ? opts.user.map((username, i) => ({ username, password: opts.password[i] ?? '' })) : [{ username: 'agent', password: 'agent-password' }];
+      if (carriers) for (const u of users) u.carriers = carriers;
+      const sim = new PlatformSimulator({ users, accessTtlS: opts.accessTtl, refreshTtlS: opts.refreshTtl, earlyExpiryFraction: opts.earlyExpiry, seed: opts.seed });
+      const urls = await sim.start({ port: opts.port });
+      const first = users[0] ?? { username: 'agent', password: 'agent-password' };
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify({ ...urls, config: configSnippet(urls, first) })}\n`);
+      } else {
+        process.stdout.write(
+          [
+            `platform simulator listening on 127.0.0.1:${urls.port}`,
+            `  authUrl:     ${urls.authUrl}`,
+            `  deviceUrl:   ${urls.deviceUrl}`,
+            `  planningUrl: ${urls.planningUrl}`,
+            `  adminUrl:    ${urls.adminUrl}  (GET stats, events, locations, devices; POST faults)`,
+            `accounts: ${users.map((u) => u.username).join(', ')}`,
+            'configuration snippet (merge into your config file):',
+            JSON.stringify(configSnippet(urls, first), null, 2),
+            '',
+          ].join('\n'),
+        );
+      }
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          process.off('SIGINT', done);
+          process.off('SIGTERM', done);
+          resolve();
+        };
+        process.on('SIGINT', done);
+        process.on('SIGTERM', done);
+      });
+      await sim.stop();
+      process.stderr.write('platform simulator stopped\n');
+    });
+}

@@ -1,0 +1,78 @@
+import { isRouteName, ROUTES, type FaultSpec } from './faults.js';
+import { isPlainObject, json, parseJson, type Reply } from './http-io.js';
+import type { PlatformSimulator } from './server.js';
+
+/**
+ * The simulator's own HTTP API, so that another process (the daemon in end-to-end tests, the demo)
+ * can be observed and faulted. Loopback only, like the rest of the simulator; no authentication.
+ *
+ *   GET    /_sim/stats            counters (SimStats)
+ *   GET    /_sim/events           received events, in order of first arrival
+ *   GET    /_sim/locations        stored locations
+ *   GET    /_sim/devices          registered devices
+ *   GET    /_sim/faults           active faults per route
+ *   POST   /_sim/faults           {"events": {"status500Rate": 0.5}, "auth.refresh": null}  (null clears)
+ *   DELETE /_sim/faults           clears every fault
+ *   POST   /_sim/tokens/expire    {"access": true, "refresh": true}
+ *   POST   /_sim/users            {"username": "...", "password": "...", "carriers": ["..."]}
+ */
+export function handleAdmin(sim: PlatformSimulator, method: string, pathname: string, body: string): Reply {
+  const path = pathname.replace(/\/+$/, '');
+  const key = `${method} ${path}`;
+  switch (key) {
+    case 'GET /_sim/stats':
+      return json(200, sim.stats);
+    case 'GET /_sim/events':
+      return json(200, [...sim.events.values()]);
+    case 'GET /_sim/locations':
+      return json(200, [...sim.locations.values()]);
+    case 'GET /_sim/devices':
+      return json(200, sim.devices);
+    case 'GET /_sim/faults':
+      return json(200, Object.fromEntries(ROUTES.map((r) => [r, sim.faults.get(r) ?? null])));
+    case 'DELETE /_sim/faults':
+      sim.faults.clear();
+      return json(200, { cleared: true });
+    case 'POST /_sim/faults':
+      return setFaults(sim, body);
+    case 'POST /_sim/tokens/expire': {
+      const parsed = parseJson(body || '{}');
+      if (!parsed.ok || !isPlainObject(parsed.value)) return badRequest('body must be {"access": true, "refresh": true}');
+      if (parsed.value.access === true) sim.expireAccessTokens();
+      if (parsed.value.refresh === true) sim.expireRefreshTokens();
+      return json(200, { expired: { access: parsed.value.access === true, refresh: parsed.value.refresh === true } });
+    }
+    case 'POST /_sim/users': {
+      const parsed = parseJson(body);
+      if (!parsed.ok || !isPlainObject(parsed.value) || typeof parsed.value.username !== 'string' || typeof parsed.value.password !== 'string') {
+        return badRequest('body must be {"username": "...", "password": "...", "carriers"?: [...]}');
+      }
+      const carriers = parsed.value.carriers;
+      sim.setUser({ username: parsed.value.username, password: parsed.value.password, ...(Array.isArray(carriers) ? { carriers: carriers.map(String) } : {}) });
+      return json(200, { username: parsed.value.username });
+    }
+    default:
+      return json(404, { status: 404, error: 'Not Found', message: `unknown simulator admin route ${key}` });
+  }
+}
+
+function setFaults(sim: PlatformSimulator, body: string): Reply {
+  const parsed = parseJson(body);
+  if (!parsed.ok || !isPlainObject(parsed.value)) return badRequest('body must be an object of route -> fault spec (or null to clear)');
+  const entries = Object.entries(parsed.value);
+  for (const [route] of entries) if (!isRouteName(route)) return badRequest(`unknown route "${route}"; routes: ${ROUTES.join(', ')}`);
+  try {
+    for (const [route, spec] of entries) {
+      if (!isRouteName(route)) continue;
+      if (spec !== null && !isPlainObject(spec)) return badRequest(`fault of ${route} must be an object or null`);
+      sim.faults.set(route, spec === null ? undefined : (spec as FaultSpec));
+    }
+  } catch (e) {
+    return badRequest((e as Error).message);
+  }
+  return json(200, Object.fromEntries(ROUTES.map((r) => [r, sim.faults.get(r) ?? null])));
+}
+
+function badRequest(message: string): Reply {
+  return json(400, { status: 400, error: 'Bad Request', message });
+}

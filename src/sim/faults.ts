@@ -1,0 +1,119 @@
+import type { Random } from './random.js';
+
+/** The simulator's routes, as fault and statistics keys. */
+export const ROUTES = ['auth.password', 'auth.refresh', 'devices', 'events', 'locations'] as const;
+export type RouteName = (typeof ROUTES)[number];
+
+export function isRouteName(v: unknown): v is RouteName {
+  return typeof v === 'string' && (ROUTES as readonly string[]).includes(v);
+}
+
+/**
+ * Faults of one route. Rates are probabilities per request (0..1), drawn from the simulator's
+ * seeded random source. Order of application: drop, 500, 503, 429, 401, then the request is
+ * processed, then html/latency/drip shape the answer.
+ */
+export interface FaultSpec {
+  /** Answer 500 (the OTM5 API's 500 body is a string). */
+  status500Rate?: number;
+  /** Answer 503 with an HTML page, as a gateway in front of the service does. */
+  status503Rate?: number;
+  /** Answer 429 with `Retry-After: retryAfterS`. */
+  status429?: { rate: number; retryAfterS: number };
+  /** Close the connection without an answer, before the request is processed. */
+  dropRate?: number;
+  /** Answer 401 although the bearer token is valid (the platform's "expires earlier in rare cases"). Service routes only. */
+  unauthorizedRate?: number;
+  /** Answer 200 with an HTML page instead of the real answer (a captive portal or proxy); the request is not processed. */
+  htmlRate?: number;
+  /** Delay the answer by this much, after the request was processed (a timeout then leaves a processed request behind). */
+  latencyMs?: number;
+  /** Send the answer's body one byte every this many ms (a slow-drip server). */
+  dripMs?: number;
+  /** Fire at most this many times, then the fault removes itself. */
+  limit?: number;
+}
+
+export type FaultAction =
+  | { kind: 'drop' }
+  | { kind: 'status'; status: 500 | 503 | 429 | 401; retryAfterS?: number }
+  | { kind: 'html' }
+  | { kind: 'pass' };
+
+export interface FaultDecision {
+  action: FaultAction;
+  latencyMs: number;
+  dripMs: number;
+}
+
+export class Faults {
+  readonly #specs = new Map<RouteName, FaultSpec & { fired: number }>();
+  readonly #random: Random;
+  /** Faults injected per route, for the statistics. */
+  readonly fired: Record<RouteName, number>;
+
+  constructor(random: Random) {
+    this.#random = random;
+    this.fired = Object.fromEntries(ROUTES.map((r) => [r, 0])) as Record<RouteName, number>;
+  }
+
+  /** Sets (replaces) the faults of one route; an empty spec or undefined clears them. */
+  set(route: RouteName, spec: FaultSpec | undefined): void {
+    if (spec === undefined || Object.keys(spec).length === 0) {
+      this.#specs.delete(route);
+      return;
+    }
+    validateSpec(route, spec);
+    this.#specs.set(route, { ...spec, fired: 0 });
+  }
+
+  clear(): void {
+    this.#specs.clear();
+  }
+
+  get(route: RouteName): FaultSpec | undefined {
+    const s = this.#specs.get(route);
+    if (!s) return undefined;
+    const { fired: _fired, ...spec } = s;
+    return spec;
+  }
+
+  /** Decides what happens to one request of `route`. */
+  decide(route: RouteName, isService: boolean): FaultDecision {
+    const spec = this.#specs.get(route);
+    const none: FaultDecision = { action: { kind: 'pass' }, latencyMs: 0, dripMs: 0 };
+    if (!spec) return none;
+    const hit = (rate: number | undefined): boolean => rate !== undefined && rate > 0 && this.#random() < rate;
+    let action: FaultAction = { kind: 'pass' };
+    if (hit(spec.dropRate)) action = { kind: 'drop' };
+    else if (hit(spec.status500Rate)) action = { kind: 'status', status: 500 };
+    else if (hit(spec.status503Rate)) action = { kind: 'status', status: 503 };
+    else if (spec.status429 && hit(spec.status429.rate)) action = { kind: 'status', status: 429, retryAfterS: spec.status429.retryAfterS };
+    else if (isService && hit(spec.unauthorizedRate)) action = { kind: 'status', status: 401 };
+    else if (hit(spec.htmlRate)) action = { kind: 'html' };
+    const shaped = (spec.latencyMs ?? 0) > 0 || (spec.dripMs ?? 0) > 0;
+    if (action.kind !== 'pass' || shaped) {
+      spec.fired += 1;
+      this.fired[route] += 1;
+      if (spec.limit !== undefined && spec.fired >= spec.limit) this.#specs.delete(route);
+    }
+    return { action, latencyMs: spec.latencyMs ?? 0, dripMs: spec.dripMs ?? 0 };
+  }
+}
+
+function validateSpec(route: RouteName, spec: FaultSpec): void {
+  const rates: (keyof FaultSpec)[] = ['status500Rate', 'status503Rate', 'dropRate', 'unauthorizedRate', 'htmlRate'];
+  for (const k of rates) {
+    const v = spec[k];
+    if (v !== undefined && (typeof v !== 'number' || v < 0 || v > 1)) throw new RangeError(`fault ${route}.${k} must be a number from 0 to 1`);
+  }
+  if (spec.status429 !== undefined) {
+    const { rate, retryAfterS } = spec.status429;
+    if (typeof rate !== 'number' || rate < 0 || rate > 1) throw new RangeError(`fault ${route}.status429.rate must be a number from 0 to 1`);
+    if (typeof retryAfterS !== 'number' || retryAfterS < 0) throw new RangeError(`fault ${route}.status429.retryAfterS must be a number >= 0`);
+  }
+  for (const k of ['latencyMs', 'dripMs', 'limit'] as const) {
+    const v = spec[k];
+    if (v !== undefined && (typeof v !== 'number' || v < 0)) throw new RangeError(`fault ${route}.${k} must be a number >= 0`);
+  }
+}

@@ -1,0 +1,259 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock, type Clock } from '../system/clock.js';
+import { handleAdmin } from './admin.js';
+import { SimDeviceService, type SimDevice } from './devices.js';
+import { Faults, type FaultSpec, type RouteName } from './faults.js';
+import { bearerOf, json, parseForm, parseJson, readBody, RequestTooLarge, sendReply, type Reply } from './http-io.js';
+import { SimPlanningService, type ReceivedEvent, type StoredLocation } from './planning.js';
+import { seededRandom } from './random.js';
+import { AUTH_BASE, DEVICE_BASE, isServiceRoute, matchRoute, type Match } from './routes.js';
+import { emptyStats, type SimStats } from './stats.js';
+import { SimTokenService, type SimUser } from './tokens.js';
+
+export interface PlatformSimulatorOptions {
+  /** Accounts; default one user `agent` / `agent-password`. */
+  users?: SimUser[];
+  /** expires_in of access tokens; default 3600 (spec 2.1). */
+  accessTtlS?: number;
+  /** Refresh token lifetime; default 86400 (platform-notes.md). */
+  refreshTtlS?: number;
+  /** Fraction of access tokens that expire early; default 0. */
+  earlyExpiryFraction?: number;
+  /** Absolute session lifetime from the password grant; default unlimited. */
+  sessionMaxS?: number;
+  /** Token lifetimes run on this clock (a ManualClock in tests); default the system clock. */
+  clock?: Clock;
+  /** Seed of the fault and early-expiry decisions; default 1. */
+  seed?: number;
+  /** Spelling of the device UUID field in answers; default deviceUUID. */
+  uuidFieldName?: string;
+}
+
+export interface SimUrls {
+  /** Token service base (ends in /api/v1). */
+  authUrl: string;
+  /** Tracking device service base (ends in /api/public/v2/). */
+  deviceUrl: string;
+  /** Planning host (events and locations). */
+  planningUrl: string;
+  /** Observation and fault injection: GET stats, POST faults (see admin.ts). */
+  adminUrl: string;
+  port: number;
+}
+
+export type RequestListener = (route: RouteName, status: number | 'dropped') => void;
+
+/**
+ * A faithful loopback stand-in for the platform (platform-spec.md, platform-notes.md), in-process
+ * for tests and as `telematics-agent sim` for the demo and integrators. Binds 127.0.0.1 only.
+ */
+export class PlatformSimulator {
+  readonly faults: Faults;
+  readonly #stats: SimStats;
+  readonly #clock: Clock;
+  readonly #tokens: SimTokenService;
+  readonly #devices: SimDeviceService;
+  readonly #planning: SimPlanningService;
+  readonly #listeners = new Set<RequestListener>();
+  #server: Server | undefined;
+  #urls: SimUrls | undefined;
+  #stopping = new AbortController();
+
+  constructor(options: PlatformSimulatorOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#stats = emptyStats();
+    const random = seededRandom(options.seed ?? 1);
+    this.faults = new Faults(random);
+    this.#tokens = new SimTokenService({
+      users: options.users ?? [{ username: 'agent', password: 'agent-password' }],
+      accessTtlS: options.accessTtlS ?? 3600,
+      refreshTtlS: options.refreshTtlS ?? 86_400,
+      earlyExpiryFraction: options.earlyExpiryFraction ?? 0,
+      ...(options.sessionMaxS !== undefined ? { sessionMaxS: options.sessionMaxS } : {}),
+      clock: this.#clock,
+      random,
+      stats: this.#stats,
+    });
+    this.#devices = new SimDeviceService({ clock: this.#clock, stats: this.#stats, ...(options.uuidFieldName ? { uuidFieldName: options.uuidFieldName } : {}) });
+    this.#planning = new SimPlanningService({ clock: this.#clock, stats: this.#stats });
+  }
+
+  async start(options: { port?: number } = {}): Promise<SimUrls> {
+    if (this.#urls) return this.#urls;
+    this.#stopping = new AbortController();
+    const server = createServer((req, res) => {
+      this.#handle(req, res).catch((e: unknown) => {
+        if (!res.headersSent) sendReply(res, json(500, `simulator error: ${(e as Error).message}`));
+        else res.destroy();
+      });
+    });
+    // Short keep-alive, as gateways in front of real services have; clients must cope with it.
+    server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#server = server;
+    const port = (server.address() as AddressInfo).port;
+    const base = `http://127.0.0.1:${port}`;
+    this.#urls = { authUrl: `${base}${AUTH_BASE}`, deviceUrl: `${base}${DEVICE_BASE}`, planningUrl: base, adminUrl: `${base}/_sim`, port };
+    return this.#urls;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    this.#urls = undefined;
+    this.#stopping.abort();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  get urls(): SimUrls | undefined {
+    return this.#urls;
+  }
+
+  /** A snapshot of the counters. */
+  get stats(): SimStats {
+    return structuredClone({ ...this.#stats, faults: { ...this.faults.fired } });
+  }
+
+  /** Received events by id, in order of first arrival (duplicates counted in `deliveries`). */
+  get events(): ReadonlyMap<string, ReceivedEvent> {
+    return this.#planning.events;
+  }
+
+  get locations(): ReadonlyMap<string, StoredLocation> {
+    return this.#planning.locations;
+  }
+
+  get devices(): SimDevice[] {
+    return this.#devices.all;
+  }
+
+  setFaults(route: RouteName, spec: FaultSpec | undefined): void {
+    this.faults.set(route, spec);
+  }
+
+  /** Every access token stops working now (as a platform restart or key rotation would do). */
+  expireAccessTokens(): void {
+    this.#tokens.expireAccessTokens();
+  }
+
+  /** Every refresh token is expired now: the next refresh answers 401 (spec 3, last row). */
+  expireRefreshTokens(): void {
+    this.#tokens.expireRefreshTokens();
+  }
+
+  setUser(user: SimUser): void {
+    this.#tokens.setUser(user);
+  }
+
+  /** Called after each request was answered or dropped (tests wait on it instead of sleeping). */
+  onRequest(listener: RequestListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const method = req.method ?? 'GET';
+    if (url.pathname.startsWith('/_sim/') || url.pathname === '/_sim') {
+      const body = await readBody(req);
+      sendReply(res, handleAdmin(this, method, url.pathname, body));
+      return;
+    }
+    const matched = matchRoute(method, url.pathname);
+    if (!matched.ok) {
+      await readBody(req).catch(() => '');
+      sendReply(res, json(matched.status, { status: matched.status, error: matched.status === 404 ? 'Not Found' : 'Method Not Allowed', path: url.pathname }, matched.allow ? { allow: matched.allow } : {}));
+      return;
+    }
+    const { match } = matched;
+    const route = match.route;
+    this.#stats.requests[route] += 1;
+    let body: string;
+    try {
+      body = await readBody(req);
+    } catch (e) {
+      if (!(e instanceof RequestTooLarge)) throw e;
+      sendReply(res, json(413, { status: 413, error: 'Payload Too Large' }, { connection: 'close' }));
+      return;
+    }
+    const decision = this.faults.decide(route, isServiceRoute(route));
+    if (decision.action.kind === 'drop') {
+      req.socket.destroy();
+      this.#notify(route, 'dropped');
+      return;
+    }
+    let reply: Reply;
+    if (decision.action.kind === 'status') reply = faultReply(decision.action.status, decision.action.retryAfterS);
+    else if (decision.action.kind === 'html') reply = { status: 200, raw: { contentType: 'text/html; charset=utf-8', text: '<!doctype html><html><body><h1>Sign in to the network</h1></body></html>' } };
+    else reply = this.#serve(req, match, body);
+    if (reply.status === 401 && isServiceRoute(route)) this.#stats.unauthorized += 1;
+    this.#notify(route, reply.status);
+    if (decision.latencyMs > 0) {
+      try {
+        await sleep(decision.latencyMs, undefined, { signal: this.#stopping.signal });
+      } catch {
+        res.destroy();
+        return;
+      }
+    }
+    sendReply(res, reply, decision.dripMs);
+  }
+
+  #serve(req: IncomingMessage, match: Match, body: string): Reply {
+    if (match.op === 'token') {
+      const form = parseForm(req, body);
+      if (!form) return json(400, { error: 'invalid_request', error_description: 'Content-Type must be application/x-www-form-urlencoded' });
+      return match.route === 'auth.password' ? this.#tokens.password(form) : this.#tokens.refresh(form);
+    }
+    const user = this.#tokens.authenticate(bearerOf(req));
+    if (!user) return unauthorized();
+    switch (match.op) {
+      case 'upsert': {
+        const parsed = parseJson(body);
+        if (!parsed.ok) return json(400, { status: 400, error: 'Bad Request', message: `body is not valid JSON: ${parsed.message}` });
+        return this.#devices.upsert(user, parsed.value);
+      }
+      case 'list':
+        return this.#devices.list(user);
+      case 'byExternalId':
+        return this.#devices.byExternalId(user, match.externalSystemId, match.externalDeviceId);
+      case 'byLicensePlate':
+        return this.#devices.byLicensePlate(user, match.externalSystemId, match.licensePlate);
+      case 'put':
+        return match.route === 'events' ? this.#planning.putEvent(user.username, parseJson(body)) : this.#planning.putLocation(parseJson(body));
+    }
+  }
+
+  #notify(route: RouteName, status: number | 'dropped'): void {
+    for (const l of this.#listeners) l(route, status);
+  }
+}
+
+function unauthorized(): Reply {
+  return json(401, { status: 401, error: 'Unauthorized', message: 'bearer token missing, unknown or expired' }, { 'www-authenticate': 'Bearer error="invalid_token"' });
+}
+
+function faultReply(status: 500 | 503 | 429 | 401, retryAfterS: number | undefined): Reply {
+  switch (status) {
+    case 500:
+      // The OTM5 API documents its 500 body as a string.
+      return json(500, 'Internal Server Error');
+    case 503:
+      return { status: 503, raw: { contentType: 'text/html', text: '<html><head><title>503 Service Temporarily Unavailable</title></head><body><center><h1>503 Service Temporarily Unavailable</h1></center></body></html>' } };
+    case 429:
+      return json(429, { status: 429, error: 'Too Many Requests' }, { 'retry-after': String(retryAfterS ?? 1) });
+    case 401:
+      return unauthorized();
+  }
+}

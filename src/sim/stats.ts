@@ -1,0 +1,54 @@
+import { ROUTES, type RouteName } from './faults.js';
+
+/** What the simulator counted; readable in-process (`sim.stats`) and over `GET /_sim/stats`. */
+export interface SimStats {
+  /** Successful password grants. */
+  passwordGrants: number;
+  /** Password grants refused with 401 (wrong credentials). */
+  passwordRejected: number;
+  /** Successful refreshes (each rotated the refresh token). */
+  refreshes: number;
+  /** Refreshes with an already rotated refresh token (spec 5.6 violations by the client). */
+  refreshReuses: number;
+  /** Refreshes with an expired refresh token. */
+  refreshExpired: number;
+  /** Refreshes with a token the simulator never issued. */
+  refreshUnknown: number;
+  /** Access tokens issued with an early expiry. */
+  earlyExpiries: number;
+  /** 401 answers of the device and planning services (missing, unknown or expired bearer, or injected). */
+  unauthorized: number;
+  /** Requests per route, including faulted ones. */
+  requests: Record<RouteName, number>;
+  /** Faults injected per route. */
+  faults: Record<RouteName, number>;
+  /** Events received whose id was already recorded. */
+  duplicates: number;
+  /** Events and locations refused with 400. */
+  invalidEvents: number;
+  invalidLocations: number;
+  /** Device upserts that created / updated a device. */
+  devicesCreated: number;
+  devicesUpdated: number;
+}
+
+export function emptyStats(): SimStats {
+  const perRoute = (): Record<RouteName, number> => Object.fromEntries(ROUTES.map((r) => [r, 0])) as Record<RouteName, number>;
+  return {
+    passwordGrants: 0,
+    passwordRejected: 0,
+    refreshes: 0,
+    refreshReuses: 0,
+    refreshExpired: 0,
+    refreshUnknown: 0,
+    earlyExpiries: 0,
+    unauthorized: 0,
+    requests: perRoute(),
+    faults: perRoute(),
+    duplicates: 0,
+    invalidEvents: 0,
+    invalidLocations: 0,
+    devicesCreated: 0,
+    devicesUpdated: 0,
+  };
+}

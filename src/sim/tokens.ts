@@ -1,0 +1,167 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../system/clock.js';
+import { json, type Reply } from './http-io.js';
+import type { Random } from './random.js';
+import type { SimStats } from './stats.js';
+
+/** An account of the simulated platform. `carriers` limits the carrier codes it may register (403 otherwise); absent = all. */
+export interface SimUser {
+  username: string;
+  password: string;
+  carriers?: string[];
+}
+
+export interface TokenServiceOptions {
+  users: SimUser[];
+  /** Access token lifetime announced in expires_in (spec 2.1: 3600). */
+  accessTtlS: number;
+  /** Refresh token lifetime from its issue; every refresh issues a new one (Keycloak's idle timeout). */
+  refreshTtlS: number;
+  /** Fraction (0..1) of access tokens that stop working long before expires_in (spec 3: "or earlier in rare cases"). */
+  earlyExpiryFraction: number;
+  /** Absolute session lifetime from the password grant (Keycloak's SSO max); absent = unlimited. */
+  sessionMaxS?: number;
+  clock: Clock;
+  random: Random;
+  stats: SimStats;
+}
+
+interface AccessRecord {
+  username: string;
+  expiresAtMs: number;
+}
+
+interface RefreshRecord {
+  username: string;
+  session: string;
+  expiresAtMs: number;
+  sessionEndsAtMs: number;
+  /** 'rotated' once it was exchanged: presenting it again is a reuse (spec 5.6). */
+  state: 'valid' | 'rotated';
+}
+
+/**
+ * The token service of spec 4.1: password and refresh grants, form-encoded, JWT-shaped tokens,
+ * rotation of the refresh token on every refresh. Lifetimes run on the injected clock's monotonic
+ * time so that tests can move time by hand.
+ */
+export class SimTokenService {
+  readonly #o: TokenServiceOptions;
+  readonly #users = new Map<string, SimUser>();
+  readonly #access = new Map<string, AccessRecord>();
+  readonly #refresh = new Map<string, RefreshRecord>();
+  readonly #key = randomBytes(32);
+
+  constructor(options: TokenServiceOptions) {
+    this.#o = options;
+    for (const u of options.users) this.#users.set(u.username, u);
+  }
+
+  user(username: string): SimUser | undefined {
+    return this.#users.get(username);
+  }
+
+  /** Adds a user or changes a password (a rotated credential in a test). */
+  setUser(user: SimUser): void {
+    this.#users.set(user.username, user);
+  }
+
+  password(form: URLSearchParams): Reply {
+    const username = form.get('username');
+    const password = form.get('password');
+    if (!username || password === null) return invalidRequest(`Missing form parameter: ${!username ? 'username' : 'password'}`);
+    const user = this.#users.get(username);
+    if (!user || user.password !== password) {
+      this.#o.stats.passwordRejected += 1;
+      return invalidGrant('Invalid user credentials');
+    }
+    this.#o.stats.passwordGrants += 1;
+    const now = this.#o.clock.monotonicMs();
+    const sessionEndsAtMs = this.#o.sessionMaxS === undefined ? Number.POSITIVE_INFINITY : now + this.#o.sessionMaxS * 1000;
+    return json(200, this.#issue(username, randomUUID(), sessionEndsAtMs, true));
+  }
+
+  refresh(form: URLSearchParams): Reply {
+    const token = form.get('refresh_token');
+    if (!token) return invalidRequest('Missing form parameter: refresh_token');
+    const record = this.#refresh.get(token);
+    const now = this.#o.clock.monotonicMs();
+    if (!record) {
+      this.#o.stats.refreshUnknown += 1;
+      return invalidGrant('Invalid refresh token');
+    }
+    if (record.state === 'rotated') {
+      this.#o.stats.refreshReuses += 1;
+      return invalidGrant('Stale token');
+    }
+    if (now >= record.expiresAtMs || now >= record.sessionEndsAtMs) {
+      this.#o.stats.refreshExpired += 1;
+      this.#refresh.delete(token);
+      return invalidGrant('Token is not active');
+    }
+    record.state = 'rotated';
+    this.#o.stats.refreshes += 1;
+    return json(200, this.#issue(record.username, record.session, record.sessionEndsAtMs, false));
+  }
+
+  /** The user a bearer token belongs to, or undefined when it is unknown or expired. */
+  authenticate(bearer: string | undefined): SimUser | undefined {
+    if (bearer === undefined) return undefined;
+    const record = this.#access.get(bearer);
+    if (!record) return undefined;
+    if (this.#o.clock.monotonicMs() >= record.expiresAtMs) {
+      this.#access.delete(bearer);
+      return undefined;
+    }
+    return this.#users.get(record.username);
+  }
+
+  /** Makes every issued access token invalid now (services answer 401). */
+  expireAccessTokens(): void {
+    this.#access.clear();
+  }
+
+  /** Makes every valid refresh token expired now (the next refresh answers 401). */
+  expireRefreshTokens(): void {
+    const now = this.#o.clock.monotonicMs();
+    for (const r of this.#refresh.values()) r.expiresAtMs = Math.min(r.expiresAtMs, now);
+  }
+
+  #issue(username: string, session: string, sessionEndsAtMs: number, withIdToken: boolean): Record<string, unknown> {
+    const o = this.#o;
+    const now = o.clock.monotonicMs();
+    const ttlMs = o.accessTtlS * 1000;
+    // Early expiry: a token that dies somewhere between 10% and 50% of its announced lifetime.
+    const early = o.earlyExpiryFraction > 0 && o.random() < o.earlyExpiryFraction;
+    const accessLifeMs = early ? Math.max(1, Math.round(ttlMs * (0.1 + 0.4 * o.random()))) : ttlMs;
+    if (early) o.stats.earlyExpiries += 1;
+    const access = this.#jwt(username, 'Bearer', o.accessTtlS);
+    const refresh = this.#jwt(username, 'Refresh', o.refreshTtlS);
+    this.#access.set(access, { username, expiresAtMs: now + accessLifeMs });
+    this.#refresh.set(refresh, { username, session, expiresAtMs: now + o.refreshTtlS * 1000, sessionEndsAtMs, state: 'valid' });
+    const pair: Record<string, unknown> = { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: o.accessTtlS };
+    if (withIdToken) pair.id_token = this.#jwt(username, 'ID', o.accessTtlS);
+    return pair;
+  }
+
+  #jwt(sub: string, typ: string, ttlS: number): string {
+    const iat = Math.floor(this.#o.clock.wallMs() / 1000);
+    const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+    const payload = b64url(JSON.stringify({ iss: 'telematics-agent-platform-simulator', sub, typ, iat, exp: iat + ttlS, jti: randomUUID() }));
+    const sig = createHmac('sha256', this.#key).update(`${header}.${payload}`).digest('base64url');
+    return `${header}.${payload}.${sig}`;
+  }
+}
+
+function b64url(s: string): string {
+  return Buffer.from(s, 'utf8').toString('base64url');
+}
+
+/** Spec 2.2: the 401 body of both token operations. */
+function invalidGrant(description: string): Reply {
+  return json(401, { error: 'invalid_grant', error_description: description });
+}
+
+function invalidRequest(description: string): Reply {
+  return json(400, { error: 'invalid_request', error_description: description });
+}
