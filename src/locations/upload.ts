@@ -1,0 +1,136 @@
+import { AgentError, PlatformError } from '../errors.js';
+import type { AuthorizedRequester, PlatformResponse } from '../platform/contracts.js';
+import type { OtmLocation } from './location-types.js';
+import { problemsFromBody, type PlatformProblem } from './platform-answer.js';
+import { DEFAULT_LOCATION_RETRY, decideRetry, type RetryPolicy } from './retry.js';
+
+/**
+ * The location upload client: `PUT {planningUrl}{locationsPath}` with one location per request
+ * (platform-spec.md 4.3; platform-notes.md "OTM5 locations"). The bearer token, and the single
+ * refresh-and-retry on 401, belong to the injected AuthorizedRequester (spec section 5 rule 6);
+ * this client adds the retries for 408/429/5xx and network failures, with backoff. It writes
+ * nothing locally, so a failure leaves nothing half-done.
+ */
+
+export type LocationUploadOutcome =
+  | { kind: 'stored'; status: number; body: unknown; text: string; attempts: number }
+  /** The platform refused this location (400 and other 4xx about the request): fix the data. */
+  | { kind: 'rejected'; status: number; problems: PlatformProblem[]; attempts: number }
+  /** Could not be delivered: transient failures out of attempts, or an auth/configuration problem. */
+  | { kind: 'failed'; error: AgentError; attempts: number };
+
+export interface RetryNotice {
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  /** What went wrong, e.g. `HTTP 503` or a network error message. */
+  cause: string;
+}
+
+export interface LocationUploaderOptions {
+  requester: AuthorizedRequester;
+  /** `{planningUrl}{locationsPath}`, absolute. */
+  url: string;
+  retry?: RetryPolicy;
+  /** Waits between attempts; rejects when the signal aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Told before each retry, so a person watching knows why it is taking long. */
+  onRetry?: (notice: RetryNotice) => void;
+}
+
+export class LocationUploader {
+  readonly #o: LocationUploaderOptions;
+
+  constructor(options: LocationUploaderOptions) {
+    this.#o = options;
+  }
+
+  async put(location: OtmLocation, signal?: AbortSignal): Promise<LocationUploadOutcome> {
+    const policy = this.#o.retry ?? DEFAULT_LOCATION_RETRY;
+    const sleep = this.#o.sleep ?? abortableSleep;
+    for (let attempt = 1; ; attempt++) {
+      let response: PlatformResponse | undefined;
+      let failure: unknown;
+      try {
+        response = await this.#o.requester.send({ method: 'PUT', url: this.#o.url, json: location, ...(signal ? { signal } : {}) });
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        failure = e;
+      }
+      const facts = response
+        ? { status: response.status, attempt, ...retryAfter(response) }
+        : { retryable: failure instanceof AgentError ? failure.retryable : true, attempt, ...(failure instanceof PlatformError && failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}) };
+      const decision = decideRetry(facts, policy, this.#o.random);
+      if (decision.action === 'done' && response) return { kind: 'stored', status: response.status, body: response.body, text: response.text, attempts: attempt };
+      if (decision.action === 'retry') {
+        this.#o.onRetry?.({ attempt, maxAttempts: policy.maxAttempts, delayMs: decision.delayMs, cause: response ? `HTTP ${response.status}` : describe(failure) });
+        await sleep(decision.delayMs, signal);
+        continue;
+      }
+      if (decision.action === 'give-up') {
+        const cause = response ? `the platform answered HTTP ${response.status}` : describe(failure);
+        const error = new PlatformError('LOCATION_UPLOAD_UNAVAILABLE', `location upload failed: ${cause}; ${decision.reason}. Nothing was changed locally; run the command again later`, {
+          class: 'transient',
+          ...(response ? { status: response.status } : {}),
+          ...(failure !== undefined ? { cause: failure } : {}),
+        });
+        return { kind: 'failed', error, attempts: attempt };
+      }
+      // stop: not worth repeating.
+      if (!response) return { kind: 'failed', error: failure instanceof AgentError ? failure : new PlatformError('LOCATION_UPLOAD_FAILED', `location upload failed: ${describe(failure)}`, { class: 'internal', cause: failure }), attempts: attempt };
+      const classified = classifyRefusal(response, this.#o.url);
+      if (classified) return { kind: 'failed', error: classified, attempts: attempt };
+      return { kind: 'rejected', status: response.status, problems: problemsFromBody(response.body, response.text), attempts: attempt };
+    }
+  }
+}
+
+/** 4xx answers that are not about this location's content: credentials or configuration. */
+function classifyRefusal(response: PlatformResponse, url: string): PlatformError | undefined {
+  const status = response.status;
+  if (status === 401) {
+    return new PlatformError('LOCATION_UPLOAD_UNAUTHORIZED', 'the platform answered 401 even after the token was refreshed: check that the account may upload locations and that platform.planningUrl belongs to the same environment as platform.authUrl', { class: 'auth', retryable: false, status });
+  }
+  if (status === 403) {
+    return new PlatformError('LOCATION_UPLOAD_FORBIDDEN', 'the platform answered 403: the account is authenticated but not permitted to upload locations; ask the platform contact to grant it', { class: 'config', status });
+  }
+  if (status === 404 || status === 405) {
+    return new PlatformError('LOCATION_UPLOAD_NOT_FOUND', `the platform answered ${status} for PUT ${url}: check platform.planningUrl and platform.locationsPath (default /otm/api/v5/locations)`, { class: 'config', status });
+  }
+  return undefined;
+}
+
+function retryAfter(response: PlatformResponse): { retryAfterMs?: number } {
+  const raw = response.headers['retry-after'];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined) return {};
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 };
+  // An HTTP date needs the wall clock, which can be wrong on a gateway without RTC: ignore it.
+  return {};
+}
+
+function describe(e: unknown): string {
+  if (e instanceof AgentError) return `${e.code}: ${e.message}`;
+  if (e instanceof Error) return e.message;
+  return String(e);
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
