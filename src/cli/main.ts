@@ -4,6 +4,7 @@ import { ConfigError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } f
 import { VERSION } from '../version.js';
 import { registerConfigCommands } from './config.js';
 import { registerSimCommand } from './sim.js';
+import { registerDriveCommand } from './sim-drive.js';
 
 /**
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .exitOverride();
   registerConfigCommands(program);
   registerSimCommand(program);
+  registerDriveCommand(program);
   return program;
 }
 

@@ -1,0 +1,3 @@
+export { generateDrive, driveText, DEFAULT_DRIVE_START_MS, type DriveOptions, type SyntheticDrive, type PhaseSpan } from './drive.js';
+export type { Phase, TruthSample, Leg } from './route.js';
+export { checksum } from './nmea-format.js';

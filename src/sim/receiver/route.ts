@@ -1,0 +1,136 @@
+/**
+ * The drive the synthetic receiver reports: a plan of legs (city streets with right-angle turns,
+ * a parked stop at a depot, an on-ramp, a highway stretch with gentle bends, an exit back into
+ * town) and a simple vehicle model that follows it at a fixed step. Deterministic from the seed.
+ */
+import type { Random } from '../random.js';
+
+export type Phase = 'city' | 'depot' | 'highway';
+
+/** Drive `distanceM` on `heading`, cruising at `cruiseMps`, slowing to `endMps` at its end. */
+export interface DriveLeg {
+  kind: 'drive';
+  phase: Phase;
+  heading: number;
+  distanceM: number;
+  cruiseMps: number;
+  endMps: number;
+}
+
+export interface ParkLeg {
+  kind: 'park';
+  phase: Phase;
+  seconds: number;
+}
+
+export type Leg = DriveLeg | ParkLeg;
+
+export interface RoutePlanOptions {
+  /** Target duration of the whole drive, minutes (the plan lands within a few percent). */
+  minutes: number;
+  random: Random;
+}
+
+const KMH = 1 / 3.6;
+/** Average speed of city legs including turns and stops, for budgeting distance. */
+const CITY_AVG_MPS = 24 * KMH;
+const HIGHWAY_AVG_MPS = 92 * KMH;
+
+/**
+ * Time budget: 40 % city (half before the depot, half after the highway), 25 % parked at the
+ * depot, 35 % highway. A 10-minute drive parks 2.5 minutes: "several minutes" in the issue.
+ */
+export function planRoute(options: RoutePlanOptions): Leg[] {
+  const total = options.minutes * 60;
+  const r = options.random;
+  const legs: Leg[] = [];
+  let heading = 90;
+  const cityLegs = (seconds: number, endStopped: boolean): void => {
+    let budget = seconds * CITY_AVG_MPS;
+    while (budget > 60) {
+      const distanceM = Math.min(budget, 150 + r() * 250);
+      budget -= distanceM;
+      const last = budget <= 60;
+      legs.push({ kind: 'drive', phase: 'city', heading, distanceM, cruiseMps: (30 + Math.round(r()) * 20) * KMH, endMps: last && endStopped ? 0 : 15 * KMH });
+      heading = (heading + (r() < 0.5 ? 90 : 270)) % 360;
+    }
+  };
+  cityLegs(total * 0.2, true);
+  legs.push({ kind: 'park', phase: 'depot', seconds: Math.round(total * 0.25) });
+  // Out of the depot onto the ramp, then the highway in a few gently bending stretches.
+  legs.push({ kind: 'drive', phase: 'city', heading, distanceM: 200, cruiseMps: 30 * KMH, endMps: 30 * KMH });
+  heading = (heading + 45) % 360;
+  legs.push({ kind: 'drive', phase: 'highway', heading, distanceM: 400, cruiseMps: 80 * KMH, endMps: 80 * KMH });
+  let highway = total * 0.35 * HIGHWAY_AVG_MPS - 400;
+  while (highway > 100) {
+    const distanceM = Math.min(highway, 1500 + r() * 1500);
+    highway -= distanceM;
+    heading = (heading + (r() - 0.5) * 30 + 360) % 360;
+    legs.push({ kind: 'drive', phase: 'highway', heading, distanceM, cruiseMps: (98 + r() * 6) * KMH, endMps: highway > 100 ? 95 * KMH : 50 * KMH });
+  }
+  heading = (heading + 90) % 360;
+  cityLegs(total * 0.2, true);
+  return legs;
+}
+
+/** The true state of the vehicle at one instant (the receiver adds its own noise on top). */
+export interface TruthSample {
+  /** Seconds since the start of the drive. */
+  t: number;
+  lat: number;
+  lon: number;
+  speedMps: number;
+  /** Heading of the vehicle body, degrees true. */
+  heading: number;
+  phase: Phase;
+}
+
+const EARTH_RADIUS_M = 6_371_008.8;
+const ACCEL = 1.5;
+const DECEL = 2.0;
+/** Degrees per second a vehicle turns at a street corner. */
+const TURN_RATE = 30;
+
+/**
+ * Steps the vehicle through the legs at `hz` samples a second. Drive legs end when their distance is
+ * covered; the speed target keeps a braking distance to the leg's end speed.
+ */
+export function driveRoute(legs: readonly Leg[], start: { lat: number; lon: number }, hz: number): TruthSample[] {
+  const dt = 1 / hz;
+  const out: TruthSample[] = [];
+  let lat = start.lat;
+  let lon = start.lon;
+  let speed = 0;
+  let heading = legs.find((l): l is DriveLeg => l.kind === 'drive')?.heading ?? 0;
+  let step = 0;
+  const push = (phase: Phase): void => {
+    out.push({ t: step / hz, lat, lon, speedMps: speed, heading, phase });
+    step++;
+  };
+  for (const leg of legs) {
+    if (leg.kind === 'park') {
+      speed = 0;
+      for (let i = 0; i < leg.seconds * hz; i++) push(leg.phase);
+      continue;
+    }
+    let covered = 0;
+    // A guard against a leg that can never end (zero cruise speed): at most an hour per leg.
+    for (let i = 0; covered < leg.distanceM && i < 3600 * hz; i++) {
+      const remaining = leg.distanceM - covered;
+      const brake = Math.sqrt(leg.endMps * leg.endMps + 2 * DECEL * remaining);
+      // Never creep at zero before the end of a leg that ends stopped.
+      const target = Math.max(Math.min(leg.cruiseMps, brake), 1.5);
+      speed = speed < target ? Math.min(target, speed + ACCEL * dt) : Math.max(target, speed - DECEL * dt);
+      const dh = ((leg.heading - heading + 540) % 360) - 180;
+      heading = (heading + Math.sign(dh) * Math.min(Math.abs(dh), TURN_RATE * dt) + 360) % 360;
+      const d = speed * dt;
+      covered += d;
+      const h = (heading * Math.PI) / 180;
+      lat += ((d * Math.cos(h)) / EARTH_RADIUS_M) * (180 / Math.PI);
+      lon += ((d * Math.sin(h)) / (EARTH_RADIUS_M * Math.cos((lat * Math.PI) / 180))) * (180 / Math.PI);
+      push(leg.phase);
+    }
+    if (leg.endMps === 0) speed = 0;
+  }
+  return out;
+}
