@@ -8,8 +8,11 @@
  * - speed and course come from RMC or VTG, whichever came last.
  */
 import { KNOTS_TO_MPS } from './fix.js';
+import { DAY_MS } from './sentences/fields.js';
 import { satelliteConstellation } from './sentences/talker.js';
 import type { Sentence } from './sentences/types.js';
+
+const HALF_DAY_MS = DAY_MS / 2;
 
 /** What the previous epoch left behind that gpsd's mode rules look at. */
 export interface Carry {
@@ -151,7 +154,12 @@ export class EpochState {
         if (s.dimension !== undefined) this.#setMode(s.dimension);
         break;
       case 'ZDA':
-        if (s.date !== undefined) this.date = s.date;
+        // The date of the ZDA's own time; moved by a day when that time and the epoch's straddle
+        // midnight.
+        if (s.date !== undefined) {
+          const shift = s.timeOfDay === undefined ? 0 : this.timeOfDay - s.timeOfDay;
+          this.date = s.date + (shift > HALF_DAY_MS ? -DAY_MS : shift < -HALF_DAY_MS ? DAY_MS : 0);
+        }
         break;
       case 'GSV':
         break;

@@ -1,6 +1,6 @@
 /**
  * Stage 3: sentences to epochs. Sentences that share a UTC time form one epoch; sentences without a
- * time (GSA, GSV, VTG) belong to the epoch of the last timed sentence. An epoch is emitted as soon
+ * time (GSA, GSV, VTG, and ZDA, see timeOf) belong to the epoch of the last timed sentence. An epoch is emitted as soon
  * as it is complete: when a sentence with another time arrives, or earlier, once the sentence that
  * ended the last two epochs arrives again (gpsd's "cycle ender" idea, driver_nmea0183.c), so the
  * latency is at most one epoch.
@@ -44,9 +44,14 @@ interface CycleEnd {
 }
 const MAX_HELD = 64;
 
+/**
+ * The time that places a sentence in an epoch. ZDA's does not: some receivers send it ahead of
+ * the cycle (the AC12's ZDA runs two seconds early), so ZDA only lends its date to the epoch it
+ * arrives in (see EpochState).
+ */
 function timeOf(s: Sentence): number | undefined {
   switch (s.kind) {
-    case 'GGA': case 'RMC': case 'GLL': case 'GNS': case 'ZDA':
+    case 'GGA': case 'RMC': case 'GLL': case 'GNS':
       return s.timeOfDay;
     default:
       return undefined;
