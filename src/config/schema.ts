@@ -54,6 +54,15 @@ export const platformSchema = z
     caFile: z.string().min(1).optional().describe('Extra CA certificate (PEM) for private staging setups. TLS verification always stays on.'),
     requestTimeoutMs: z.number().int().min(1000).max(300_000).default(30_000).describe('Total deadline for one platform request, headers and body together.'),
     maxResponseBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024).describe('Largest response body accepted from the platform.'),
+    maxConnections: z.number().int().min(1).max(64).default(8).describe('Keep-alive connections per platform host (one shared HTTP dispatcher).'),
+    tokenRefreshMarginS: z.number().int().min(1).max(1800).default(120).describe('Refresh the access token this long before its lifetime (expires_in, measured from receipt on the monotonic clock) runs out; at most a tenth of the lifetime.'),
+    passwordRetryMinS: z.number().int().min(10).max(3600).default(120).describe('After the token service rejects the credentials: first wait before the next password attempt; doubles up to passwordRetryMaxS.'),
+    passwordRetryMaxS: z.number().int().min(60).max(86_400).default(3600).describe('Longest wait between password attempts while the credentials are rejected.'),
+    tokenServiceRetryMinS: z.number().int().min(1).max(600).default(2).describe('After a 5xx, 429 or network error of the token service: first wait; doubles up to tokenServiceRetryMaxS (never shorter than Retry-After).'),
+    tokenServiceRetryMaxS: z.number().int().min(1).max(3600).default(300).describe('Longest wait between token service attempts after transient failures.'),
+    registrationRetryMinS: z.number().int().min(1).max(3600).default(5).describe('Device registration after a 5xx, 429 or network error: first wait (with jitter); doubles up to registrationRetryMaxS.'),
+    registrationRetryMaxS: z.number().int().min(10).max(86_400).default(600).describe('Longest wait between device registration attempts after transient failures.'),
+    registrationConfigRetryS: z.number().int().min(60).max(86_400).default(3600).describe('Device registration refused with 400/403 (a configuration problem): wait this long before trying again.'),
   })
   .prefault({});
 
