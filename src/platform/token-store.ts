@@ -1,0 +1,129 @@
+import type { Database } from '../store/database.js';
+import { MetaStore } from '../store/meta.js';
+import type { TokenPair } from './token-pair.js';
+
+/**
+ * The token pair in SQLite (table token_pair of migration 1) plus three facts in `meta`:
+ *   token.refreshState  {generation, state}: 'sending' is written (and fsynced: synchronous=FULL)
+ *                       before a refresh token goes on the wire; a crash leaves it behind, and the
+ *                       next process then knows that refresh token may already be spent.
+ *   token.boot          {generation, bootId, bootMs}: receipt time on the boot clock (boot-clock.ts).
+ *   token.lock          {owner, pid, acquiredAt}: who may talk to the token service right now.
+ * The pair and its facts change in one transaction, so a power cut leaves the old or the new pair.
+ */
+
+export type RefreshState = 'usable' | 'sending' | 'spent';
+
+export interface StoredToken {
+  pair: TokenPair;
+  generation: number;
+  obtainedAtWallMs: number;
+  bootId: string | undefined;
+  bootMs: number | undefined;
+  refreshState: RefreshState;
+}
+
+export interface LockHolder {
+  owner: string;
+  pid: number;
+  acquiredAt: number;
+}
+
+interface Row {
+  access_token: string;
+  refresh_token: string;
+  id_token: string | null;
+  token_type: string;
+  expires_in_s: number;
+  obtained_at: number;
+  generation: number;
+}
+
+const KEY_STATE = 'token.refreshState';
+const KEY_BOOT = 'token.boot';
+const KEY_LOCK = 'token.lock';
+
+export class TokenStore {
+  readonly #db: Database;
+  readonly #meta: MetaStore;
+  readonly #select;
+  readonly #upsert;
+
+  constructor(db: Database) {
+    this.#db = db;
+    this.#meta = new MetaStore(db);
+    this.#select = db.prepare<[], Row>('SELECT access_token, refresh_token, id_token, token_type, expires_in_s, obtained_at, generation FROM token_pair WHERE id = 1');
+    this.#upsert = db.prepare(
+      `INSERT INTO token_pair (id, access_token, refresh_token, id_token, token_type, expires_in_s, obtained_at, generation)
+       VALUES (1, @access, @refresh, @id, @type, @expiresIn, @obtainedAt, @generation)
+       ON CONFLICT(id) DO UPDATE SET access_token = excluded.access_token, refresh_token = excluded.refresh_token, id_token = excluded.id_token,
+         token_type = excluded.token_type, expires_in_s = excluded.expires_in_s, obtained_at = excluded.obtained_at, generation = excluded.generation`,
+    );
+  }
+
+  read(): StoredToken | undefined {
+    const row = this.#select.get();
+    if (!row) return undefined;
+    const state = this.#meta.getJson<{ generation: number; state: RefreshState }>(KEY_STATE);
+    const boot = this.#meta.getJson<{ generation: number; bootId: string; bootMs: number }>(KEY_BOOT);
+    return {
+      pair: { accessToken: row.access_token, refreshToken: row.refresh_token, ...(row.id_token ? { idToken: row.id_token } : {}), tokenType: row.token_type, expiresInS: row.expires_in_s },
+      generation: row.generation,
+      obtainedAtWallMs: row.obtained_at,
+      bootId: boot?.generation === row.generation ? boot.bootId : undefined,
+      bootMs: boot?.generation === row.generation ? boot.bootMs : undefined,
+      refreshState: state?.generation === row.generation ? state.state : 'usable',
+    };
+  }
+
+  /**
+   * Takes the token lock when it is free, ours, or abandoned (`isStale`), in one BEGIN IMMEDIATE
+   * transaction so that two processes cannot both take it; returns the stored pair as read under
+   * the lock (callers must re-check it: another process may have rotated it meanwhile).
+   */
+  tryLock(owner: string, nowWallMs: number, isStale: (holder: LockHolder) => boolean): { acquired: boolean; holder: LockHolder | undefined; stored: StoredToken | undefined } {
+    return this.#db
+      .transaction(() => {
+        const holder = this.#meta.getJson<LockHolder>(KEY_LOCK);
+        const free = holder === undefined || holder.owner === owner || isStale(holder);
+        if (free) this.#meta.setJson(KEY_LOCK, { owner, pid: process.pid, acquiredAt: nowWallMs } satisfies LockHolder);
+        return { acquired: free, holder: free ? undefined : holder, stored: this.read() };
+      })
+      .immediate();
+  }
+
+  unlock(owner: string): void {
+    this.#db
+      .transaction(() => {
+        if (this.#meta.getJson<LockHolder>(KEY_LOCK)?.owner === owner) this.#meta.delete(KEY_LOCK);
+      })
+      .immediate();
+  }
+
+  /** Records the fate of the refresh token of `generation` (committed before it is sent). */
+  setRefreshState(generation: number, state: RefreshState): void {
+    this.#db
+      .transaction(() => {
+        if (state === 'usable') this.#meta.delete(KEY_STATE);
+        else this.#meta.setJson(KEY_STATE, { generation, state });
+      })
+      .immediate();
+  }
+
+  /**
+   * Commits a new pair as generation `previous + 1` with its receipt stamp, in one transaction;
+   * only after this returns may the old refresh token be forgotten and the new access token used.
+   */
+  commit(pair: TokenPair, previousGeneration: number, stamp: { wallMs: number; bootId: string; bootMs: number }, counter: 'auth.passwordGrants' | 'auth.refreshes'): number {
+    const generation = previousGeneration + 1;
+    this.#db
+      .transaction(() => {
+        this.#upsert.run({ access: pair.accessToken, refresh: pair.refreshToken, id: pair.idToken ?? null, type: pair.tokenType, expiresIn: Math.round(pair.expiresInS), obtainedAt: stamp.wallMs, generation });
+        this.#meta.delete(KEY_STATE);
+        this.#meta.setJson(KEY_BOOT, { generation, bootId: stamp.bootId, bootMs: stamp.bootMs });
+        this.#meta.increment(counter);
+      })
+      .immediate();
+    return generation;
+  }
+}

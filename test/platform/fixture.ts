@@ -1,0 +1,88 @@
+import { afterEach } from 'vitest';
+import { Agent } from 'undici';
+import { Secret } from '../../src/config/secret.js';
+import { silentLogger, type Logger } from '../../src/log.js';
+import { bootClockFrom, type BootClock } from '../../src/platform/boot-clock.js';
+import { PlatformHttp } from '../../src/platform/http.js';
+import { AuthorizedClient } from '../../src/platform/authorized-client.js';
+import { TokenManager, type TokenManagerTuning } from '../../src/platform/token-manager.js';
+import { PlatformSimulator, type PlatformSimulatorOptions, type SimUrls } from '../../src/sim/index.js';
+import { openDatabase, type Database } from '../../src/store/database.js';
+import { ManualClock } from '../../src/system/clock.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/** Fast tuning for tests: time moves by ManualClock.advance, never by waiting. */
+export const TEST_TUNING: TokenManagerTuning = {
+  refreshMarginS: 120,
+  passwordRetryMinS: 60,
+  passwordRetryMaxS: 3600,
+  serviceRetryMinS: 2,
+  serviceRetryMaxS: 300,
+  lockWaitMs: 10_000,
+  lockStaleMs: 60_000,
+  maintainIntervalMs: 60_000,
+};
+
+export interface Platform {
+  sim: PlatformSimulator;
+  urls: SimUrls;
+  clock: ManualClock;
+  boot: BootClock;
+  dataDir: string;
+  dispatcher: Agent;
+  http: PlatformHttp;
+  /** A new connection to the test's database (as a second process would open it). */
+  openDb(): Database;
+  /** A token manager + requester on a connection of its own. */
+  agent(options?: { db?: Database; password?: string; boot?: BootClock; logger?: Logger; random?: () => number }): { tokens: TokenManager; client: AuthorizedClient; db: Database };
+}
+
+export async function startPlatform(simOptions: PlatformSimulatorOptions = {}): Promise<Platform> {
+  const clock = new ManualClock();
+  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], clock, ...simOptions });
+  const urls = await sim.start();
+  const dataDir = tempDir();
+  const dispatcher = new Agent({ connections: 32 });
+  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 5000, maxResponseBytes: 1024 * 1024 });
+  const boot = bootClockFrom(clock);
+  const dbs: Database[] = [];
+  const managers: TokenManager[] = [];
+  const openDb = (): Database => {
+    const db = openDatabase({ dataDir, logger: silentLogger() });
+    dbs.push(db);
+    return db;
+  };
+  afterEach(async () => {
+    for (const m of managers) await m.stop();
+    for (const db of dbs) if (db.open) db.close();
+    await sim.stop();
+    await dispatcher.close();
+  });
+  return {
+    sim,
+    urls,
+    clock,
+    boot,
+    dataDir,
+    dispatcher,
+    http,
+    openDb,
+    agent(o = {}) {
+      const db = o.db ?? openDb();
+      const tokens = new TokenManager({
+        db,
+        http,
+        authUrl: urls.authUrl,
+        credentials: { username: 'agent', password: new Secret(o.password ?? 'pw') },
+        clock,
+        bootClock: o.boot ?? boot,
+        logger: o.logger ?? silentLogger(),
+        tuning: TEST_TUNING,
+        random: o.random ?? (() => 0.5),
+      });
+      managers.push(tokens);
+      const client = new AuthorizedClient({ http, tokens, logger: silentLogger() });
+      return { tokens, client, db };
+    },
+  };
+}
