@@ -1,0 +1,122 @@
+/**
+ * The GNSS pipeline, assembled: source -> lines -> sentences -> epochs -> quality gate ->
+ * recording policy -> sink. Built by the composition root; the constructor only assigns.
+ */
+import type { Logger } from '../log.js';
+import { createDecoder, type Decoder, type DecoderCounters } from './decoder.js';
+import type { Fix, FixSink, SatelliteInView } from './fix.js';
+import { QualityGate, type QualityCounters, type QualityGateOptions } from './quality-gate.js';
+import { RecordingPolicy, type RecordingPolicyOptions } from './recording-policy.js';
+import { correctWeekRollover } from './rollover.js';
+import type { LinkState, NmeaSource } from './sources/source.js';
+
+export interface GnssPipelineOptions {
+  source: NmeaSource;
+  logger: Logger;
+  sink: FixSink;
+  quality?: Partial<QualityGateOptions>;
+  recording?: Partial<RecordingPolicyOptions>;
+  /** Config `gnss.maxLineLength`. */
+  maxLineLength?: number;
+  /** Wall clock for "time of last valid sentence" (never used to timestamp fixes). */
+  now?: () => number;
+}
+
+export interface GnssState {
+  link: LinkState & { lines: number; lastValidSentenceAt?: number };
+  counters: { decoder: DecoderCounters; quality: QualityCounters; recorded: number };
+  /** The last epoch decoded, even if rejected or not recorded (for status). */
+  lastFix?: Fix;
+  /** Why the last fix was rejected, if it was. */
+  lastRejection?: string;
+  satellites: SatelliteInView[];
+}
+
+export class GnssPipeline {
+  readonly #o: GnssPipelineOptions;
+  readonly #decoder: Decoder;
+  readonly #gate: QualityGate;
+  readonly #policy: RecordingPolicy;
+  #recorded = 0;
+  #lastFix: Fix | undefined;
+  #lastRejection: string | undefined;
+  #lastValidSentenceAt: number | undefined;
+  #decodedBefore = 0;
+  #started = false;
+
+  constructor(options: GnssPipelineOptions) {
+    this.#o = options;
+    const quality = options.quality ?? {};
+    this.#gate = new QualityGate(quality);
+    this.#policy = new RecordingPolicy(options.recording ?? {});
+    this.#decoder = createDecoder({
+      maxLineLength: options.maxLineLength ?? 4096,
+      satellites: true,
+      // The live agent corrects the GPS week rollover (gpsd does the same); `nmea decode` does not.
+      correctTime: (t) => correctWeekRollover(t, quality),
+      onFix: (fix) => this.#onFix(fix),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    this.#o.source.onData((chunk) => this.#onData(chunk));
+    await this.#o.source.start();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    await this.#o.source.stop();
+  }
+
+  state(): GnssState {
+    const counters = this.#decoder.counters;
+    const state: GnssState = {
+      link: { ...this.#o.source.link(), lines: counters.lines.lines },
+      counters: { decoder: counters, quality: this.#gate.counters, recorded: this.#recorded },
+      satellites: this.#decoder.satellites(),
+    };
+    if (this.#lastValidSentenceAt !== undefined) state.link.lastValidSentenceAt = this.#lastValidSentenceAt;
+    if (this.#lastFix !== undefined) state.lastFix = this.#lastFix;
+    if (this.#lastRejection !== undefined) state.lastRejection = this.#lastRejection;
+    return state;
+  }
+
+  #onData(chunk: Buffer): void {
+    if (!this.#started) return;
+    try {
+      this.#decoder.pushChunk(chunk);
+    } catch (e) {
+      // The decoder does not throw on input; this guards the agent against a bug, loudly.
+      this.#o.logger.error({ err: e }, 'GNSS decoder failed on a chunk');
+    }
+    const decoded = this.#decodedTotal();
+    if (decoded !== this.#decodedBefore) {
+      this.#decodedBefore = decoded;
+      this.#lastValidSentenceAt = (this.#o.now ?? Date.now)();
+    }
+  }
+
+  #decodedTotal(): number {
+    let n = 0;
+    for (const v of Object.values(this.#decoder.counters.sentences.decoded)) n += v ?? 0;
+    return n;
+  }
+
+  #onFix(fix: Fix): void {
+    this.#lastFix = fix;
+    const rejection = this.#gate.check(fix);
+    this.#lastRejection = rejection;
+    if (rejection !== undefined) return;
+    const recorded = this.#policy.offer(fix);
+    if (recorded === undefined) return;
+    this.#recorded++;
+    try {
+      this.#o.sink.record(recorded);
+    } catch (e) {
+      this.#o.logger.error({ err: e }, 'the fix sink failed to record a fix');
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * A recorded NMEA log as the receiver: paced like the original (the time between successive
+ * epochs, divided by `speed`), or as fast as possible with `speed` 0 (tests, benchmarks). Pacing
+ * follows the sentences' own UTC times, so a log replays at its receiver's rate, 1 to 10 Hz.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Logger } from '../../log.js';
+import { describeError } from '../../errors.js';
+import { timeOfDay } from '../sentences/fields.js';
+import type { LinkState, NmeaSource } from './source.js';
+
+export interface ReplaySourceOptions {
+  file: string;
+  /** 1 = as recorded, 10 = ten times faster, 0 = as fast as possible. */
+  speed: number;
+  logger: Logger;
+  /** Longest pause between two epochs, ms before the speed factor (a gap in the log is not replayed). */
+  maxPauseMs?: number;
+  now?: () => number;
+}
+
+/** Lines per burst when replaying as fast as possible, between yields to the event loop. */
+const BURST = 2000;
+
+/** The UTC time of day a line carries (GGA, RMC, GNS: field 1; GLL: field 5), if any. */
+function lineTime(line: string): number | undefined {
+  const tag = line.slice(line.indexOf('$') + 3, line.indexOf('$') + 6);
+  if (tag !== 'GGA' && tag !== 'RMC' && tag !== 'GNS' && tag !== 'GLL') return undefined;
+  const fields = line.split(',');
+  return timeOfDay(tag === 'GLL' ? fields[5] : fields[1]);
+}
+
+export class ReplaySource implements NmeaSource {
+  readonly #o: ReplaySourceOptions;
+  readonly #listeners: ((chunk: Buffer) => void)[] = [];
+  readonly #link: LinkState;
+  #running = false;
+  #timer: NodeJS.Timeout | undefined;
+  #wake: (() => void) | undefined;
+  #done: Promise<void> | undefined;
+
+  constructor(options: ReplaySourceOptions) {
+    this.#o = options;
+    this.#link = { status: 'idle', path: options.file, attempts: 0, bytes: 0 };
+  }
+
+  onData(listener: (chunk: Buffer) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  link(): LinkState {
+    return { ...this.#link };
+  }
+
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    this.#link.status = 'opening';
+    let text: string;
+    try {
+      text = await readFile(this.#o.file, 'latin1');
+    } catch (e) {
+      this.#link.status = 'ended';
+      this.#link.lastError = describeError(e);
+      this.#link.lastErrorAt = (this.#o.now ?? Date.now)();
+      this.#o.logger.error({ file: this.#o.file, error: this.#link.lastError }, 'cannot read the NMEA replay file');
+      return;
+    }
+    this.#link.status = 'open';
+    this.#link.openedAt = (this.#o.now ?? Date.now)();
+    this.#done = this.#replay(text.split('\n'));
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#wake?.();
+    this.#link.status = 'stopped';
+  }
+
+  /** Resolves when the whole file was delivered (or the source stopped). */
+  finished(): Promise<void> {
+    return this.#done ?? Promise.resolve();
+  }
+
+  async #replay(lines: string[]): Promise<void> {
+    let lastTime: number | undefined;
+    for (let i = 0; i < lines.length && this.#running; i++) {
+      const line = lines[i] ?? '';
+      if (this.#o.speed > 0) {
+        const t = lineTime(line);
+        if (t !== undefined) {
+          if (lastTime !== undefined && t > lastTime) await this.#sleep(Math.min(t - lastTime, this.#o.maxPauseMs ?? 10_000) / this.#o.speed);
+          lastTime = t;
+        }
+      } else if (i % BURST === BURST - 1) {
+        await new Promise<void>((r) => setImmediate(r));
+      }
+      if (!this.#running) break;
+      const chunk = Buffer.from(i < lines.length - 1 ? `${line}\n` : line, 'latin1');
+      this.#link.bytes += chunk.length;
+      for (const l of this.#listeners) l(chunk);
+    }
+    if (this.#running) {
+      this.#link.status = 'ended';
+      this.#o.logger.info({ file: this.#o.file }, 'NMEA replay finished');
+    }
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.#wake = resolve;
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#wake = undefined;
+        resolve();
+      }, ms);
+    });
+  }
+}
