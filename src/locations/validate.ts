@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { ADDRESS_FIELDS, formatIssue, type LocationIssue, type OtmLocation } from './location-types.js';
 import { LOCATION_FIELDS, locationSchema } from './schema.js';
+import { countriesAt } from './country-boxes.js';
 import { swapWarnings } from './swap-check.js';
 
 /**
@@ -110,8 +111,8 @@ function crossFieldRules(input: Record<string, unknown>, errors: LocationIssue[]
 function pointRules(geo: Record<string, unknown>, admin: Record<string, unknown> | undefined, errors: LocationIssue[], warnings: LocationIssue[]): void {
   const { lat, lon } = geo;
   if (typeof lat !== 'number' || typeof lon !== 'number') return;
-  // Out of range but fine the other way round: say so in the range error itself.
-  if (Math.abs(lat) > 90 && Math.abs(lon) <= 90) {
+  // Out of range, but the other way round a point in a known country: say so in the range error.
+  if (Math.abs(lat) > 90 && Math.abs(lon) <= 90 && Math.abs(lat) <= 180 && countriesAt(lon, lat).length > 0) {
     const e = errors.find((x) => x.path === 'geoReference.lat');
     if (e) e.message += ` (got ${lat}; latitude and longitude look swapped: did you mean lat ${lon}, lon ${lat}?)`;
     return;
