@@ -85,6 +85,46 @@ export const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    description: 'compact outbox rows: 16-byte event id and scaled integer columns instead of JSON',
+    up(db) {
+      // Bytes written per recorded fix are the SD card's wear (issue 5 target: at most 200 at 10 Hz).
+      // A fix as JSON text plus a 36-character id is ~250 bytes a row; as a binary id and varint
+      // integers it is ~60, so a one-second batch at 10 Hz fits in one 1 KiB page. Units are in the
+      // column names (1e-7 degrees as u-blox UBX uses; cm, cm/s, centidegrees, hundredths of HDOP).
+      db.exec(`
+        CREATE TABLE outbox_compact (
+          seq         INTEGER PRIMARY KEY,   -- record order
+          event_id    BLOB NOT NULL,         -- UUID v5 (16 bytes), fixed at record time
+          fix_time    INTEGER NOT NULL,      -- epoch ms UTC from GNSS
+          lat_e7      INTEGER NOT NULL,
+          lon_e7      INTEGER NOT NULL,
+          alt_cm      INTEGER,
+          speed_cms   INTEGER,
+          track_cdeg  INTEGER,
+          hdop_c      INTEGER,
+          sats        INTEGER,
+          flags       INTEGER NOT NULL DEFAULT 0  -- 1 = moving/stopped transition (kept by thinning)
+        );
+        INSERT INTO outbox_compact (seq, event_id, fix_time, lat_e7, lon_e7, alt_cm, speed_cms, track_cdeg, hdop_c, sats, flags)
+          SELECT seq, unhex(replace(event_id, '-', '')), fix_time,
+                 CAST(round(json_extract(fix_json, '$.lat') * 1e7) AS INTEGER),
+                 CAST(round(json_extract(fix_json, '$.lon') * 1e7) AS INTEGER),
+                 CAST(round(json_extract(fix_json, '$.altMSL') * 100) AS INTEGER),
+                 CAST(round(json_extract(fix_json, '$.speed') * 100) AS INTEGER),
+                 CAST(round(json_extract(fix_json, '$.track') * 100) AS INTEGER),
+                 CAST(round(json_extract(fix_json, '$.hdop') * 100) AS INTEGER),
+                 json_extract(fix_json, '$.satellitesUsed'),
+                 CASE WHEN transition <> 0 THEN 1 ELSE 0 END
+          FROM outbox
+          WHERE json_valid(fix_json) AND json_extract(fix_json, '$.lat') IS NOT NULL AND json_extract(fix_json, '$.lon') IS NOT NULL
+            AND length(unhex(replace(event_id, '-', ''))) = 16;
+        DROP TABLE outbox;
+        ALTER TABLE outbox_compact RENAME TO outbox;
+      `);
+    },
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -1,0 +1,365 @@
+import { statfsSync } from 'node:fs';
+import type { Database, Statement } from 'better-sqlite3';
+import type { Config } from '../config/load.js';
+import type { FixSink, RecordedFix } from '../gnss/fix.js';
+import type { Logger } from '../log.js';
+import type { DeviceIdentity } from '../platform/contracts.js';
+import type { Clock } from '../system/clock.js';
+import { eventIdBytes } from './event-id.js';
+import type { MetaStore } from './meta.js';
+import { ROW_COLUMNS, fromRow, toRow, type OutboxEntry, type OutboxRow } from './outbox-row.js';
+import { thinArray, thinOldest } from './outbox-thinning.js';
+import { COUNTER, OutboxCounters, type OutboxCounterSnapshot } from './outbox-counters.js';
+
+export type { OutboxEntry } from './outbox-row.js';
+
+/**
+ * The fix outbox: recorded fixes wait here, in SQLite, until the platform has them.
+ *
+ * - record() only appends to a memory buffer; flush() commits the buffer, the deliveries and the
+ *   dead letters in one transaction every storage.commitIntervalMs or storage.commitMaxFixes
+ *   (synchronous=FULL is set by openDatabase), so a power cut loses at most one interval and the SD
+ *   card sees one small write a second, not one per sentence.
+ * - A fix delivered before its batch was committed is never written at all: online, the outbox
+ *   costs the card almost nothing.
+ * - The event id is fixed at record time from the device identity and the GNSS fix time.
+ * - Bounded by storage.maxFixes and the storage.minFreeBytes floor; SQLITE_FULL lowers the bound.
+ *   Beyond it the oldest backlog is thinned (outbox-thinning.ts), counted in status.
+ */
+export interface OutboxOptions {
+  db: Database;
+  meta: MetaStore;
+  /** Identity the event ids are made from; known before registration (the device identity record). */
+  identity: Pick<DeviceIdentity, 'externalSystemId' | 'externalDeviceId'>;
+  storage: Config['storage'];
+  dataDir: string;
+  clock: Clock;
+  logger: Logger;
+  /** Free bytes of the data directory's file system; injected by tests. */
+  freeBytes?: (dir: string) => number;
+  /** How often the free-disk floor is checked. */
+  diskCheckIntervalMs?: number;
+}
+
+export interface OutboxStatus extends OutboxCounterSnapshot {
+  pending: number;
+  /** Of them, not yet committed. */
+  buffered: number;
+  oldestPendingFixTime?: string;
+  /** Newest fix time recorded minus the oldest pending one (GNSS time, independent of the host clock). */
+  oldestPendingAgeMs?: number;
+  /** The bound in force: storage.maxFixes, lowered while the disk is short. */
+  bound: number;
+  lowDisk: boolean;
+  lastCommitError?: { code: string; message: string };
+}
+
+const DEAD_LETTERS_KEPT = 1000;
+/** Below the disk floor the outbox may still hold this many (~100 KB): the live lane needs a queue. */
+const MIN_LOW_DISK_BOUND = 1000;
+/** Memory the outbox may hold while the disk refuses writes: an hour at 10 Hz. */
+const MAX_BUFFER_WHILE_FULL = 36_000;
+
+export class Outbox implements FixSink {
+  readonly #o: OutboxOptions;
+  readonly #counters: OutboxCounters;
+  #buffer: OutboxRow[] = [];
+  readonly #delivered = new Set<number>();
+  /** Refused for good, to be moved to dead_letter by the next commit. */
+  #dead: { entry: OutboxEntry; committed: boolean; status: number | undefined; error: string; at: number }[] = [];
+  readonly #deadSeqs = new Set<number>();
+  #committedCount = 0;
+  #nextSeq = 1;
+  #lastFixTime: number | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #lastDiskCheck = -Infinity;
+  #lowDiskBound: number | undefined;
+  #lastCommitError: { code: string; message: string } | undefined;
+  #stopped = true;
+  readonly #listeners: (() => void)[] = [];
+  #st!: {
+    insert: Statement<OutboxRow>;
+    del: Statement<[number]>;
+    newest: Statement<[], OutboxRow>;
+    after: Statement<[number, number], OutboxRow>;
+    oldest: Statement<[], { fix_time: number }>;
+    deadInsert: Statement<[number, string, number, string, number | null, string, number]>;
+    deadTrim: Statement<[number]>;
+    deadCount: Statement<[], { n: number }>;
+  };
+
+  constructor(options: OutboxOptions) {
+    this.#o = options;
+    this.#counters = new OutboxCounters(options.meta, options.clock);
+  }
+
+  async start(): Promise<void> {
+    const db = this.#o.db;
+    this.#st = {
+      insert: db.prepare(`INSERT INTO outbox (${ROW_COLUMNS}) VALUES (@seq, @event_id, @fix_time, @lat_e7, @lon_e7, @alt_cm, @speed_cms, @track_cdeg, @hdop_c, @sats, @flags)`),
+      del: db.prepare('DELETE FROM outbox WHERE seq = ?'),
+      newest: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT 1`),
+      after: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?`),
+      oldest: db.prepare('SELECT fix_time FROM outbox ORDER BY seq LIMIT 1'),
+      deadInsert: db.prepare('INSERT INTO dead_letter (seq, event_id, fix_time, fix_json, status, error, failed_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(seq) DO NOTHING'),
+      deadTrim: db.prepare('DELETE FROM dead_letter WHERE seq IN (SELECT seq FROM dead_letter ORDER BY failed_at DESC, seq DESC LIMIT -1 OFFSET ?)'),
+      deadCount: db.prepare('SELECT count(*) AS n FROM dead_letter'),
+    };
+    const stats = db.prepare<[], { n: number; maxSeq: number | null }>('SELECT count(*) AS n, max(seq) AS maxSeq FROM outbox').get()!;
+    const deadMax = db.prepare<[], { m: number | null }>('SELECT max(seq) AS m FROM dead_letter').get()!;
+    this.#committedCount = stats.n;
+    this.#nextSeq = Math.max(stats.maxSeq ?? 0, deadMax.m ?? 0) + 1;
+    this.#counters.load(this.#st.deadCount.get()!.n);
+    this.#stopped = false;
+    this.#timer = setInterval(() => this.flush(), this.#o.storage.commitIntervalMs);
+    this.#timer.unref();
+  }
+
+  /** Commits what is buffered; the database stays the caller's to close. */
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.flush({ persistCounters: true });
+    this.#stopped = true;
+  }
+
+  /** Called whenever a fix was recorded or committed (the uploader's wake-up). */
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  record(fix: RecordedFix): void {
+    if (this.#stopped) return;
+    // The same GNSS second twice (a receiver repeating an epoch) would be the same event id.
+    if (fix.time === this.#lastFixTime) return;
+    const row = toRow(this.#nextSeq, eventIdBytes(this.#o.identity.externalSystemId, this.#o.identity.externalDeviceId, fix.time), fix);
+    if (!row) {
+      this.#counters.add(COUNTER.noPosition);
+      return;
+    }
+    this.#nextSeq++;
+    this.#lastFixTime = fix.time;
+    this.#buffer.push(row);
+    // After a failed commit only the timer retries, not every new fix.
+    if (this.#buffer.length >= this.#o.storage.commitMaxFixes && !this.#lastCommitError) this.flush();
+    this.#notify();
+  }
+
+  // ---- the uploader's side ------------------------------------------------------------------
+
+  /** The newest fix not yet delivered (the live lane's candidate). */
+  newest(): OutboxEntry | undefined {
+    const last = this.#buffer.at(-1);
+    if (last) return fromRow(last);
+    const row = this.#st.newest.get();
+    return row && !this.#delivered.has(row.seq) && !this.#deadSeqs.has(row.seq) ? fromRow(row) : undefined;
+  }
+
+  /** Up to `limit` undelivered fixes with seq > afterSeq, oldest first (committed, then buffered). */
+  after(afterSeq: number, limit: number): OutboxEntry[] {
+    const out: OutboxEntry[] = [];
+    let cursor = afterSeq;
+    while (out.length < limit) {
+      const rows = this.#st.after.all(cursor, limit);
+      for (const r of rows) if (!this.#delivered.has(r.seq) && !this.#deadSeqs.has(r.seq)) out.push(fromRow(r));
+      if (rows.length < limit) break;
+      cursor = rows[rows.length - 1]!.seq;
+    }
+    for (const r of this.#buffer) {
+      if (out.length >= limit) break;
+      if (r.seq > afterSeq) out.push(fromRow(r));
+    }
+    return out.slice(0, limit);
+  }
+
+  /** The platform has this fix (2xx): forget it. */
+  delivered(seq: number): void {
+    this.#counters.sent(this.#o.clock.wallMs());
+    const i = this.#bufferIndex(seq);
+    if (i >= 0) this.#buffer.splice(i, 1);
+    else this.#delivered.add(seq);
+  }
+
+  /** The platform refused this fix for good (400): keep it aside with its answer. */
+  deadLetter(entry: OutboxEntry, status: number | undefined, error: string): void {
+    if (this.#deadSeqs.has(entry.seq)) return;
+    const i = this.#bufferIndex(entry.seq);
+    // A buffered fix was never committed: there is no outbox row to delete.
+    const committed = i < 0;
+    if (!committed) this.#buffer.splice(i, 1);
+    this.#dead.push({ entry, committed, status, error: error.slice(0, 2000), at: this.#o.clock.wallMs() });
+    this.#deadSeqs.add(entry.seq);
+  }
+
+  status(): OutboxStatus {
+    const oldest = this.#oldestPendingTime();
+    const s: OutboxStatus = {
+      pending: this.pendingCount(),
+      buffered: this.#buffer.length,
+      bound: this.#bound(),
+      lowDisk: this.#lowDiskBound !== undefined,
+      ...this.#counters.snapshot(),
+    };
+    if (oldest !== undefined) {
+      s.oldestPendingFixTime = new Date(oldest).toISOString();
+      if (this.#lastFixTime !== undefined) s.oldestPendingAgeMs = Math.max(0, this.#lastFixTime - oldest);
+    }
+    if (this.#lastCommitError) s.lastCommitError = this.#lastCommitError;
+    return s;
+  }
+
+  pendingCount(): number {
+    const committedDead = this.#dead.filter((d) => d.committed).length;
+    return this.#committedCount - this.#delivered.size - committedDead + this.#buffer.length;
+  }
+
+  // ---- committing ---------------------------------------------------------------------------
+
+  /** One transaction: new fixes in, delivered and dead-lettered ones out, the bound enforced. */
+  flush(options: { persistCounters?: boolean } = {}): void {
+    if (this.#stopped) return;
+    this.#checkDisk();
+    const hadWork = this.#buffer.length > 0;
+    try {
+      this.#commit(options.persistCounters === true);
+      this.#lastCommitError = undefined;
+    } catch (e) {
+      if (!isDiskFull(e)) {
+        this.#noteCommitError(e);
+        return;
+      }
+      this.#onDiskFull(e);
+    }
+    if (hadWork) this.#notify();
+  }
+
+  #commit(persistCounters: boolean): void {
+    const buffer = this.#buffer;
+    const delivered = [...this.#delivered];
+    const dead = this.#dead;
+    let inserted = 0;
+    let deleted = 0;
+    let thinned = 0;
+    let afterCommit: (() => void) | undefined;
+    this.#o.db.transaction(() => {
+      for (const row of buffer) inserted += this.#st.insert.run(row).changes;
+      for (const seq of delivered) deleted += this.#st.del.run(seq).changes;
+      for (const d of dead) {
+        const e = d.entry;
+        this.#st.deadInsert.run(e.seq, e.eventId, e.time, JSON.stringify(e), d.status ?? null, d.error, d.at);
+        if (d.committed) deleted += this.#st.del.run(e.seq).changes;
+      }
+      if (dead.length > 0) this.#st.deadTrim.run(DEAD_LETTERS_KEPT);
+      const count = this.#committedCount + inserted - deleted;
+      if (count > this.#bound()) {
+        thinned = thinOldest(this.#o.db, count, { target: Math.floor(this.#bound() * 0.9) });
+        this.#o.meta.increment(COUNTER.thinned, thinned);
+      }
+      if (thinned > 0 || persistCounters || this.#counters.duePersist()) afterCommit = this.#counters.write();
+    })();
+    // Only after COMMIT: a rolled-back transaction leaves the memory state as it was.
+    afterCommit?.();
+    this.#committedCount += inserted - deleted - thinned;
+    this.#buffer = this.#buffer.slice(buffer.length);
+    for (const seq of delivered) this.#delivered.delete(seq);
+    this.#dead = this.#dead.slice(dead.length);
+    for (const d of dead) this.#deadSeqs.delete(d.entry.seq);
+    if (dead.length > 0) this.#counters.setDeadLetters(this.#st.deadCount.get()!.n);
+    if (thinned > 0) this.#counters.addSaved(COUNTER.thinned, thinned);
+    if (thinned > 0) this.#o.logger.warn({ thinned, bound: this.#bound(), pending: this.pendingCount() }, 'outbox at its bound: thinned the oldest backlog (every 3rd fix kept, transitions kept)');
+  }
+
+  /** SQLITE_FULL: lower the bound below what fits, thin, try once more; else keep (bounded) in memory. */
+  #onDiskFull(e: unknown): void {
+    this.#counters.add(COUNTER.diskFull);
+    this.#lowDiskBound = Math.max(1, Math.floor(this.#committedCount * 0.9));
+    this.#o.logger.error({ err: errInfo(e), bound: this.#lowDiskBound }, 'disk full (SQLITE_FULL): lowering the outbox bound and thinning the oldest backlog');
+    try {
+      let thinned = 0;
+      const bound = this.#lowDiskBound;
+      this.#o.db.transaction(() => {
+        thinned = thinOldest(this.#o.db, this.#committedCount, { target: Math.floor(bound * 0.9) });
+        this.#o.meta.increment(COUNTER.thinned, thinned);
+      })();
+      this.#committedCount -= thinned;
+      this.#counters.addSaved(COUNTER.thinned, thinned);
+      this.#commit(true);
+      this.#lastCommitError = undefined;
+      return;
+    } catch (e2) {
+      this.#noteCommitError(e2);
+    }
+    if (this.#buffer.length > MAX_BUFFER_WHILE_FULL) {
+      const before = this.#buffer.length;
+      this.#buffer = thinArray(this.#buffer, (r) => (r.flags & 1) !== 0);
+      this.#counters.add(COUNTER.thinned, before - this.#buffer.length);
+    }
+  }
+
+  #noteCommitError(e: unknown): void {
+    this.#lastCommitError = errInfo(e);
+    this.#o.logger.error({ err: this.#lastCommitError, buffered: this.#buffer.length }, 'outbox commit failed; fixes stay buffered and the commit is retried');
+  }
+
+  /** The free-disk floor, checked now and then (statfs is cheap, but not per commit). */
+  #checkDisk(): void {
+    const now = this.#o.clock.monotonicMs();
+    if (now - this.#lastDiskCheck < (this.#o.diskCheckIntervalMs ?? 30_000)) return;
+    this.#lastDiskCheck = now;
+    let free: number;
+    try {
+      free = (this.#o.freeBytes ?? statfsFree)(this.#o.dataDir);
+    } catch {
+      return;
+    }
+    if (free < this.#o.storage.minFreeBytes) {
+      // Thinning frees pages inside the file, not on the disk: stop the file growing at its size.
+      if (this.#lowDiskBound === undefined) this.#o.logger.warn({ freeBytes: free, floor: this.#o.storage.minFreeBytes }, 'free disk below storage.minFreeBytes: the outbox stops growing and thins its oldest backlog');
+      this.#lowDiskBound = Math.min(this.#lowDiskBound ?? Infinity, Math.max(MIN_LOW_DISK_BOUND, this.#committedCount));
+    } else if (this.#lowDiskBound !== undefined && free > this.#o.storage.minFreeBytes * 1.1) {
+      this.#lowDiskBound = undefined;
+    }
+  }
+
+  #bound(): number {
+    return Math.min(this.#o.storage.maxFixes, this.#lowDiskBound ?? Infinity);
+  }
+
+  #oldestPendingTime(): number | undefined {
+    const row = this.#st.oldest.get();
+    return row?.fix_time ?? this.#buffer[0]?.fix_time;
+  }
+
+  #bufferIndex(seq: number): number {
+    // Buffered seqs ascend: binary search.
+    let lo = 0;
+    let hi = this.#buffer.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = this.#buffer[mid]!.seq;
+      if (s === seq) return mid;
+      if (s < seq) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  #notify(): void {
+    for (const l of this.#listeners) l();
+  }
+}
+
+function statfsFree(dir: string): number {
+  const s = statfsSync(dir);
+  return s.bavail * s.bsize;
+}
+
+export function isDiskFull(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}
+
+function errInfo(e: unknown): { code: string; message: string } {
+  const code = (e as { code?: unknown })?.code;
+  return { code: typeof code === 'string' ? code : 'UNKNOWN', message: e instanceof Error ? e.message : String(e) };
+}
