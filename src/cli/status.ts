@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import { assessHealth } from '../status/health.js';
+import { renderStatus, useColor } from '../status/render.js';
+import { fetchSnapshot, statusTarget } from '../status/status-source.js';
+
+interface StatusCliOptions {
+  json?: boolean;
+  watch?: boolean;
+  config?: string;
+}
+
+/**
+ * `telematics-agent status`: what the agent is doing, in ten seconds, for a technician. Exit code
+ * 0 healthy, 1 degraded, 2 failing or not running (src/status/health.ts).
+ */
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('Show the agent\'s state: receiver, fix, registration, token, outbox, uploads, disk. Exit 0 healthy, 1 degraded, 2 failing or not running.')
+    .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
+    .option('--json', 'print the facts as one JSON object, for scripts')
+    .option('-w, --watch', 'refresh every second, with the satellite table (Ctrl-C ends)')
+    .action(async (opts: StatusCliOptions) => {
+      const target = statusTarget(opts.config);
+      const once = async (): Promise<number> => {
+        const snapshot = await fetchSnapshot(target);
+        const health = assessHealth(snapshot);
+        if (opts.json) {
+          process.stdout.write(`${JSON.stringify({ ...snapshot, health })}\n`);
+        } else {
+          const text = renderStatus(snapshot, { color: useColor(process.stdout), satellites: opts.watch === true, nowMs: Date.now() }, health);
+          // Home and clear-to-end on a terminal, so the screen redraws in place without flicker.
+          process.stdout.write(opts.watch && process.stdout.isTTY ? `\u001b[H${text.replace(/\n/g, '\u001b[K\n')}\u001b[J` : text);
+        }
+        return health.exitCode;
+      };
+      if (!opts.watch) {
+        process.exitCode = await once();
+        return;
+      }
+      if (process.stdout.isTTY && !opts.json) process.stdout.write('\u001b[2J');
+      let code = await once();
+      await new Promise<void>((resolve) => {
+        const timer = setInterval(() => {
+          void once().then((c) => (code = c), () => undefined);
+        }, 1000);
+        const stop = (): void => {
+          clearInterval(timer);
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      process.exitCode = code;
+    });
+}

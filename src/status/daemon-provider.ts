@@ -1,0 +1,101 @@
+/**
+ * The running daemon's StatusProvider: assembles a snapshot from narrow views of the components
+ * the composition root (src/agent.ts) already has. Each view is a function, so the provider holds
+ * no state of its own and never reaches into a component.
+ */
+import type { Fix, SatelliteInView } from '../gnss/fix.js';
+import type { RegisteredDevice, TokenStatus, DeviceIdentity } from '../platform/contracts.js';
+import type { Clock } from '../system/clock.js';
+import { VERSION } from '../version.js';
+import { diskSummary } from './disk.js';
+import { countConstellations, SNAPSHOT_SCHEMA, type OutboxSummary, type ReceiverStatus, type StatusProvider, type StatusSnapshot, type UploadSummary } from './snapshot.js';
+
+export interface ReceiverView {
+  port: string;
+  link: string;
+  lastError?: string;
+  bytes?: number;
+  lines?: number;
+  /** Monotonic ms of the last valid sentence. */
+  lastSentenceMonoMs?: number;
+  fixesRead?: number;
+  lastFix?: Fix;
+  /** Host wall clock (ms) when lastFix was decoded: fix time vs system time. */
+  lastFixWallMs?: number;
+  satellites: readonly SatelliteInView[];
+}
+
+export interface DaemonStatusSources {
+  clock: Clock;
+  dataDir: string;
+  minFreeBytes?: number;
+  /** Monotonic ms when the daemon started. */
+  startedMonoMs: number;
+  receiver?: () => ReceiverView;
+  identity?: () => DeviceIdentity | undefined;
+  registration?: () => RegisteredDevice | undefined;
+  tokens?: () => TokenStatus;
+  outbox?: () => OutboxSummary;
+  upload?: () => UploadSummary;
+  pid?: number;
+}
+
+export class DaemonStatusProvider implements StatusProvider {
+  readonly #s: DaemonStatusSources;
+
+  constructor(sources: DaemonStatusSources) {
+    this.#s = sources;
+  }
+
+  snapshot(): StatusSnapshot {
+    const s = this.#s;
+    const now = s.clock.monotonicMs();
+    const snapshot: StatusSnapshot = {
+      schema: SNAPSHOT_SCHEMA,
+      takenAt: s.clock.wallMs(),
+      source: 'daemon',
+      daemon: { running: true, version: VERSION, pid: s.pid ?? process.pid, uptimeS: Math.max(0, (now - s.startedMonoMs) / 1000) },
+      registration: {},
+      outbox: s.outbox?.() ?? { pending: 0, sentToday: 0, thinned: 0, deadLetters: 0 },
+      upload: s.upload?.() ?? {},
+      disk: diskSummary(s.dataDir, s.minFreeBytes),
+    };
+    if (s.receiver) snapshot.receiver = receiverStatus(s.receiver(), now);
+    const id = s.identity?.();
+    const reg = s.registration?.();
+    const who = reg ?? id;
+    if (who) snapshot.registration = { externalSystemId: who.externalSystemId, externalDeviceId: who.externalDeviceId, externalDeviceIdSource: who.source };
+    if (reg) snapshot.registration.deviceUUID = reg.deviceUUID;
+    if (s.tokens) {
+      const t = s.tokens();
+      snapshot.token = { state: t.state, passwordGrants: t.passwordGrants, refreshes: t.refreshes };
+      if (t.ageMs !== undefined) snapshot.token.ageS = t.ageMs / 1000;
+      if (t.retryAt !== undefined) snapshot.token.retryAt = t.retryAt;
+      if (t.lastError) snapshot.token.lastError = { code: t.lastError.code, message: t.lastError.message };
+    }
+    return snapshot;
+  }
+}
+
+export function receiverStatus(v: ReceiverView, nowMonoMs: number): ReceiverStatus {
+  const r: ReceiverStatus = { port: v.port, link: v.link, constellations: countConstellations(v.satellites), satellites: [...v.satellites] };
+  if (v.lastError !== undefined) r.lastError = v.lastError;
+  if (v.bytes !== undefined) r.bytes = v.bytes;
+  if (v.lines !== undefined) r.lines = v.lines;
+  if (v.fixesRead !== undefined) r.fixesRead = v.fixesRead;
+  if (v.lastSentenceMonoMs !== undefined) r.lastSentenceAgeS = Math.max(0, (nowMonoMs - v.lastSentenceMonoMs) / 1000);
+  const f = v.lastFix;
+  if (f) {
+    r.mode = f.mode;
+    r.fixTime = f.time;
+    if (v.lastFixWallMs !== undefined) r.clockOffsetS = (v.lastFixWallMs - f.time) / 1000;
+    if (f.lat !== undefined) r.lat = f.lat;
+    if (f.lon !== undefined) r.lon = f.lon;
+    if (f.altMSL !== undefined) r.altMSL = f.altMSL;
+    if (f.speed !== undefined) r.speedKmh = f.speed * 3.6;
+    if (f.track !== undefined) r.track = f.track;
+    if (f.hdop !== undefined) r.hdop = f.hdop;
+    r.satellitesUsed = f.satellitesUsed ?? v.satellites.filter((x) => x.used).length;
+  }
+  return r;
+}

@@ -1,0 +1,66 @@
+/**
+ * The health rules behind `status`'s exit code, in one place: 0 healthy, 1 degraded (working, but
+ * a technician should look: no fix, a backlog, a token being refreshed), 2 failing or not running.
+ */
+import type { StatusSnapshot } from './snapshot.js';
+
+export type HealthLevel = 'healthy' | 'degraded' | 'failing';
+
+export interface Health {
+  level: HealthLevel;
+  exitCode: 0 | 1 | 2;
+  /** One short reason per finding, worst first. */
+  reasons: string[];
+}
+
+export interface HealthThresholds {
+  /** No sentence for this long: the receiver is silent. */
+  silentReceiverS: number;
+  /** Undelivered fixes older than this: the backlog is not draining. */
+  backlogAgeS: number;
+  /** Host clock and GNSS time further apart than this. */
+  clockOffsetS: number;
+}
+
+export const DEFAULT_THRESHOLDS: HealthThresholds = { silentReceiverS: 10, backlogAgeS: 120, clockOffsetS: 5 };
+
+export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_THRESHOLDS): Health {
+  const failing: string[] = [];
+  const degraded: string[] = [];
+  if (!s.daemon.running) failing.push('daemon not running');
+
+  const r = s.receiver;
+  if (s.daemon.running && r) {
+    if (r.link !== 'open' && r.link !== 'ended') (r.link === 'retrying' ? degraded : failing).push(`receiver link ${r.link}${r.lastError ? ` (${r.lastError})` : ''}`);
+    if (r.lastSentenceAgeS === undefined) failing.push('no NMEA from the receiver yet');
+    else if (r.lastSentenceAgeS > t.silentReceiverS && r.link !== 'ended') failing.push(`receiver silent for ${Math.round(r.lastSentenceAgeS)} s`);
+    if (r.mode === undefined || r.mode < 2) degraded.push('no fix');
+    if (r.clockOffsetS !== undefined && Math.abs(r.clockOffsetS) > t.clockOffsetS) degraded.push(`system clock ${r.clockOffsetS > 0 ? 'ahead of' : 'behind'} GNSS by ${Math.abs(r.clockOffsetS).toFixed(0)} s`);
+  }
+
+  const token = s.token;
+  if (token?.state === 'rejected') failing.push('credentials rejected by the platform');
+  else if (token && s.daemon.running && token.state !== 'valid') degraded.push(`token ${token.state}`);
+
+  if (s.daemon.running && !s.registration.deviceUUID) degraded.push('device not registered yet');
+  if (!s.daemon.running && !s.registration.deviceUUID) failing.push('device never registered');
+
+  const err = s.upload.lastError;
+  const errorIsCurrent = err && (s.upload.lastSuccessAt === undefined || (err.at ?? 0) > s.upload.lastSuccessAt);
+  if (err && errorIsCurrent) (err.class === 'config' ? failing : degraded).push(`upload failing: ${err.code} (${err.class})`);
+  if ((s.outbox.oldestPendingAgeS ?? 0) > t.backlogAgeS) degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
+
+  const d = s.disk;
+  if (d.freeBytes !== undefined && d.minFreeBytes !== undefined && d.freeBytes < d.minFreeBytes) failing.push('disk below storage.minFreeBytes: the backlog is being thinned');
+
+  if (failing.length > 0) return { level: 'failing', exitCode: 2, reasons: [...failing, ...degraded] };
+  if (degraded.length > 0) return { level: 'degraded', exitCode: 1, reasons: degraded };
+  return { level: 'healthy', exitCode: 0, reasons: [] };
+}
+
+export function formatAge(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 48 * 3600) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${Math.round(seconds / 86400)} d`;
+}

@@ -1,0 +1,139 @@
+/**
+ * The human status screen: compact, aligned, at most 80 columns and 24 lines. Colour only when
+ * the caller says the output is a terminal and NO_COLOR is unset (https://no-color.org).
+ */
+import type { SatelliteInView } from '../gnss/fix.js';
+import { assessHealth, formatAge, type Health } from './health.js';
+import type { StatusSnapshot } from './snapshot.js';
+
+export interface RenderOptions {
+  color: boolean;
+  /** Add the satellite table (`--watch`). */
+  satellites?: boolean;
+  /** Host wall clock now (epoch ms), for "ago" figures. */
+  nowMs: number;
+}
+
+const ESC = '\u001b[';
+type Paint = (s: string) => string;
+
+function palette(color: boolean): { ok: Paint; warn: Paint; bad: Paint; dim: Paint; bold: Paint } {
+  const wrap = (code: string): Paint => (color ? (s) => `${ESC}${code}m${s}${ESC}0m` : (s) => s);
+  return { ok: wrap('32'), warn: wrap('33'), bad: wrap('31'), dim: wrap('2'), bold: wrap('1') };
+}
+
+export function useColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
+}
+
+const LABEL = 10;
+const row = (label: string, text: string): string => `${label.padEnd(LABEL)}${text}`;
+
+export function bytes(n: number | undefined): string {
+  if (n === undefined) return '?';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
+}
+
+function ago(atMs: number | undefined, nowMs: number): string {
+  return atMs === undefined ? 'never' : `${formatAge(Math.max(0, (nowMs - atMs) / 1000))} ago`;
+}
+
+function coord(v: number | undefined, pos: string, neg: string): string {
+  return v === undefined ? '?' : `${Math.abs(v).toFixed(5)} ${v >= 0 ? pos : neg}`;
+}
+
+export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health = assessHealth(s)): string {
+  const c = palette(o.color);
+  const verdict = health.level === 'healthy' ? c.ok('HEALTHY') : health.level === 'degraded' ? c.warn('DEGRADED') : c.bad('FAILING');
+  const lines: string[] = [];
+  if (!s.daemon.running) lines.push(c.bad('daemon not running: facts below are from the database (last known)'));
+  const d = s.daemon;
+  const head = `telematics-agent ${d.version} · ${d.running ? `running, pid ${d.pid ?? '?'}, up ${formatAge(d.uptimeS ?? 0)}` : 'stopped'}`;
+  lines.push(`${head.slice(0, 70).padEnd(71)}${verdict}`);
+
+  const r = s.receiver;
+  if (r) {
+    const link = r.link === 'open' ? c.ok(r.link) : r.link === 'retrying' ? c.warn(r.link) : c.bad(r.link);
+    const sentence = r.lastSentenceAgeS === undefined ? 'no sentence yet' : `last sentence ${r.lastSentenceAgeS.toFixed(1)} s ago`;
+    lines.push(row('receiver', `${truncate(r.port, 34)}  ${link}  ${sentence}`));
+    if (r.lastError && r.link !== 'open') lines.push(row('', c.dim(truncate(r.lastError, 68))));
+    const mode = r.mode === 3 ? c.ok('3D') : r.mode === 2 ? c.warn('2D') : c.bad('no fix');
+    const parts = [mode];
+    if (r.mode !== undefined && r.mode >= 2) {
+      parts.push(`${coord(r.lat, 'N', 'S')} ${coord(r.lon, 'E', 'W')}`);
+      if (r.speedKmh !== undefined) parts.push(`${r.speedKmh.toFixed(0)} km/h`);
+      if (r.hdop !== undefined) parts.push(`HDOP ${r.hdop.toFixed(1)}`);
+    }
+    lines.push(row('  fix', parts.join('  ')));
+    if (r.fixTime !== undefined) {
+      const off = r.clockOffsetS === undefined ? '' : `  system clock ${r.clockOffsetS >= 0 ? '+' : '-'}${Math.abs(r.clockOffsetS).toFixed(1)} s`;
+      lines.push(row('  time', `${new Date(r.fixTime).toISOString().replace('.000', '')} (GNSS)${off}`));
+    }
+    const sats = r.constellations.map((k) => `${shortName(k.constellation)} ${k.used}/${k.inView}`).join('  ');
+    lines.push(row('  sats', `used ${r.satellitesUsed ?? 0}  ${sats || 'none in view'}`));
+  }
+
+  const g = s.registration;
+  lines.push(row('device', g.externalDeviceId ? `${truncate(g.externalSystemId ?? '?', 16)} / ${truncate(g.externalDeviceId, 24)} (${g.externalDeviceIdSource ?? '?'})` : c.warn('no identity yet')));
+  lines.push(row('  uuid', g.deviceUUID ? g.deviceUUID : c.warn('not registered')));
+
+  const t = s.token;
+  if (t) {
+    const state = t.state === 'valid' ? c.ok(t.state) : t.state === 'rejected' ? c.bad(t.state) : c.warn(t.state);
+    const age = t.ageS === undefined ? '' : `, ${formatAge(t.ageS)} old`;
+    lines.push(row('token', `${state}${age}  password grants ${t.passwordGrants}  refreshes ${t.refreshes}`));
+    if (t.lastError && t.state !== 'valid') lines.push(row('', c.dim(truncate(`${t.lastError.code}: ${t.lastError.message}`, 68))));
+  }
+
+  const ob = s.outbox;
+  const oldest = ob.oldestPendingAgeS === undefined ? '' : ` (oldest ${formatAge(ob.oldestPendingAgeS)})`;
+  lines.push(row('outbox', `pending ${ob.pending}${oldest}  thinned ${ob.thinned}  dead letters ${ob.deadLetters > 0 ? c.warn(String(ob.deadLetters)) : '0'}`));
+  const u = s.upload;
+  const recorded = ob.recorded === undefined ? '' : `recorded ${ob.recorded}  `;
+  lines.push(row('upload', `${recorded}sent today ${ob.sentToday}  last success ${ago(u.lastSuccessAt, o.nowMs)}`));
+  if (u.lastError) lines.push(row('', truncate(`last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs)}: ${u.lastError.message}`, 70)));
+  lines.push(row('disk', `database ${bytes(s.disk.databaseBytes)}  free ${bytes(s.disk.freeBytes)}  (${truncate(s.disk.dataDir, 30)})`));
+  for (const n of s.notes ?? []) lines.push(c.dim(truncate(n, 80)));
+  for (const reason of health.reasons.slice(0, 3)) lines.push(`${health.level === 'failing' ? c.bad('!') : c.warn('!')} ${truncate(reason, 78)}`);
+
+  if (o.satellites && r?.satellites) lines.push(...satelliteTable(r.satellites, 23 - lines.length, c));
+  return `${lines.join('\n')}\n`;
+}
+
+function shortName(constellation: string): string {
+  return ({ GPS: 'GPS', GLONASS: 'GLO', Galileo: 'GAL', BeiDou: 'BDS', QZSS: 'QZS', NavIC: 'IRN', SBAS: 'SBS' } as Record<string, string>)[constellation] ?? constellation.slice(0, 3);
+}
+
+function truncate(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}
+
+/** cgps-style table, two columns of satellites side by side so that 20 fit in 10 lines. */
+export function satelliteTable(sats: readonly SatelliteInView[], maxLines: number, c: { ok: Paint; dim: Paint }): string[] {
+  if (maxLines < 3) return [];
+  const sorted = [...sats].sort((a, b) => Number(b.used) - Number(a.used) || (b.snr ?? 0) - (a.snr ?? 0));
+  const rows = Math.min(maxLines - 2, Math.ceil(sorted.length / 2));
+  const cell = (s: SatelliteInView | undefined): string => {
+    if (!s) return ''.padEnd(38);
+    const bar = '#'.repeat(Math.round(Math.min(50, s.snr ?? 0) / 5)).padEnd(10, '.');
+    const text = `${shortName(s.constellation).padEnd(4)}${String(s.id).padStart(3)} ${fmt(s.elevation, 3)} ${fmt(s.azimuth, 4)} ${fmt(s.snr, 3)} ${bar} ${s.used ? 'Y' : 'n'}`;
+    return (s.used ? c.ok(text) : c.dim(text)) + ' '.repeat(Math.max(0, 38 - text.length));
+  };
+  const header = 'GNSS  id  el   az snr C/N0       used';
+  const out = [`${header.padEnd(38)}  ${header}`];
+  for (let i = 0; i < rows; i++) out.push(`${cell(sorted[i])}  ${cell(sorted[i + rows])}`.trimEnd());
+  const shown = rows * 2;
+  if (sorted.length > shown) out.push(c.dim(`... ${sorted.length - shown} more satellites in view`));
+  return out;
+}
+
+function fmt(v: number | undefined, width: number): string {
+  return (v === undefined ? '-' : String(Math.round(v))).padStart(width);
+}

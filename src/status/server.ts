@@ -1,0 +1,134 @@
+/**
+ * The daemon's status socket: answers `{"get":"status"}` with one JSON line and hands
+ * `{"subscribe":"fixes"}` to the fix publisher (protocol.ts). A Unix socket, mode 0660: the service
+ * user and its group (technicians in the group can run `status` without root), no network exposure.
+ */
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { describeError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { GET_STATUS, MAX_REQUEST_LINE } from './protocol.js';
+import { ensureSocketDir } from './socket-path.js';
+import type { StatusProvider } from './snapshot.js';
+
+/** The part of the fix publisher (src/locations/fix-publisher.ts) the server needs. */
+export interface FixSubscriptions {
+  subscribe(socket: Socket): void;
+  stop(): Promise<void>;
+}
+
+export interface StatusServerOptions {
+  socketPath: string;
+  provider: StatusProvider;
+  logger: Logger;
+  fixes?: FixSubscriptions;
+  /** Socket file mode; default 0o660. */
+  mode?: number;
+  /** A client that sends no request line within this long is closed. */
+  requestTimeoutMs?: number;
+}
+
+export class StatusServer {
+  readonly #o: StatusServerOptions;
+  #server: Server | undefined;
+  readonly #sockets = new Set<Socket>();
+
+  constructor(options: StatusServerOptions) {
+    this.#o = options;
+  }
+
+  get socketPath(): string {
+    return this.#o.socketPath;
+  }
+
+  async start(): Promise<void> {
+    const file = this.#o.socketPath;
+    ensureSocketDir(file);
+    removeStaleSocket(file);
+    const server = createServer((socket) => this.#accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(file, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    chmodSync(file, this.#o.mode ?? 0o660);
+    server.on('error', (e) => this.#o.logger.warn({ err: describeError(e) }, 'status socket error'));
+    this.#server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    if (!server) return;
+    await this.#o.fixes?.stop().catch(() => undefined);
+    for (const s of this.#sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    try {
+      unlinkSync(this.#o.socketPath);
+    } catch {
+      // already gone (server.close removes it on most platforms)
+    }
+  }
+
+  #accept(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.once('close', () => this.#sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.setEncoding('utf8');
+    socket.setTimeout(this.#o.requestTimeoutMs ?? 5000, () => socket.destroy());
+    let buffer = '';
+    const onData = (chunk: string): void => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl < 0) {
+        if (buffer.length > MAX_REQUEST_LINE) this.#fail(socket, 'REQUEST_TOO_LONG', `request longer than ${MAX_REQUEST_LINE} bytes`);
+        return;
+      }
+      socket.off('data', onData);
+      socket.setTimeout(0);
+      void this.#handle(socket, buffer.slice(0, nl).trim());
+    };
+    socket.on('data', onData);
+  }
+
+  async #handle(socket: Socket, line: string): Promise<void> {
+    let request: unknown;
+    try {
+      request = JSON.parse(line) as unknown;
+    } catch {
+      this.#fail(socket, 'BAD_REQUEST', 'request is not JSON; send {"get":"status"} or {"subscribe":"fixes"}');
+      return;
+    }
+    const r = (typeof request === 'object' && request !== null ? request : {}) as Record<string, unknown>;
+    if (r.get === GET_STATUS.get) {
+      try {
+        const snapshot = await this.#o.provider.snapshot();
+        socket.end(`${JSON.stringify({ status: snapshot })}\n`);
+      } catch (e) {
+        this.#o.logger.warn({ err: describeError(e) }, 'status snapshot failed');
+        this.#fail(socket, 'SNAPSHOT_FAILED', describeError(e));
+      }
+      return;
+    }
+    if (r.subscribe === 'fixes' && this.#o.fixes) {
+      this.#o.fixes.subscribe(socket);
+      return;
+    }
+    this.#fail(socket, 'UNKNOWN_REQUEST', 'unknown request; send {"get":"status"} or {"subscribe":"fixes"}');
+  }
+
+  #fail(socket: Socket, code: string, message: string): void {
+    socket.end(`${JSON.stringify({ error: { code, message } })}\n`);
+  }
+}
+
+/** A socket file left by a crashed daemon blocks listen(); a non-socket file there is not ours. */
+function removeStaleSocket(file: string): void {
+  try {
+    if (lstatSync(file).isSocket()) unlinkSync(file);
+  } catch {
+    // absent: nothing to remove
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * What `telematics-agent status` shows, as one JSON object: served by the running daemon on its
+ * status socket, or read from the database when the daemon is down (then `source` is 'database'
+ * and the live sections are absent). Durations are seconds, instants are epoch ms (wall clock,
+ * display only); secrets never appear: the token section has its state and age, not the token.
+ */
+import type { SatelliteInView } from '../gnss/fix.js';
+import type { ErrorClass } from '../errors.js';
+
+export const SNAPSHOT_SCHEMA = 1;
+
+export interface ConstellationCount {
+  constellation: string;
+  inView: number;
+  used: number;
+}
+
+export interface ReceiverStatus {
+  /** Serial device or replay file. */
+  port: string;
+  /** 'open' | 'opening' | 'retrying' | 'closed' | 'ended' (replay finished). */
+  link: string;
+  lastError?: string;
+  bytes?: number;
+  lines?: number;
+  /** Seconds since the last valid sentence; absent when none arrived yet. */
+  lastSentenceAgeS?: number;
+  /** Fixes decoded since start (before the quality gate). */
+  fixesRead?: number;
+  /** 1 none, 2 2D, 3 3D; absent before the first epoch. */
+  mode?: 1 | 2 | 3;
+  /** GNSS time of the last fix (epoch ms UTC). */
+  fixTime?: number;
+  /** System clock minus GNSS time of the last fix, seconds, corrected for the fix's age. */
+  clockOffsetS?: number;
+  lat?: number;
+  lon?: number;
+  altMSL?: number;
+  /** km/h */
+  speedKmh?: number;
+  track?: number;
+  hdop?: number;
+  satellitesUsed?: number;
+  constellations: ConstellationCount[];
+  /** The satellite table for `--watch`. */
+  satellites?: SatelliteInView[];
+}
+
+export interface RegistrationStatus {
+  externalSystemId?: string;
+  externalDeviceId?: string;
+  /** Where externalDeviceId came from: config, system-serial, machine-id, ... */
+  externalDeviceIdSource?: string;
+  deviceUUID?: string;
+  registeredAt?: number;
+}
+
+export interface TokenSummary {
+  state: 'none' | 'valid' | 'refreshing' | 'expired' | 'rejected';
+  ageS?: number;
+  retryAt?: number;
+  lastError?: { code: string; message: string };
+  passwordGrants: number;
+  refreshes: number;
+}
+
+export interface OutboxSummary {
+  pending: number;
+  /** Age of the oldest undelivered fix, seconds (GNSS time of the newest minus the oldest). */
+  oldestPendingAgeS?: number;
+  sentToday: number;
+  sentTotal?: number;
+  thinned: number;
+  deadLetters: number;
+  /** Fixes recorded (kept by the recording policy) since start, when the daemon knows. */
+  recorded?: number;
+}
+
+export interface UploadSummary {
+  lastSuccessAt?: number;
+  lastError?: { code: string; class: ErrorClass | string; message: string; at?: number };
+  /** Free-form lane facts from the uploader (live, backlog). */
+  lanes?: Record<string, unknown>;
+}
+
+export interface DiskSummary {
+  dataDir: string;
+  databaseBytes?: number;
+  freeBytes?: number;
+  /** storage.minFreeBytes: below it the backlog is thinned. */
+  minFreeBytes?: number;
+}
+
+export interface StatusSnapshot {
+  schema: typeof SNAPSHOT_SCHEMA;
+  /** Host wall clock when the snapshot was taken (epoch ms). */
+  takenAt: number;
+  source: 'daemon' | 'database';
+  daemon: { running: boolean; version: string; pid?: number; uptimeS?: number };
+  receiver?: ReceiverStatus;
+  registration: RegistrationStatus;
+  token?: TokenSummary;
+  outbox: OutboxSummary;
+  upload: UploadSummary;
+  disk: DiskSummary;
+  /** Why some facts are missing (e.g. the database could not be read). */
+  notes?: string[];
+}
+
+/** What the status server asks for each request. */
+export interface StatusProvider {
+  snapshot(): StatusSnapshot | Promise<StatusSnapshot>;
+}
+
+/** Per-constellation counts from the satellites in view. */
+export function countConstellations(satellites: readonly SatelliteInView[]): ConstellationCount[] {
+  const by = new Map<string, ConstellationCount>();
+  for (const s of satellites) {
+    const c = by.get(s.constellation) ?? { constellation: s.constellation, inView: 0, used: 0 };
+    c.inView++;
+    if (s.used) c.used++;
+    by.set(s.constellation, c);
+  }
+  const order = ['GPS', 'GLONASS', 'Galileo', 'BeiDou', 'QZSS', 'NavIC', 'SBAS', 'unknown'];
+  return [...by.values()].sort((a, b) => order.indexOf(a.constellation) - order.indexOf(b.constellation));
+}

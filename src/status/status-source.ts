@@ -1,0 +1,61 @@
+/**
+ * Where `status` gets its snapshot: the daemon's socket (within a second), else the database.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig, resolveConfigPath, type Config } from '../config/load.js';
+import { ConfigError, isAgentError } from '../errors.js';
+import { requestSnapshot } from './client.js';
+import { databaseSnapshot } from './database-snapshot.js';
+import type { StatusSnapshot } from './snapshot.js';
+import { statusSocketPath } from './socket-path.js';
+
+export interface StatusTarget {
+  socketPath: string;
+  dataDir: string;
+  minFreeBytes?: number;
+  /** Set when the configuration did not validate: status still works from what it could read. */
+  configProblem?: string;
+}
+
+/**
+ * The socket and data directory from the configuration. A configuration that fails validation
+ * (say, a missing password file) must not stop a technician from seeing status, so the two keys
+ * are then taken from the raw JSON and the problem is reported alongside.
+ */
+export function statusTarget(configPath: string | undefined, env: NodeJS.ProcessEnv = process.env): StatusTarget {
+  let config: Config;
+  try {
+    config = loadConfig({ ...(configPath !== undefined ? { path: configPath } : {}), env });
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    const file = resolveConfigPath(configPath, env);
+    let raw: { dataDir?: unknown; status?: { socketPath?: unknown }; storage?: { minFreeBytes?: unknown } };
+    try {
+      raw = JSON.parse(readFileSync(file, 'utf8')) as typeof raw;
+    } catch {
+      throw e;
+    }
+    const dataDir = path.resolve(path.dirname(file), typeof raw.dataDir === 'string' ? raw.dataDir : '/var/lib/telematics-agent');
+    const socketPath = typeof raw.status?.socketPath === 'string' ? raw.status.socketPath : undefined;
+    return {
+      dataDir,
+      socketPath: statusSocketPath({ dataDir, status: socketPath !== undefined ? { socketPath } : {} }),
+      configProblem: `configuration ${file} is invalid (run: telematics-agent config check)`,
+    };
+  }
+  return { dataDir: config.dataDir, socketPath: statusSocketPath(config), minFreeBytes: config.storage.minFreeBytes };
+}
+
+export async function fetchSnapshot(target: StatusTarget, wallMs: () => number = Date.now): Promise<StatusSnapshot> {
+  let snapshot: StatusSnapshot;
+  try {
+    snapshot = await requestSnapshot(target.socketPath, 1000);
+  } catch (e) {
+    if (!isAgentError(e) || e.errorClass === 'internal') throw e;
+    snapshot = databaseSnapshot({ dataDir: target.dataDir, wallMs: wallMs(), ...(target.minFreeBytes !== undefined ? { minFreeBytes: target.minFreeBytes } : {}) });
+    if (e.code !== 'DAEMON_NOT_RUNNING') (snapshot.notes ??= []).unshift(e.message);
+  }
+  if (target.configProblem) (snapshot.notes ??= []).unshift(target.configProblem);
+  return snapshot;
+}

@@ -1,0 +1,185 @@
+import { execFile } from 'node:child_process';
+import { connect } from 'node:net';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { FixPublisher } from '../../src/locations/fix-publisher.js';
+import { DaemonFixFeed } from '../../src/locations/daemon-feed.js';
+import { StatusServer } from '../../src/status/server.js';
+import type { StatusSnapshot } from '../../src/status/snapshot.js';
+import { CLI } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp.js';
+import { liveSnapshot, seedDatabase, writeConfig } from './fixtures.js';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 99) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const servers: StatusServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop();
+});
+
+async function serve(dir: string, snapshot: () => StatusSnapshot, fixes?: FixPublisher): Promise<StatusServer> {
+  const server = new StatusServer({ socketPath: path.join(dir, 'status.sock'), provider: { snapshot }, logger: silentLogger(), ...(fixes ? { fixes } : {}) });
+  await server.start();
+  servers.push(server);
+  return server;
+}
+
+describe('status CLI', () => {
+  it('down: says so first, shows what the database knows, exit 2, never a token', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir);
+    seedDatabase(path.join(dir, 'data'), Date.now());
+    const r = await runCli(['status', '--config', config]);
+    expect(r.code).toBe(2);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toMatch(/^daemon not running/);
+    expect(r.stdout).toMatch(/3f1c2a9e-0000-4000-8000-00000000beef/);
+    expect(r.stdout).toMatch(/gw-0042 \(config\)/);
+    expect(r.stdout).toMatch(/pending 3 \(oldest 2 s\)/);
+    expect(r.stdout).toMatch(/token\s+valid, 10 min old\s+password grants 1/);
+    expect(r.stdout).not.toMatch(/SECRET/);
+    expect(r.stdout).not.toMatch(/\u001b\[/);
+
+    const j = await runCli(['status', '--json', '--config', config]);
+    expect(j.code).toBe(2);
+    const s = JSON.parse(j.stdout) as StatusSnapshot & { health: { level: string } };
+    expect(s.source).toBe('database');
+    expect(s.daemon.running).toBe(false);
+    expect(s.outbox.pending).toBe(3);
+    expect(s.outbox.sentTotal).toBe(1234);
+    expect(s.disk.databaseBytes).toBeGreaterThan(0);
+    expect(s.disk.freeBytes).toBeGreaterThan(0);
+    expect(s.health.level).toBe('failing');
+    expect(j.stdout).not.toMatch(/SECRET/);
+  });
+
+  it('down with a stale socket file left by a crash still falls back to the database', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir);
+    seedDatabase(path.join(dir, 'data'), Date.now());
+    // A daemon killed with SIGKILL leaves its socket file behind: connecting gives ECONNREFUSED.
+    const sock = path.join(dir, 'status.sock');
+    await new Promise<void>((resolve) => {
+      execFile(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => process.kill(process.pid, 'SIGKILL'))`], () => resolve());
+    });
+    expect(statSync(sock).isSocket()).toBe(true);
+    const r = await runCli(['status', '--config', config]);
+    expect(r.code).toBe(2);
+    expect(r.stdout.split('\n')[0]).toMatch(/daemon not running/);
+  });
+
+  it('healthy: from the daemon socket, exit 0, fits 80 columns', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir);
+    await serve(dir, () => liveSnapshot(Date.now(), dir));
+    const r = await runCli(['status', '--config', config]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toMatch(/running, pid 4242, up 62 min\s+HEALTHY$/);
+    expect(r.stdout).toMatch(/fix\s+3D\s+52\.09070 N 5\.12140 E\s+54 km\/h\s+HDOP 0\.8/);
+    expect(r.stdout).toMatch(/sats\s+used 3\s+GPS 2\/2\s+GAL 1\/2/);
+    expect(r.stdout).toMatch(/system clock \+0\.3 s/);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(24);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+  });
+
+  it('degraded: no fix and a growing backlog, exit 1, with the reasons', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir);
+    await serve(dir, () =>
+      liveSnapshot(Date.now(), dir, (s) => {
+        if (s.receiver) s.receiver.mode = 1;
+        s.outbox.pending = 900;
+        s.outbox.oldestPendingAgeS = 900;
+      }),
+    );
+    const r = await runCli(['status', '--config', config]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/DEGRADED/);
+    expect(r.stdout).toMatch(/fix\s+no fix/);
+    expect(r.stdout).toMatch(/! backlog of 900 fixes, oldest 15 min/);
+    const j = await runCli(['status', '--json', '--config', config]);
+    expect(j.code).toBe(1);
+    expect((JSON.parse(j.stdout) as { source: string }).source).toBe('daemon');
+  });
+
+  it('failing while running: credentials rejected, exit 2', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir);
+    await serve(dir, () => liveSnapshot(Date.now(), dir, (s) => { if (s.token) s.token.state = 'rejected'; }));
+    const r = await runCli(['status', '--config', config]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/! credentials rejected/);
+  });
+
+  it('--watch draws the satellite table and refreshes until SIGTERM', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir);
+    let served = 0;
+    await serve(dir, () => {
+      served++;
+      return liveSnapshot(Date.now(), dir);
+    });
+    const child = execFile(process.execPath, [CLI, 'status', '--watch', '--config', config], { env: { PATH: process.env.PATH } });
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    // Wait for two screens, then stop it (bounded by the test timeout, not a timer assertion).
+    while (served < 2) await new Promise((r) => setTimeout(r, 100));
+    while ((out.match(/GNSS\s+id/g) ?? []).length < 2) await new Promise((r) => setTimeout(r, 50));
+    const code = await new Promise<number | null>((resolve) => {
+      child.once('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+    expect(out).toMatch(/GPS\s+5\s+60\s+120\s+45 #########\. Y/);
+    expect(out).toMatch(/GAL\s+19\s+5\s+300\s+- \.{10} n/);
+  });
+});
+
+describe('StatusServer', () => {
+  it('creates the socket 0660, answers unknown requests with an error and routes the fix subscription', async () => {
+    const dir = tempDir();
+    const fixes = new FixPublisher();
+    const server = await serve(dir, () => liveSnapshot(Date.now(), dir), fixes);
+    expect(statSync(server.socketPath).mode & 0o777).toBe(0o660);
+
+    const answer = await new Promise<string>((resolve) => {
+      const s = connect(server.socketPath, () => s.write('{"hello":1}\n'));
+      let d = '';
+      s.on('data', (c) => (d += c.toString()));
+      s.on('close', () => resolve(d));
+    });
+    expect(JSON.parse(answer)).toMatchObject({ error: { code: 'UNKNOWN_REQUEST' } });
+
+    const feed = new DaemonFixFeed({ socketPath: server.socketPath });
+    const ac = new AbortController();
+    const got: number[] = [];
+    const reading = (async () => {
+      for await (const f of feed.fixes(ac.signal)) {
+        got.push(f.time);
+        if (got.length === 2) ac.abort();
+      }
+    })();
+    while (fixes.subscriberCount === 0) await new Promise((r) => setTimeout(r, 20));
+    fixes.publish({ time: 1000, mode: 3, lat: 52, lon: 5 });
+    fixes.publish({ time: 2000, mode: 3, lat: 52, lon: 5 });
+    await reading;
+    expect(got).toEqual([1000, 2000]);
+  });
+});
