@@ -103,7 +103,8 @@ export async function captureLocation(feed: FixFeed, options: CaptureOptions): P
   const ended = timedOut ? `in ${Math.round(options.timeoutMs / 1000)} s` : 'before the source ended';
   if (accepted.length < options.samples) {
     if (bestMode < 3) {
-      const what = seen === 0 ? 'no fix at all came' : bestMode === 2 ? `only 2D fixes came (${seen} fixes)` : `no position came (${seen} epochs without a fix)`;
+      const diagnosis = seen === 0 ? feed.diagnose?.() : undefined;
+      const what = seen === 0 ? `no fix at all came${diagnosis ? ` (${diagnosis})` : ''}` : bestMode === 2 ? `only 2D fixes came (${seen} fixes)` : `no position came (${seen} epochs without a fix)`;
       throw new CaptureError('LOCATION_NO_3D_FIX', `no 3D fix from ${feed.description} ${ended}: ${what}. A location needs a 3D fix (4 or more satellites): move the vehicle to open sky, check the antenna, and try again`, details);
     }
     throw new CaptureError('LOCATION_TOO_FEW_FIXES', `only ${accepted.length} of ${options.samples} fixes from ${feed.description} passed the quality gate ${ended} (not used: ${why || 'none'}). Wait for a better fix, or lower --samples`, details);
@@ -122,6 +123,28 @@ export async function captureLocation(feed: FixFeed, options: CaptureOptions): P
     );
   }
   return result;
+}
+
+/** Readable reasons for the GNSS quality gate's rejection codes (src/gnss/quality-gate.ts). */
+const GATE_REASONS: Record<string, string> = {
+  noFix: 'no fix',
+  modeTooLow: '2D fix only',
+  noPosition: 'no position',
+  outOfRange: 'position out of range',
+  nullIsland: 'lat 0, lon 0',
+  hdopTooHigh: 'HDOP above quality.maxHdop',
+  dateTooOld: 'date before the release (receiver clock wrong)',
+  timeBackwards: 'time went backwards',
+  timeRepeated: 'repeated epoch',
+  impossibleJump: 'impossible jump',
+};
+
+/** The capture's gate from the GNSS quality gate: mode 3 required, the configured limits otherwise. */
+export function gateFrom(check: (fix: Fix) => string | undefined): (fix: PositionedFix) => string | undefined {
+  return (fix) => {
+    const reason = check(fix);
+    return reason === undefined ? undefined : (GATE_REASONS[reason] ?? reason);
+  };
 }
 
 function positionMode(fix: Fix): number {

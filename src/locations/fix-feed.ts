@@ -14,4 +14,6 @@ export interface FixFeed {
    * `signal` aborts; the iterator's return() releases the source.
    */
   fixes(signal: AbortSignal): AsyncIterable<Fix>;
+  /** Why nothing may have arrived (the link's last error), for the "no fix" message. */
+  diagnose?(): string | undefined;
 }
