@@ -1,0 +1,33 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { runDemo } from '../demo/run-demo.js';
+import { useColor } from '../status/render.js';
+
+interface DemoCliOptions {
+  minutes: number;
+  speed: number;
+  seed: number;
+  keep?: boolean;
+}
+
+function number(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`must be a number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+/** `telematics-agent demo` (npm start): the whole agent against the simulator, on loopback. */
+export function registerDemoCommand(program: Command): void {
+  program
+    .command('demo')
+    .description('Run the agent end to end on this machine: platform simulator, synthetic receiver drive, a platform outage, live status and a summary. No network or receiver needed.')
+    .option('-m, --minutes <n>', 'length of the synthetic drive', number(1, 120), 10)
+    .option('-s, --speed <x>', 'replay pace (8 = eight times real time)', number(1, 1000), 8)
+    .option('--seed <n>', 'seed of the drive and the simulator', number(0, 2 ** 32 - 1), 1)
+    .option('--keep', 'keep the temporary directory (config, database, daemon log)')
+    .action(async (opts: DemoCliOptions) => {
+      const result = await runDemo({ minutes: opts.minutes, speed: opts.speed, seed: opts.seed, out: process.stdout, color: useColor(process.stdout), ...(opts.keep ? { keep: true } : {}) });
+      process.exitCode = result.ok ? 0 : 1;
+    });
+}

@@ -1,0 +1,37 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { SimUrls } from '../sim/index.js';
+import { writeFileAtomic } from '../system/atomic-file.js';
+
+export const DEMO_USER = { username: 'demo', password: 'demo-password' };
+
+export interface DemoConfigOptions {
+  dir: string;
+  urls: SimUrls;
+  replayFile: string;
+  replaySpeed: number;
+}
+
+/**
+ * The daemon's configuration for the demo: the simulator's loopback addresses, the password in a
+ * 0600 file (as in production), the synthetic drive as the receiver, the status socket in the temp
+ * directory, and upload backoffs short enough that the backlog drains within seconds of the outage.
+ */
+export function writeDemoConfig(o: DemoConfigOptions): string {
+  const passwordFile = path.join(o.dir, 'password');
+  writeFileAtomic(passwordFile, `${DEMO_USER.password}\n`, { mode: 0o600 });
+  const config = {
+    environment: 'staging',
+    platform: { authUrl: o.urls.authUrl, deviceUrl: o.urls.deviceUrl, planningUrl: o.urls.planningUrl, tokenRefreshMarginS: 3 },
+    credentials: { username: DEMO_USER.username, passwordFile },
+    device: { externalSystemId: 'demo-fleet', externalDeviceId: 'demo-gateway-1', carrierCode: 'SIM', licensePlate: 'DEMO-01' },
+    gnss: { replayFile: o.replayFile, replaySpeed: o.replaySpeed },
+    upload: { minBackoffMs: 200, maxBackoffMs: 2000 },
+    dataDir: path.join(o.dir, 'data'),
+    log: { level: 'warn' },
+    status: { socketPath: path.join(o.dir, 'status.sock') },
+  };
+  const file = path.join(o.dir, 'config.json');
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  return file;
+}

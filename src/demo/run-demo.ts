@@ -1,0 +1,145 @@
+/**
+ * The demo (`npm start`): the platform simulator in this process, the real daemon (`telematics-agent
+ * run`) as a child process against a temporary data directory, the synthetic receiver's drive
+ * replayed at an accelerated pace, a short platform outage in the middle, the live status screen
+ * while it runs and a summary at the end. Loopback only: no network, no receiver.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PlatformSimulator } from '../sim/index.js';
+import { driveText, generateDrive } from '../sim/receiver/index.js';
+import { requestSnapshot } from '../status/client.js';
+import { renderStatus } from '../status/render.js';
+import type { StatusSnapshot } from '../status/snapshot.js';
+import { writeFileAtomic } from '../system/atomic-file.js';
+import { DEMO_USER, writeDemoConfig } from './demo-config.js';
+import { demoProblems, renderSummary, type DemoSummary } from './summary.js';
+
+export interface DemoOptions {
+  minutes: number;
+  speed: number;
+  seed: number;
+  out: NodeJS.WritableStream & { isTTY?: boolean };
+  color: boolean;
+  /** Keep the temporary directory (config, database, daemon log) for a look afterwards. */
+  keep?: boolean;
+  /** Outage window as fractions of the drive (GNSS time); default 0.4 to 0.55. */
+  outage?: { from: number; to: number };
+  /** Access token lifetime in the simulator, s: short, so refreshes happen during the demo. */
+  accessTtlS?: number;
+}
+
+export interface DemoResult {
+  summary: DemoSummary;
+  ok: boolean;
+  dir: string;
+}
+
+const MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const POLL_MS = 250;
+
+export async function runDemo(o: DemoOptions): Promise<DemoResult> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'telematics-demo-'));
+  const say = (s: string): void => void o.out.write(s);
+  const drive = generateDrive({ minutes: o.minutes, seed: o.seed });
+  const replayFile = path.join(dir, 'drive.nmea');
+  writeFileAtomic(replayFile, driveText(drive), { mode: 0o644 });
+  const driveMs = (drive.epochs - 1) * 1000;
+  const outage = o.outage ?? { from: 0.4, to: 0.55 };
+  say(`demo: ${(drive.epochs / 60).toFixed(1)} min synthetic drive (${drive.phases.map((p) => p.phase).join(' > ')}) at ${o.speed}x, data in ${dir}\n`);
+
+  const sim = new PlatformSimulator({ users: [DEMO_USER], accessTtlS: o.accessTtlS ?? 30, seed: o.seed });
+  const urls = await sim.start();
+  const config = writeDemoConfig({ dir, urls, replayFile, replaySpeed: o.speed });
+  const socketPath = path.join(dir, 'status.sock');
+  const logFile = path.join(dir, 'daemon.log');
+  const logFd = openSync(logFile, 'a', 0o600);
+  const child = spawn(process.execPath, [MAIN, 'run', '--config', config], { stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+
+  let last: StatusSnapshot | undefined;
+  let outageState: 'before' | 'on' | 'after' = 'before';
+  let peakBacklog = 0;
+  // Generous: three times the replay's duration plus start-up; a stuck demo fails instead of hanging.
+  const deadline = Date.now() + (driveMs / Math.max(o.speed, 0.1)) * 3 + 60_000;
+  let lastLine = 0;
+  try {
+    for (;;) {
+      if (exited !== undefined) throw new Error(`the daemon exited with code ${exited}:\n${tail(logFile)}`);
+      if (Date.now() > deadline) throw new Error(`the demo did not finish in time; last status:\n${last ? JSON.stringify(last.outbox) : 'none'}\n${tail(logFile)}`);
+      last = await requestSnapshot(socketPath, 1000).catch(() => last);
+      const r = last?.receiver;
+      const progress = r?.fixTime === undefined ? 0 : Math.min(1, (r.fixTime - drive.startTimeMs) / driveMs);
+      if (outageState === 'before' && progress >= outage.from) {
+        sim.setFaults('events', { status503Rate: 1 });
+        outageState = 'on';
+        if (!o.out.isTTY) say(`platform outage starts at ${pct(progress)} of the drive: events answered 503, fixes buffer in the outbox\n`);
+      } else if (outageState === 'on' && progress >= outage.to) {
+        sim.setFaults('events', undefined);
+        outageState = 'after';
+        if (!o.out.isTTY) say(`platform back at ${pct(progress)}: backlog of ${last?.outbox.pending ?? '?'} fixes drains\n`);
+      }
+      if (outageState === 'on') peakBacklog = Math.max(peakBacklog, last?.outbox.pending ?? 0);
+      const banner = `drive ${pct(progress)}  platform ${outageState === 'on' ? 'OUTAGE (503)' : 'up'}  delivered ${sim.events.size}  duplicates ${sim.stats.duplicates}  grants ${sim.stats.passwordGrants}  refreshes ${sim.stats.refreshes}`;
+      if (o.out.isTTY && last) {
+        say(`\u001b[H\u001b[2J${banner}\n${renderStatus(last, { color: o.color, satellites: true, nowMs: Date.now() })}`);
+      } else if (Date.now() - lastLine > 5000) {
+        lastLine = Date.now();
+        say(`${banner}  recorded ${last?.outbox.recorded ?? '?'}  queued ${last?.outbox.pending ?? '?'}\n`);
+      }
+      const finished = r?.link === 'ended' && outageState === 'after' && last?.outbox.pending === 0 && sim.events.size >= (last?.outbox.recorded ?? Infinity);
+      if (finished) break;
+      await new Promise((res) => setTimeout(res, POLL_MS));
+    }
+  } catch (e) {
+    await stopChild(child);
+    await sim.stop();
+    throw e;
+  }
+  await stopChild(child);
+  const summary: DemoSummary = {
+    fixesRead: last?.receiver?.fixesRead,
+    recorded: last?.outbox.recorded,
+    delivered: sim.events.size,
+    duplicates: sim.stats.duplicates,
+    passwordGrants: sim.stats.passwordGrants,
+    refreshes: sim.stats.refreshes,
+    outageRefusals: sim.stats.faults.events,
+    peakBacklog,
+    dead: last?.outbox.deadLetters ?? 0,
+  };
+  await sim.stop();
+  say(renderSummary(summary));
+  if (!o.keep) rmSync(dir, { recursive: true, force: true });
+  return { summary, ok: demoProblems(summary).length === 0, dir };
+}
+
+function pct(f: number): string {
+  return `${Math.round(f * 100)}%`.padStart(4);
+}
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-15).join('\n');
+  } catch {
+    return '(no daemon log)';
+  }
+}
+
+/** SIGTERM, as systemd stops the service; SIGKILL only if it does not stop within 10 s. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

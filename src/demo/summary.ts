@@ -1,0 +1,44 @@
+/** The demo's closing figures and the check that makes `npm start` (and its test) pass or fail. */
+export interface DemoSummary {
+  fixesRead: number | undefined;
+  recorded: number | undefined;
+  delivered: number;
+  duplicates: number;
+  passwordGrants: number;
+  refreshes: number;
+  /** Requests the simulated outage refused. */
+  outageRefusals: number;
+  /** Most fixes waiting in the outbox during the outage. */
+  peakBacklog: number;
+  dead: number;
+}
+
+export function demoProblems(s: DemoSummary): string[] {
+  const p: string[] = [];
+  if (s.recorded === undefined) p.push('the daemon did not report how many fixes it recorded');
+  else if (s.delivered !== s.recorded) p.push(`delivered ${s.delivered} of ${s.recorded} recorded fixes`);
+  if (s.duplicates !== 0) p.push(`${s.duplicates} duplicate deliveries`);
+  if (s.passwordGrants !== 1) p.push(`${s.passwordGrants} password grants (expected exactly 1: refresh tokens should carry the session)`);
+  if (s.dead !== 0) p.push(`${s.dead} fixes refused by the platform (dead letters)`);
+  return p;
+}
+
+export function renderSummary(s: DemoSummary): string {
+  const n = (v: number | undefined): string => (v === undefined ? '?' : String(v));
+  const rows: Array<[string, string]> = [
+    ['fixes read', n(s.fixesRead)],
+    ['recorded', n(s.recorded)],
+    ['delivered', n(s.delivered)],
+    ['duplicates', n(s.duplicates)],
+    ['password grants', n(s.passwordGrants)],
+    ['token refreshes', n(s.refreshes)],
+    ['outage refusals', `${s.outageRefusals} (backlog peaked at ${s.peakBacklog} fixes, then drained)`],
+  ];
+  const problems = demoProblems(s);
+  return [
+    'demo summary',
+    ...rows.map(([k, v]) => `  ${k.padEnd(16)} ${v}`),
+    problems.length === 0 ? 'result: every recorded fix delivered exactly once, one password grant' : `result: FAILED: ${problems.join('; ')}`,
+    '',
+  ].join('\n');
+}
