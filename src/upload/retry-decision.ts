@@ -64,13 +64,3 @@ function retry(errorClass: ErrorClass, failures: number, policy: BackoffPolicy, 
   const delayMs = Math.min(policy.maxBackoffMs, Math.max(jittered, retryAfterMs ?? 0));
   return { action: 'retry', delayMs, errorClass };
 }
-
-/** Parses a Retry-After header (delta-seconds or HTTP-date) into ms from `nowWallMs`. */
-export function parseRetryAfter(value: string | string[] | undefined, nowWallMs: number): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (v === undefined || v.trim() === '') return undefined;
-  if (/^\s*\d+\s*$/.test(v)) return Number(v.trim()) * 1000;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowWallMs);
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, decideUpload, parseRetryAfter, type AttemptResult, type UploadDecision } from '../../src/upload/retry-decision.js';
+import { backoffMs, decideUpload, type AttemptResult, type UploadDecision } from '../../src/upload/retry-decision.js';
 
 const policy = { minBackoffMs: 1000, maxBackoffMs: 300_000 };
 const r = (status: number, retryAfterMs?: number): AttemptResult => ({ kind: 'response', status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
@@ -47,20 +47,5 @@ describe('decideUpload', () => {
       expect(backoffMs(f, policy, 0.999999)).toBeLessThanOrEqual(step);
       expect(backoffMs(f, policy, 0.999999)).toBeGreaterThan(step * 0.99);
     }
-  });
-});
-
-describe('parseRetryAfter', () => {
-  const now = Date.UTC(2026, 10, 22, 12, 0, 0);
-  it.each([
-    ['seconds', '120', 120_000],
-    ['zero', '0', 0],
-    ['HTTP date', 'Sun, 22 Nov 2026 12:00:30 GMT', 30_000],
-    ['date in the past', 'Sun, 22 Nov 2026 11:00:00 GMT', 0],
-    ['first of several', ['5', '10'], 5000],
-    ['garbage', 'soon', undefined],
-    ['absent', undefined, undefined],
-  ] as const)('%s', (_w, value, expected) => {
-    expect(parseRetryAfter(value as string | string[] | undefined, now)).toBe(expected);
   });
 });

@@ -1,0 +1,88 @@
+import type { Config } from '../config/load.js';
+import type { OutboxEntry } from '../store/outbox-row.js';
+import type { UploadQueue } from './uploader.js';
+
+export type Lane = 'live' | 'backlog';
+
+/** Fixes read from the outbox per page of the backlog lane. */
+const PAGE = 256;
+
+/**
+ * Which fix goes next (issue 5 "Two lanes"):
+ * - live: the newest fix not yet covered by the backlog goes out at once (the map shows where the
+ *   vehicle is now, even behind a week of backlog); one live request at a time;
+ * - backlog: everything else, oldest first, paged from the outbox by a cursor over seq.
+ * With upload.order "oldest-first" only the backlog lane runs.
+ *
+ * The live lane only takes fixes beyond the backlog cursor, and the backlog's pages only hold fixes
+ * up to it, so no fix is in both. A failed fix the cursor has passed goes to `retry` and is sent
+ * again before the cursor moves on; one the cursor has not reached is simply met by it later.
+ */
+export class UploadLanes {
+  readonly #queue: UploadQueue;
+  readonly #order: Config['upload']['order'];
+  #cursor = 0;
+  #page: OutboxEntry[] = [];
+  #retry: OutboxEntry[] = [];
+  #lastLiveSeq = 0;
+  #liveBusy = false;
+  readonly #stats: Record<Lane, { sent: number; lastFixTime?: number }> = { live: { sent: 0 }, backlog: { sent: 0 } };
+
+  constructor(queue: UploadQueue, order: Config['upload']['order']) {
+    this.#queue = queue;
+    this.#order = order;
+  }
+
+  next(inFlight: (seq: number) => boolean): { entry: OutboxEntry; lane: Lane } | undefined {
+    if (this.#order === 'live-first' && !this.#liveBusy) {
+      const newest = this.#queue.newest();
+      if (newest && newest.seq > this.#cursor && newest.seq > this.#lastLiveSeq && !inFlight(newest.seq)) {
+        this.#lastLiveSeq = newest.seq;
+        this.#liveBusy = true;
+        return { entry: newest, lane: 'live' };
+      }
+    }
+    const entry = this.#nextBacklog(inFlight);
+    return entry ? { entry, lane: 'backlog' } : undefined;
+  }
+
+  sent(lane: Lane, entry: OutboxEntry): void {
+    const s = this.#stats[lane];
+    s.sent++;
+    s.lastFixTime = entry.time;
+    if (lane === 'live') this.#liveBusy = false;
+  }
+
+  /** Not delivered (failed or abandoned): it stays queued and is offered again. */
+  requeue(entry: OutboxEntry): void {
+    if (entry.seq === this.#lastLiveSeq) this.#liveBusy = false;
+    if (entry.seq > this.#cursor) return; // the cursor will meet it
+    const i = this.#retry.findIndex((e) => e.seq > entry.seq);
+    if (this.#retry.some((e) => e.seq === entry.seq)) return;
+    if (i < 0) this.#retry.push(entry);
+    else this.#retry.splice(i, 0, entry);
+  }
+
+  /** A dead-lettered live fix frees the live lane too. */
+  done(entry: OutboxEntry): void {
+    if (entry.seq === this.#lastLiveSeq) this.#liveBusy = false;
+  }
+
+  stats(lane: Lane): { sent: number; lastFixTime?: number } {
+    return this.#stats[lane];
+  }
+
+  #nextBacklog(inFlight: (seq: number) => boolean): OutboxEntry | undefined {
+    const r = this.#retry.findIndex((e) => !inFlight(e.seq));
+    if (r >= 0) return this.#retry.splice(r, 1)[0];
+    for (;;) {
+      if (this.#page.length === 0) {
+        this.#page = this.#queue.after(this.#cursor, PAGE);
+        if (this.#page.length === 0) return undefined;
+        this.#cursor = this.#page.at(-1)!.seq;
+      }
+      const e = this.#page.shift()!;
+      if (!inFlight(e.seq)) return e;
+    }
+  }
+}

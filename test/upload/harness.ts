@@ -1,0 +1,75 @@
+import { configSchema } from '../../src/config/schema.js';
+import type { RegisteredDevice, RegistrationState } from '../../src/platform/contracts.js';
+import { silentLogger } from '../../src/log.js';
+import { Uploader } from '../../src/upload/uploader.js';
+import { startPlatform, type Platform } from '../platform/fixture.js';
+import { IDENTITY, openOutbox, type OpenOutbox } from '../store/outbox-helpers.js';
+import { tempDir } from '../helpers/tmp.js';
+
+export const DEVICE: RegisteredDevice = { ...IDENTITY, source: 'config', deviceUUID: '0d6f0b6e-3c1a-4b7e-9d3f-2a1b4c5d6e7f' };
+
+/**
+ * RegistrationState as the uploader sees it, registered by the test on demand. (The real
+ * DeviceRegistrar is exercised end to end in test/e2e; here the test controls the moment.)
+ */
+export class TestRegistration implements RegistrationState {
+  #device: RegisteredDevice | undefined;
+  #waiters: ((d: RegisteredDevice) => void)[] = [];
+  current(): RegisteredDevice | undefined {
+    return this.#device;
+  }
+  whenRegistered(signal?: AbortSignal): Promise<RegisteredDevice> {
+    if (this.#device) return Promise.resolve(this.#device);
+    return new Promise((resolve, reject) => {
+      this.#waiters.push(resolve);
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  }
+  register(device: RegisteredDevice = DEVICE): void {
+    this.#device = device;
+    for (const w of this.#waiters.splice(0)) w(device);
+  }
+}
+
+export interface UploadRig extends OpenOutbox {
+  platform: Platform;
+  registration: TestRegistration;
+  uploader: Uploader;
+}
+
+/** The real simulator, token manager and requester, a real outbox file, and an uploader over them. */
+export async function uploadRig(upload: Partial<ReturnType<typeof configSchema.shape.upload.parse>> = {}, opts: { licensePlate?: string } = {}): Promise<UploadRig> {
+  const platform = await startPlatform();
+  const ob = await openOutbox(tempDir(), { storage: { commitMaxFixes: 100 } });
+  const { client } = platform.agent();
+  const registration = new TestRegistration();
+  const uploader = new Uploader({
+    queue: ob.outbox,
+    requester: client,
+    registration,
+    eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
+    ...(opts.licensePlate ? { licensePlate: opts.licensePlate } : {}),
+    upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 2000, ...upload },
+    clock: ob.clock,
+    logger: silentLogger(),
+  });
+  await uploader.start();
+  return { ...ob, platform, registration, uploader };
+}
+
+/** Resolves once `cond()` holds, checking after every simulator request and every 20 ms. */
+export function until(rig: UploadRig, cond: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (!cond()) return;
+      clearInterval(t);
+      off();
+      resolve();
+    };
+    const off = rig.platform.sim.onRequest(() => setImmediate(check));
+    const t = setInterval(check, 20);
+    check();
+  });
+}
+
+export const eventTimes = (rig: UploadRig): number[] => [...rig.platform.sim.events.values()].map((e) => Date.parse(String(e.event.creationDate)));
