@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ConfigError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { registerConfigCommands } from './config.js';
+import { registerSimCommand } from './sim.js';
+import { registerDriveCommand } from './sim-drive.js';
+import { registerStatusCommand } from './status.js';
+import { registerRegisterCommand } from './register.js';
+import { registerDeviceCommands } from './device.js';
+
+/**
+ * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
+ * the program here; the command files build what they need from the validated configuration.
+ */
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('telematics-agent')
+    .description('GPS telematics edge agent: NMEA from the receiver to the fleet platform, buffered in SQLite.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureHelp({ sortSubcommands: false })
+    .exitOverride();
+  registerConfigCommands(program);
+  registerSimCommand(program);
+  registerDriveCommand(program);
+  registerStatusCommand(program);
+  registerRegisterCommand(program);
+  registerDeviceCommands(program);
+  return program;
+}
+
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version end here with code 0; usage errors were already printed.
+      return e.exitCode === 0 ? 0 : EXIT_CONFIG;
+    }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`telematics-agent: ${e.message}\n`);
+      return EXIT_CONFIG;
+    }
+    process.stderr.write(`telematics-agent: ${describeError(e)}\n`);
+    return isAgentError(e) && e.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`telematics-agent: ${describeError(e)}\n`);
+    process.exitCode = EXIT_FAILURE;
+  },
+);

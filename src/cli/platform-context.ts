@@ -1,0 +1,45 @@
+import { pino } from 'pino';
+import { loadConfig, type Config } from '../config/load.js';
+import { EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
+import { createLogger, type Logger } from '../log.js';
+import { buildPlatform, type PlatformParts } from '../platform/build.js';
+import { openDatabase, type Database } from '../store/database.js';
+import { systemClock } from '../system/clock.js';
+
+/**
+ * What a one-shot platform command (register, device show) needs: configuration, the shared
+ * database (the token pair is the daemon's too: rotation is serialised through it), the platform
+ * parts, and a logger on stderr so stdout carries only the answer.
+ */
+export interface PlatformContext {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  platform: PlatformParts;
+  close(): Promise<void>;
+}
+
+export function openPlatformContext(configPath: string | undefined): PlatformContext {
+  const config = loadConfig(configPath === undefined ? {} : { path: configPath });
+  const logger = createLogger({ level: config.log.level === 'info' ? 'warn' : config.log.level, destination: pino.destination({ dest: 2, sync: true }) });
+  const db = openDatabase({ dataDir: config.dataDir, logger });
+  const platform = buildPlatform({ config, db, logger, clock: systemClock });
+  return {
+    config,
+    db,
+    logger,
+    platform,
+    async close() {
+      await platform.stop();
+      db.close();
+    },
+  };
+}
+
+export const CONFIG_OPTION = ['-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)'] as const;
+
+/** Exit code and one line on stderr for a failed platform command; never a token. */
+export function reportFailure(what: string, e: unknown): void {
+  process.stderr.write(`telematics-agent: ${what} failed: ${describeError(e)}\n`);
+  process.exitCode = isAgentError(e) && e.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
+}

@@ -1,0 +1,98 @@
+import type { Dispatcher } from 'undici';
+import type { Config } from '../config/load.js';
+import type { Logger } from '../log.js';
+import type { Database } from '../store/database.js';
+import type { Clock } from '../system/clock.js';
+import { systemProbes, type IdentityProbes } from '../system/identity.js';
+import { AuthorizedClient } from './authorized-client.js';
+import { systemBootClock, type BootClock } from './boot-clock.js';
+import { DeviceRegistrar } from './device-registrar.js';
+import { createPlatformDispatcher } from './dispatcher.js';
+import { PlatformHttp } from './http.js';
+import { TokenManager } from './token-manager.js';
+
+export interface PlatformDeps {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  clock: Clock;
+  /** Default: the kernel's monotonic clock and boot id. */
+  bootClock?: BootClock;
+  /** Default: systeminformation, /proc/cpuinfo, /etc/machine-id. */
+  probes?: IdentityProbes;
+  /** Default: a new dispatcher from platform.caFile / maxConnections / requestTimeoutMs. */
+  dispatcher?: Dispatcher;
+}
+
+export interface PlatformParts {
+  dispatcher: Dispatcher;
+  http: PlatformHttp;
+  tokens: TokenManager;
+  /** AuthorizedRequester for the uploader and the location commands. */
+  requester: AuthorizedClient;
+  /** RegistrationState for the uploader. */
+  registrar: DeviceRegistrar;
+  /** Starts tokens, then registration (registration needs tokens). */
+  start(): Promise<void>;
+  /** Stops in reverse order and closes the dispatcher when this builder created it. */
+  stop(): Promise<void>;
+}
+
+/** Builds the platform side from the frozen configuration: for src/agent.ts and the CLI commands. */
+export function buildPlatform(deps: PlatformDeps): PlatformParts {
+  const { config, db, logger, clock } = deps;
+  const p = config.platform;
+  const ownDispatcher = deps.dispatcher === undefined;
+  const dispatcher = deps.dispatcher ?? createPlatformDispatcher({ ...(p.caFile !== undefined ? { caFile: p.caFile } : {}), maxConnections: p.maxConnections, requestTimeoutMs: p.requestTimeoutMs });
+  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: p.requestTimeoutMs, maxResponseBytes: p.maxResponseBytes });
+  const tokens = new TokenManager({
+    db,
+    http,
+    authUrl: p.authUrl,
+    credentials: { username: config.credentials.username, password: config.credentials.password },
+    clock,
+    bootClock: deps.bootClock ?? systemBootClock(),
+    logger: logger.child({ component: 'tokens' }),
+    tuning: {
+      refreshMarginS: p.tokenRefreshMarginS,
+      passwordRetryMinS: p.passwordRetryMinS,
+      passwordRetryMaxS: p.passwordRetryMaxS,
+      serviceRetryMinS: p.tokenServiceRetryMinS,
+      serviceRetryMaxS: p.tokenServiceRetryMaxS,
+      lockWaitMs: 2 * p.requestTimeoutMs + 5000,
+      lockStaleMs: 4 * p.requestTimeoutMs + 10_000,
+      maintainIntervalMs: 60_000,
+    },
+  });
+  const requester = new AuthorizedClient({ http, tokens, logger: logger.child({ component: 'platform' }) });
+  const registrar = new DeviceRegistrar({
+    db,
+    requester,
+    deviceUrl: p.deviceUrl,
+    device: config.device,
+    probes: deps.probes ?? systemProbes,
+    clock,
+    logger: logger.child({ component: 'registration' }),
+    tuning: { retryMinS: p.registrationRetryMinS, retryMaxS: p.registrationRetryMaxS, configRetryS: p.registrationConfigRetryS },
+  });
+  return {
+    dispatcher,
+    http,
+    tokens,
+    requester,
+    registrar,
+    async start() {
+      await tokens.start();
+      await registrar.start();
+    },
+    async stop() {
+      for (const step of [() => registrar.stop(), () => tokens.stop(), async () => (ownDispatcher ? dispatcher.close() : undefined)]) {
+        try {
+          await step();
+        } catch (e) {
+          logger.warn({ err: { message: (e as Error)?.message } }, 'platform stop step failed');
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { PlatformError } from '../errors.js';
+import type { AuthorizedRequester } from './contracts.js';
+import { deviceUuidOf } from './device-body.js';
+import { errorFromResponse } from './http-errors.js';
+import { isConfigStatus } from './registration-delay.js';
+
+/** The tracking device service (spec 4.2) over the AuthorizedRequester. */
+export class DeviceClient {
+  readonly #requester: AuthorizedRequester;
+  readonly #base: string;
+  readonly #wallMs: () => number;
+
+  constructor(options: { requester: AuthorizedRequester; deviceUrl: string; wallMs: () => number }) {
+    this.#requester = options.requester;
+    this.#base = options.deviceUrl.endsWith('/') ? options.deviceUrl : `${options.deviceUrl}/`;
+    this.#wallMs = options.wallMs;
+  }
+
+  /** PUT / (spec 4.2 rule 1: POST and PUT both upsert); returns the device and its deviceUUID. */
+  async upsert(body: Record<string, unknown>, signal?: AbortSignal): Promise<{ device: Record<string, unknown>; deviceUUID: string }> {
+    const res = await this.#requester.send({ method: 'PUT', url: this.#base, json: body, ...(signal ? { signal } : {}) });
+    if (res.status !== 200 && res.status !== 201) throw this.#error(res, 'device registration');
+    const deviceUUID = deviceUuidOf(res.body);
+    if (deviceUUID === undefined) {
+      throw new PlatformError('DEVICE_RESPONSE_MALFORMED', `device registration: HTTP ${res.status} answer has no deviceUUID`, { class: 'transient', status: res.status });
+    }
+    return { device: res.body as Record<string, unknown>, deviceUUID };
+  }
+
+  /** GET external-system/{id}/external-device/{id}; undefined when the platform answers 404. */
+  async byExternalId(externalSystemId: string, externalDeviceId: string, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    const url = `${this.#base}external-system/${encodeURIComponent(externalSystemId)}/external-device/${encodeURIComponent(externalDeviceId)}`;
+    const res = await this.#requester.send({ method: 'GET', url, ...(signal ? { signal } : {}) });
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.#error(res, 'device retrieval');
+    return res.body as Record<string, unknown>;
+  }
+
+  #error(res: Parameters<typeof errorFromResponse>[0], what: string): PlatformError {
+    const e = errorFromResponse(res, what, this.#wallMs());
+    if (!isConfigStatus(res.status)) return e;
+    // platform-notes.md: 400 and 403 of the device service are configuration problems.
+    const hint = res.status === 403 ? 'the account may not register this device: check device.carrierCode and the credentials' : res.status === 404 || res.status === 405 ? 'check platform.deviceUrl' : 'check the device section of the configuration';
+    return new PlatformError(e.code, `${e.message}; ${hint}`, { class: 'config', retryable: true, status: res.status, ...(e.details ? { details: e.details } : {}) });
+  }
+}
