@@ -6,6 +6,8 @@ import { registerConfigCommands } from './config.js';
 import { registerSimCommand } from './sim.js';
 import { registerDriveCommand } from './sim-drive.js';
 import { registerStatusCommand } from './status.js';
+import { registerDemoCommand } from './demo.js';
+import { registerDoctorCommand } from './doctor.js';
 import { registerRegisterCommand } from './register.js';
 import { registerDeviceCommands } from './device.js';
 
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   registerSimCommand(program);
   registerDriveCommand(program);
   registerStatusCommand(program);
+  registerDemoCommand(program);
+  registerDoctorCommand(program);
   registerRegisterCommand(program);
   registerDeviceCommands(program);
   return program;

@@ -1,0 +1,105 @@
+/**
+ * Checks of this machine: configuration, password file, serial device, disk. Each is a small
+ * function of injected facts, so the table test can set up a temp dir and read the verdict.
+ */
+import { accessSync, constants, statSync, statfsSync, type Stats } from 'node:fs';
+import { loadConfig, type Config } from '../config/load.js';
+import { describeError } from '../errors.js';
+import { fail, pass, skip, warn, type CheckResult } from './check.js';
+
+export function checkConfig(path: string | undefined, env: NodeJS.ProcessEnv): { result: CheckResult; config?: Config } {
+  try {
+    const config = loadConfig({ ...(path !== undefined ? { path } : {}), env });
+    return { result: pass('configuration', `${config.source} is valid`), config };
+  } catch (e) {
+    const first = describeError(e).split('\n').slice(0, 2).join(' ').replace(/\s+/g, ' ');
+    return { result: fail('configuration', first.slice(0, 120), 'run: telematics-agent config check, and correct the keys it names') };
+  }
+}
+
+export function checkPasswordFile(config: Config, stat: (f: string) => Stats = statSync): CheckResult {
+  const c = config.credentials;
+  if (c.passwordSource !== 'passwordFile' || c.passwordFile === undefined) return pass('password', `from ${c.passwordSource}`);
+  let st: Stats;
+  try {
+    st = stat(c.passwordFile);
+  } catch {
+    return fail('password file', `${c.passwordFile} does not exist`, `write the password into ${c.passwordFile} (mode 0600)`);
+  }
+  const mode = st.mode & 0o777;
+  if ((mode & 0o077) !== 0) return fail('password file', `${c.passwordFile} has mode ${mode.toString(8).padStart(4, '0')}`, `chmod 600 ${c.passwordFile}`);
+  return pass('password file', `${c.passwordFile} mode ${mode.toString(8).padStart(4, '0')}`);
+}
+
+export interface SerialFacts {
+  stat(path: string): Stats;
+  readable(path: string): boolean;
+  /** Groups of the service user, or undefined when the user does not exist on this machine. */
+  serviceUserGroups(): { gids: number[]; names: string[] } | undefined;
+}
+
+export const SERVICE_USER = 'telematics-agent';
+
+export function checkSerialDevice(config: Config, facts: SerialFacts): CheckResult {
+  if (config.gnss.path === undefined) return skip('serial device', `no gnss.path: replaying ${config.gnss.replayFile ?? '?'}`);
+  const dev = config.gnss.path;
+  let st: Stats;
+  try {
+    st = facts.stat(dev);
+  } catch {
+    return fail('serial device', `${dev} does not exist`, 'plug the receiver in, check `ls /dev/ttyACM* /dev/ttyUSB*`, and set gnss.path');
+  }
+  if (!st.isCharacterDevice()) return fail('serial device', `${dev} is not a character device`, 'set gnss.path to the receiver (e.g. /dev/ttyACM0)');
+  const user = facts.serviceUserGroups();
+  if (user) {
+    const byGroup = user.gids.includes(st.gid) && (st.mode & 0o040) !== 0;
+    const byOther = (st.mode & 0o004) !== 0;
+    if (!byGroup && !byOther) return fail('serial device', `${dev} (gid ${st.gid}, mode ${(st.mode & 0o777).toString(8)}) is not readable by ${SERVICE_USER}`, `usermod -aG dialout ${SERVICE_USER} (or the device's group), then restart the service`);
+    return pass('serial device', `${dev} readable by ${SERVICE_USER} (groups ${user.names.join(',')})`);
+  }
+  if (!facts.readable(dev)) return fail('serial device', `${dev} is not readable by this user`, 'run doctor as root or the service user, or add yourself to group dialout');
+  return pass('serial device', `${dev} present and readable (no ${SERVICE_USER} user here)`);
+}
+
+export function defaultSerialFacts(readGroupFile: () => string, uidOf: () => { gid: number } | undefined): SerialFacts {
+  return {
+    stat: (p) => statSync(p),
+    readable: (p) => {
+      try {
+        accessSync(p, constants.R_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    serviceUserGroups: () => {
+      const primary = uidOf();
+      if (!primary) return undefined;
+      const gids = [primary.gid];
+      const names: string[] = [];
+      for (const line of readGroupFile().split('\n')) {
+        const [name, , gid, members] = line.split(':');
+        if (name === undefined || gid === undefined) continue;
+        if (Number(gid) === primary.gid || (members ?? '').split(',').includes(SERVICE_USER)) {
+          gids.push(Number(gid));
+          names.push(name);
+        }
+      }
+      return { gids, names };
+    },
+  };
+}
+
+export function checkDisk(dataDir: string, minFreeBytes: number, statfs: (p: string) => { bavail: number; bsize: number } = statfsSync): CheckResult {
+  let free: number;
+  try {
+    const s = statfs(dataDir);
+    free = s.bavail * s.bsize;
+  } catch {
+    return fail('disk space', `cannot stat ${dataDir}`, `create ${dataDir} for the service user (or set dataDir)`);
+  }
+  const mib = (n: number): string => `${Math.round(n / 2 ** 20)} MiB`;
+  if (free < minFreeBytes) return fail('disk space', `${mib(free)} free in ${dataDir}, below storage.minFreeBytes (${mib(minFreeBytes)})`, 'free space on the data partition; the backlog is being thinned');
+  if (free < 2 * minFreeBytes) return warn('disk space', `${mib(free)} free in ${dataDir}`, 'free space soon: below storage.minFreeBytes the backlog is thinned');
+  return pass('disk space', `${mib(free)} free in ${dataDir}`);
+}

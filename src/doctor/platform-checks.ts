@@ -1,0 +1,59 @@
+/**
+ * Platform checks: each address resolves and answers (TLS verified; plain http only on loopback
+ * for the simulator), the credentials are accepted, the device is registered. Seams: DNS lookup,
+ * an HTTP probe, a password grant and the stored registration, so the tests run against the
+ * simulator on loopback.
+ */
+import { describeError } from '../errors.js';
+import { fail, pass, skip, warn, type CheckResult } from './check.js';
+
+export interface PlatformProbes {
+  lookup(host: string): Promise<string>;
+  /** Any HTTP status means the server answered over a verified connection. */
+  probe(url: string): Promise<number>;
+  /** A password grant; resolves 'accepted' or 'rejected', throws on transport failures. */
+  grant(): Promise<'accepted' | 'rejected'>;
+  /** The registered device's UUID retrieved by external device id, or undefined when unknown. */
+  registeredDevice(): Promise<string | undefined>;
+}
+
+export async function checkAddresses(urls: Record<string, string>, p: PlatformProbes): Promise<CheckResult[]> {
+  const out: CheckResult[] = [];
+  for (const [key, url] of Object.entries(urls)) {
+    const name = `platform ${key}`;
+    const host = new URL(url).hostname;
+    try {
+      await p.lookup(host);
+    } catch (e) {
+      out.push(fail(name, `${host} does not resolve (${describeError(e)})`, 'check DNS and the mobile data connection, or the address in platform.' + key));
+      continue;
+    }
+    try {
+      const status = await p.probe(url);
+      out.push(pass(name, `${new URL(url).origin} answers (HTTP ${status})`));
+    } catch (e) {
+      const msg = describeError(e);
+      const tls = /certificate|CERT|TLS|SSL/i.test(msg);
+      out.push(fail(name, `${new URL(url).origin}: ${msg.slice(0, 90)}`, tls ? 'check the system clock and platform.caFile; TLS verification stays on' : 'check the network path (firewall, APN) to this host'));
+    }
+  }
+  return out;
+}
+
+export async function checkCredentials(p: PlatformProbes): Promise<CheckResult> {
+  try {
+    const r = await p.grant();
+    return r === 'accepted' ? pass('credentials', 'the token service accepted the password') : fail('credentials', 'the token service rejected the user name or password', 'correct credentials.username and the password file for this environment');
+  } catch (e) {
+    return warn('credentials', `could not ask the token service: ${describeError(e).slice(0, 80)}`, 'fix the platform address checks above first');
+  }
+}
+
+export async function checkRegistration(p: PlatformProbes): Promise<CheckResult> {
+  try {
+    const uuid = await p.registeredDevice();
+    return uuid ? pass('device registered', `deviceUUID ${uuid}`) : warn('device registered', 'not registered yet', 'start the service (it registers on start) or run: telematics-agent register');
+  } catch (e) {
+    return skip('device registered', describeError(e).slice(0, 90));
+  }
+}

@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load.js';
+import { doctorExitCode, fail, pass, warn } from '../../src/doctor/check.js';
+import { checkReceiver } from '../../src/doctor/gnss-checks.js';
+import { checkDisk, checkPasswordFile } from '../../src/doctor/local-checks.js';
+import { PlatformSimulator } from '../../src/sim/index.js';
+import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { CLI } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const base = (dir: string, extra: Record<string, unknown> = {}) => ({
+  platform: { authUrl: 'http://127.0.0.1:9/api/v1', deviceUrl: 'http://127.0.0.1:9/api/public/v2/', planningUrl: 'http://127.0.0.1:9' },
+  credentials: { username: 'agent', passwordFile: path.join(dir, 'pw') },
+  device: { externalSystemId: 'ACME', carrierCode: 'C' },
+  gnss: { replayFile: path.join(dir, 'drive.nmea') },
+  dataDir: path.join(dir, 'data'),
+  ...extra,
+});
+
+describe('doctor checks', () => {
+  it('password file mode: 0600 passes, 0644 fails with the chmod', () => {
+    const dir = tempDir();
+    const pw = path.join(dir, 'pw');
+    writeFileSync(pw, 'x\n', { mode: 0o600 });
+    const config = parseConfig(base(dir), { source: path.join(dir, 'c.json'), env: {} });
+    expect(checkPasswordFile(config).verdict).toBe('PASS');
+    chmodSync(pw, 0o644);
+    const r = checkPasswordFile(config);
+    expect(r.verdict).toBe('FAIL');
+    expect(r.fix).toBe(`chmod 600 ${pw}`);
+  });
+
+  it('disk: below the floor fails, near it warns', () => {
+    expect(checkDisk('/d', 100, () => ({ bavail: 50, bsize: 1 })).verdict).toBe('FAIL');
+    expect(checkDisk('/d', 100, () => ({ bavail: 150, bsize: 1 })).verdict).toBe('WARN');
+    expect(checkDisk('/d', 100, () => ({ bavail: 500, bsize: 1 })).verdict).toBe('PASS');
+  });
+
+  const drive = Buffer.from(driveText(generateDrive({ minutes: 1, seed: 5 })));
+  it.each([
+    ['valid NMEA at the configured rate', () => drive, 'PASS', /valid sentences/],
+    ['silence', () => Buffer.alloc(0), 'FAIL', /nothing arrived/],
+  ])('receiver: %s', async (_n, bytes, verdict, detail) => {
+    const r = await checkReceiver({ read: async () => bytes(), configuredBaud: 9600, listenMs: 10, wallMs: () => Date.UTC(2026, 10, 22, 8, 1, 0) });
+    expect(r[0]?.verdict).toBe(verdict);
+    expect(r[0]?.detail).toMatch(detail);
+  });
+
+  it('receiver: garbage at 9600 but NMEA at 38400 suggests gnss.baudRate 38400', async () => {
+    const garbage = Buffer.from(Array.from({ length: 500 }, (_, i) => (i * 37) % 256));
+    const r = await checkReceiver({ read: async (baud) => (baud === 38400 ? drive : garbage), configuredBaud: 9600, listenMs: 10, wallMs: Date.now });
+    expect(r[0]?.verdict).toBe('FAIL');
+    expect(r[0]?.fix).toBe('set gnss.baudRate to 38400');
+  });
+
+  it('receiver: fix and a clock far from GNSS time warns', async () => {
+    const r = await checkReceiver({ read: async () => drive, configuredBaud: undefined, listenMs: 10, wallMs: () => Date.UTC(2026, 10, 22, 9) });
+    expect(r[1]?.verdict).toBe('PASS');
+    expect(r[2]?.verdict).toBe('WARN');
+    expect(r[2]?.detail).toMatch(/ahead of GNSS time by 3\d{3}\.\d s/);
+  });
+
+  it('exit code: 1 only when something failed', () => {
+    expect(doctorExitCode([pass('a', ''), warn('b', '', '')])).toBe(0);
+    expect(doctorExitCode([pass('a', ''), fail('b', '', '')])).toBe(1);
+  });
+});
+
+describe('doctor CLI against the simulator', () => {
+  let sim: PlatformSimulator | undefined;
+  afterEach(async () => sim?.stop());
+
+  it('passes with good credentials (never printing a token) and fails with a wrong password', async () => {
+    const dir = tempDir();
+    sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'right' }] });
+    const urls = await sim.start();
+    writeFileSync(path.join(dir, 'drive.nmea'), driveText(generateDrive({ minutes: 1, seed: 5 })));
+    const pw = path.join(dir, 'pw');
+    writeFileSync(pw, 'right\n', { mode: 0o600 });
+    const cfg = path.join(dir, 'config.json');
+    writeFileSync(cfg, JSON.stringify(base(dir, { platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl } })));
+    const run = () => new Promise<{ code: number; out: string }>((resolve) => execFile(process.execPath, [CLI, 'doctor', '--config', cfg], { env: { PATH: process.env.PATH } }, (e, out) => resolve({ code: e ? ((e as { code?: number }).code ?? 99) : 0, out })));
+    const ok = await run();
+    expect(ok.out).toMatch(/^PASS\s+credentials/m);
+    expect(ok.out).toMatch(/^PASS\s+platform authUrl/m);
+    expect(ok.out).toMatch(/^WARN\s+device registered/m);
+    expect(ok.out).not.toMatch(/eyJ|access_token/);
+    expect(ok.code, ok.out).toBe(0);
+    writeFileSync(pw, 'wrong\n', { mode: 0o600 });
+    const bad = await run();
+    expect(bad.out).toMatch(/^FAIL\s+credentials/m);
+    expect(bad.code).toBe(1);
+  });
+});
