@@ -10,6 +10,7 @@ import { registerDemoCommand } from './demo.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerRegisterCommand } from './register.js';
 import { registerDeviceCommands } from './device.js';
+import { registerLocationCommands } from './location.js';
 
 /**
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerDoctorCommand(program);
   registerRegisterCommand(program);
   registerDeviceCommands(program);
+  registerLocationCommands(program);
   return program;
 }
 

@@ -1,0 +1,235 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { pino } from 'pino';
+import { loadConfig, type Config } from '../config/load.js';
+import { AgentError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
+import { QualityGate } from '../gnss/quality-gate.js';
+import { createLogger } from '../log.js';
+import { buildHereLocation } from '../locations/build.js';
+import { captureLocation, DEFAULT_MAX_SPREAD_M, DEFAULT_SAMPLES, defaultTimeoutMs, gateFrom, type CaptureResult } from '../locations/capture.js';
+import { chooseFeed, type FeedChoice } from '../locations/choose-feed.js';
+import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES, formatIssue, type LocationIssue, type OtmLocation } from '../locations/location-types.js';
+import { readLocationInput } from '../locations/read-input.js';
+import { retryLine, sendLocations, summaryLine } from '../locations/send.js';
+import { LocationUploader } from '../locations/upload.js';
+import { validateLocationBatch } from '../locations/validate.js';
+import { CONFIG_OPTION, openPlatformContext } from './platform-context.js';
+
+/**
+ * `telematics-agent location put|here` (issue 6; platform-spec.md 2.4 and 4.3). Exit codes:
+ * 0 every location stored (or valid, with --dry-run); 1 the platform refused one or could not be
+ * reached; 2 invalid input, usage or configuration (nothing was sent).
+ */
+
+const TYPE_HELP = `location type: ${PLATFORM_LOCATION_TYPES.join(', ')} (the platform's documented types), or another OTM 5.6 type: ${LOCATION_TYPES.filter((t) => !PLATFORM_LOCATION_TYPES.includes(t)).join(', ')}`;
+
+interface CommonOptions {
+  config?: string;
+  dryRun?: boolean;
+  strict?: boolean;
+}
+
+interface HereOptions extends CommonOptions {
+  name: string;
+  type: string;
+  samples: number;
+  maxSpread: number;
+  timeout?: number;
+  source: FeedChoice;
+  id?: string;
+  street?: string;
+  houseNumber?: string;
+  houseNumberAddition?: string;
+  postalCode?: string;
+  city?: string;
+  country?: string;
+  phone?: string;
+  email?: string;
+  contactName?: string;
+}
+
+export function registerLocationCommands(program: Command): void {
+  const location = program.command('location').description('Create or update OTM5 locations (depots, customer sites, yards) on the platform.');
+
+  location
+    .command('put')
+    .description('Validate and upload one location, or a JSON array of them (one request each), from FILE or - for standard input; prints what the platform stored.')
+    .argument('<file>', 'JSON file with one location object or an array of them; - reads standard input')
+    .option(...CONFIG_OPTION)
+    .option('--dry-run', 'validate and print the request body without sending (no configuration needed)')
+    .option('--strict', 'treat warnings (such as swapped latitude and longitude) as errors')
+    .action(async (file: string, opts: CommonOptions) => {
+      await withExitCode(async (signal) => {
+        const input = await readLocationInput(file);
+        const locations = checked(validateLocationBatch(input.value), input.name, opts.strict === true);
+        if (!locations) return EXIT_CONFIG;
+        return deliver(locations, Array.isArray(input.value), opts, signal);
+      });
+    });
+
+  location
+    .command('here')
+    .description('Survey this spot with the receiver: average N fixes that pass the quality gate (3D only), refuse when the spread is too large, and upload the location.')
+    .requiredOption('--name <name>', 'name of the location, e.g. "Depot Amersfoort"')
+    .requiredOption('--type <type>', TYPE_HELP)
+    .option('--samples <n>', 'number of fixes to average', positiveInt('--samples', 3600), DEFAULT_SAMPLES)
+    .option('--max-spread <metres>', `refuse when a fix lies further than this from the average (default ${DEFAULT_MAX_SPREAD_M} m: a receiver standing in the open stays within about 5 m; more means movement or reflections)`, positiveNumber('--max-spread'), DEFAULT_MAX_SPREAD_M)
+    .option('--timeout <seconds>', 'give up after this long (default 60 s plus 2 s per sample)', positiveNumber('--timeout'))
+    .addOption(new Option('--source <where>', 'where fixes come from: auto (the running daemon if there is one, else the receiver), daemon, receiver').choices(['auto', 'daemon', 'receiver']).default('auto'))
+    .option('--id <uuid>', 'update this location instead of creating a new one (default: a new UUID, printed)')
+    .option('--street <street>')
+    .option('--house-number <number>')
+    .option('--house-number-addition <addition>')
+    .option('--postal-code <code>')
+    .option('--city <city>')
+    .option('--country <XX>', 'ISO 3166-1 alpha-2 country code, e.g. NL (also checks that the fix lies in that country)')
+    .option('--phone <number>')
+    .option('--email <address>')
+    .option('--contact-name <name>', 'contact person at the site')
+    .option(...CONFIG_OPTION)
+    .option('--dry-run', 'survey and print the request body without sending')
+    .option('--strict', 'treat warnings as errors')
+    .action(async (opts: HereOptions) => {
+      await withExitCode(async (signal) => here(opts, signal));
+    });
+}
+
+async function here(opts: HereOptions, signal: AbortSignal): Promise<number> {
+  const build = (lat: number, lon: number) =>
+    buildHereLocation({
+      name: opts.name,
+      type: opts.type,
+      lat,
+      lon,
+      address: { street: opts.street, houseNumber: opts.houseNumber, houseNumberAddition: opts.houseNumberAddition, postalCode: opts.postalCode, city: opts.city, country: opts.country },
+      ...(opts.id !== undefined ? { id: opts.id } : {}),
+      ...(opts.phone !== undefined ? { phone: opts.phone } : {}),
+      ...(opts.email !== undefined ? { email: opts.email } : {}),
+      ...(opts.contactName !== undefined ? { contactName: opts.contactName } : {}),
+    });
+  // Check the flags before a minute of sampling (the coordinate is a placeholder here).
+  const early = validateLocationBatch(build(52, 5));
+  if (!early.ok) {
+    printIssues('the options are invalid (nothing was surveyed or sent)', early.errors.map((e) => ({ ...e, path: optionName(e.path) })));
+    return EXIT_CONFIG;
+  }
+  const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+  const logger = createLogger({ level: config.log.level === 'info' ? 'warn' : config.log.level, destination: pino.destination({ dest: 2, sync: true }) });
+  const feed = await chooseFeed(config, logger, opts.source);
+  const gate = new QualityGate({ ...config.quality, minMode: 3 });
+  const tty = process.stderr.isTTY === true;
+  process.stderr.write(`sampling ${opts.samples} fixes from ${feed.description} ...\n`);
+  const result = await captureLocation(feed, {
+    samples: opts.samples,
+    maxSpreadM: opts.maxSpread,
+    timeoutMs: opts.timeout !== undefined ? opts.timeout * 1000 : defaultTimeoutMs(opts.samples),
+    gate: gateFrom((f) => gate.check(f)),
+    signal,
+    onProgress: (n, of) => {
+      if (tty) process.stderr.write(`\r  ${n}/${of} fixes${n === of ? '\n' : ''}`);
+    },
+  });
+  process.stderr.write(`${describeCapture(result)}\n`);
+  const batch = checked(validateLocationBatch(build(result.lat, result.lon)), 'the surveyed location', opts.strict === true);
+  if (!batch) return EXIT_CONFIG;
+  return deliver(batch, false, opts, signal, config);
+}
+
+function describeCapture(r: CaptureResult): string {
+  const hdop = r.meanHdop !== undefined ? `, mean HDOP ${r.meanHdop.toFixed(1)}` : '';
+  return `averaged ${r.samples} fixes: lat ${r.lat.toFixed(7)}, lon ${r.lon.toFixed(7)}; spread ${r.spreadM.toFixed(1)} m (largest distance from the average), RMS ${r.rmsM.toFixed(1)} m${hdop}`;
+}
+
+/** Prints errors and warnings; returns the locations to send, or undefined when nothing may be sent. */
+function checked(batch: ReturnType<typeof validateLocationBatch>, name: string, strict: boolean): OtmLocation[] | undefined {
+  for (const w of batch.warnings) process.stderr.write(`warning: ${formatIssue(w)}\n`);
+  if (!batch.ok) {
+    printIssues(`${name} is invalid (nothing was sent)`, batch.errors);
+    return undefined;
+  }
+  if (strict && batch.warnings.length > 0) {
+    process.stderr.write(`telematics-agent: ${name} has warnings and --strict is set (nothing was sent)\n`);
+    return undefined;
+  }
+  const locations = batch.items.map((i) => i.location as OtmLocation);
+  batch.items.forEach((item, i) => {
+    if (item.generatedId) process.stderr.write(`generated id ${item.location?.id}${batch.isArray ? ` for [${i}]` : ''}${item.location?.name ? ` (${item.location.name})` : ''}: use it to update this location later\n`);
+  });
+  return locations;
+}
+
+async function deliver(locations: OtmLocation[], asArray: boolean, opts: CommonOptions, signal: AbortSignal, loaded?: Config): Promise<number> {
+  if (opts.dryRun) {
+    const url = loaded ? `${loaded.platform.planningUrl}${loaded.platform.locationsPath}` : '{planningUrl}{locationsPath}';
+    process.stderr.write(`dry run: would send ${locations.length} request${locations.length === 1 ? '' : 's'} PUT ${url}\n`);
+    process.stdout.write(`${JSON.stringify(asArray ? locations : locations[0], null, 2)}\n`);
+    return 0;
+  }
+  const ctx = openPlatformContext(opts.config);
+  try {
+    const p = ctx.config.platform;
+    const uploader = new LocationUploader({
+      requester: ctx.platform.requester,
+      url: `${p.planningUrl}${p.locationsPath}`,
+      onRetry: (n) => process.stderr.write(`${retryLine(n)}\n`),
+    });
+    const report = await sendLocations(locations, uploader, { info: (line) => process.stderr.write(`${line}\n`) }, signal);
+    if (report.stored.length > 0) process.stdout.write(`${JSON.stringify(asArray ? report.stored : report.stored[0], null, 2)}\n`);
+    if (asArray) process.stderr.write(`${summaryLine(locations.length, report)}\n`);
+    if (report.failure) return report.failure.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
+    return report.rejected > 0 ? EXIT_FAILURE : 0;
+  } finally {
+    await ctx.close();
+  }
+}
+
+function printIssues(title: string, issues: readonly LocationIssue[]): void {
+  process.stderr.write(`telematics-agent: ${title}:\n${issues.map((i) => `  - ${formatIssue(i)}`).join('\n')}\n`);
+}
+
+/** `administrativeReference.street` -> `--street` for messages about `location here` options. */
+function optionName(path: string): string {
+  const flag = (s: string) => `--${s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const m = /^(?:administrativeReference\.)?(\w+)$/.exec(path);
+  if (path.startsWith('administrativeReference.') && m?.[1]) return flag(m[1]);
+  if (path === 'id' || path === 'name' || path === 'type') return `--${path}`;
+  if (/^contactDetails\[\d+\]/.test(path)) return '--phone/--email/--contact-name';
+  return path;
+}
+
+/** Runs a command body with Ctrl-C support and turns its errors into an exit code and one line. */
+async function withExitCode(body: (signal: AbortSignal) => Promise<number>): Promise<void> {
+  const abort = new AbortController();
+  const onSignal = () => abort.abort(new AgentError('INTERRUPTED', 'interrupted', { class: 'internal' }));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    process.exitCode = await body(abort.signal);
+  } catch (e) {
+    if (abort.signal.aborted) {
+      process.stderr.write('telematics-agent: interrupted; nothing more was sent\n');
+      process.exitCode = 130;
+      return;
+    }
+    process.stderr.write(`telematics-agent: ${isAgentError(e) ? e.message : describeError(e)}\n`);
+    process.exitCode = isAgentError(e) && e.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+function positiveInt(flag: string, max: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from 1 to ${max}`);
+    return n;
+  };
+}
+
+function positiveNumber(flag: string) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a number above 0`);
+    return n;
+  };
+}
