@@ -200,7 +200,8 @@ ensure_user() {
     systemd-sysusers "$SYSUSERS_FILE"
   elif command -v systemd-sysusers >/dev/null; then
     # Writes DIR/etc/passwd and group only, like an image build would.
-    systemd-sysusers --root="$ROOT" "$ROOT$SYSUSERS_FILE" >/dev/null
+    systemd-sysusers --root="$ROOT" "$ROOT$SYSUSERS_FILE" >/dev/null 2>&1 ||
+      warn "systemd-sysusers --root could not write $ROOT/etc/passwd (not root?); the manifest records the user"
   fi
 }
 
@@ -231,18 +232,23 @@ stage_password() {
 # --- Configuration --------------------------------------------------------------------------------
 # Leaves the new configuration in $ROOT$ETC/.config.json.new. An existing configuration is kept:
 # only the keys given as flags change, so a technician's hand edits survive an upgrade.
+require_first_install_flags() {
+  local -a missing=()
+  [ ! -f "$ROOT$ETC/config.json" ] || return 0
+  [ -n "$USERNAME" ] || missing+=(--username)
+  [ -n "$EXTERNAL_SYSTEM_ID" ] || missing+=(--external-system-id)
+  [ -n "$CARRIER_CODE" ] || missing+=(--carrier-code)
+  [ -n "$DEVICE_URL" ] || missing+=(--device-url)
+  [ "${#missing[@]}" -eq 0 ] || die "a first install needs ${missing[*]} (see --help)"
+}
+
 stage_config() {
   local existing=$ROOT$ETC/config.json input=- tmp=$ROOT$ETC/.config.json.new
-  local -a ops=() missing=()
+  local -a ops=()
   if [ -f "$existing" ]; then
     input=$existing
     say "keeping $ETC/config.json; changing only the keys given as flags"
   else
-    [ -n "$USERNAME" ] || missing+=(--username)
-    [ -n "$EXTERNAL_SYSTEM_ID" ] || missing+=(--external-system-id)
-    [ -n "$CARRIER_CODE" ] || missing+=(--carrier-code)
-    [ -n "$DEVICE_URL" ] || missing+=(--device-url)
-    [ "${#missing[@]}" -eq 0 ] || die "a first install needs ${missing[*]} (see --help)"
     ops+=("set:environment=${ENVIRONMENT:-production}")
   fi
   [ -z "$ENVIRONMENT" ] || ops+=("set:environment=$ENVIRONMENT")
@@ -322,6 +328,7 @@ cleanup() {
 
 install_main() {
   trap cleanup EXIT
+  require_first_install_flags
   say "installing telematics-agent from $SOURCE${ROOT:+ into $ROOT}"
   ensure_user
   mkdir -p -- "$ROOT$ETC"

@@ -99,9 +99,10 @@ app_stage() {
   fi
   app_make_natives_load "$stage"
   printf '%s\n' "$stamp" >"$stage/.deps-stamp"
-  local version
-  version=$("$NODE" "$stage/dist/cli/main.js" --version 2>&1) ||
-    die "the staged program does not start: $version"
+  local version want
+  want=$(app_module_version "$stage")
+  version=$("$NODE" "$stage/dist/cli/main.js" --version 2>&1) || true
+  [ "$version" = "$want" ] || die "the staged program does not start (--version said \"$version\", expected $want); is $SOURCE/dist complete?"
   say "staged telematics-agent $version"
 }
 

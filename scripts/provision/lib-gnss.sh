@@ -79,12 +79,16 @@ gnss_detect() {
 # ttyACM, ttyUSB and ttyAMA classes and the Pi's /dev/serial0 and /dev/serial1 aliases. Any other
 # port (a ttyS UART on an x86 gateway, say) needs its own DeviceAllow= drop-in.
 gnss_port_covered() {
-  local path=$1 name
+  local path=$1 hops=0 next
   case $path in /dev/serial0 | /dev/serial1) return 0 ;; esac
-  name=$(basename -- "$(readlink -f -- "$ROOT$path" 2>/dev/null || printf '%s' "$path")")
-  case $(basename -- "$path") in ttyACM* | ttyUSB* | ttyAMA*) return 0 ;; esac
-  case $name in ttyACM* | ttyUSB* | ttyAMA*) return 0 ;; esac
-  return 1
+  # Follow aliases (/dev/serial/by-id/...) one link at a time: any name on the way may tell.
+  while :; do
+    case $(basename -- "$path") in ttyACM* | ttyUSB* | ttyAMA*) return 0 ;; esac
+    if [ ! -L "$ROOT$path" ] || [ "$hops" -ge 8 ]; then return 1; fi
+    next=$(readlink -- "$ROOT$path")
+    case $next in /*) path=$next ;; *) path=$(dirname -- "$path")/$next ;; esac
+    hops=$((hops + 1))
+  done
 }
 
 # On a Raspberry Pi the UART behind /dev/serial0 is the login console unless it was switched off.

@@ -1,0 +1,122 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp.js';
+import { UNIT_NODE, skipWithout, verifyUnit } from './tools.js';
+
+const UNIT = path.join(REPO_ROOT, 'systemd', 'telematics-agent.service');
+const SYSUSERS = path.join(REPO_ROOT, 'systemd', 'telematics-agent.sysusers.conf');
+const MAX_EXPOSURE = 2.0;
+
+/** The unit's [Service] settings as key -> values (keys may repeat). */
+function serviceSettings(): Map<string, string[]> {
+  const settings = new Map<string, string[]>();
+  let section = '';
+  for (const raw of readFileSync(UNIT, 'utf8').split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.startsWith('[')) {
+      section = line;
+      continue;
+    }
+    if (section !== '[Service]') continue;
+    const eq = line.indexOf('=');
+    const key = line.slice(0, eq);
+    settings.set(key, [...(settings.get(key) ?? []), line.slice(eq + 1)]);
+  }
+  return settings;
+}
+
+/** A copy of the unit, named as installed, whose ExecStart node exists on this machine. */
+function unitCopy(): string {
+  const dir = tempDir('ta-unit-');
+  const file = path.join(dir, 'telematics-agent.service');
+  writeFileSync(file, readFileSync(UNIT, 'utf8').replace(/^ExecStart=\/usr\/bin\/node /m, `ExecStart=${UNIT_NODE} `));
+  return file;
+}
+
+describe('systemd unit', () => {
+  it.skipIf(skipWithout('systemd-analyze', 'systemd-analyze verify'))('passes systemd-analyze verify without a single remark', () => {
+    const r = verifyUnit(unitCopy());
+    expect(r.output).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it.skipIf(skipWithout('systemd-analyze', 'systemd-analyze security'))(`has a systemd-analyze security exposure of at most ${MAX_EXPOSURE}`, () => {
+    const r = spawnSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unitCopy()], { encoding: 'utf8' });
+    const m = /Overall exposure level for telematics-agent\.service: (\d+\.\d+)/.exec(`${r.stdout}${r.stderr}`);
+    expect(m, `no exposure figure in:\n${r.stdout}${r.stderr}`).not.toBeNull();
+    const exposure = Number(m?.[1]);
+    process.stdout.write(`systemd-analyze security --offline=true: exposure ${exposure} (limit ${MAX_EXPOSURE})\n`);
+    expect(exposure).toBeLessThanOrEqual(MAX_EXPOSURE);
+  });
+
+  it('keeps the settings the service depends on', () => {
+    const s = serviceSettings();
+    expect(s.get('Type')).toEqual(['notify']);
+    expect(s.get('WatchdogSec')).toHaveLength(1);
+    expect(s.get('Restart')).toEqual(['always']);
+    expect(s.get('RestartSec')).toHaveLength(1);
+    expect(s.get('User')).toEqual(['telematics-agent']);
+    expect(s.get('SupplementaryGroups')).toEqual(['dialout']);
+    expect(s.get('StateDirectory')).toEqual(['telematics-agent']);
+    expect(s.get('StateDirectoryMode')).toEqual(['0700']);
+    expect(s.get('ConfigurationDirectory')).toEqual(['telematics-agent']);
+    expect(s.get('RuntimeDirectory')).toEqual(['telematics-agent']);
+    expect(s.get('LoadCredential')).toEqual(['password:/etc/telematics-agent/password']);
+    expect(s.get('RestrictAddressFamilies')).toEqual(['AF_INET AF_INET6 AF_UNIX']);
+    expect(s.get('DevicePolicy')).toEqual(['closed']);
+    expect(s.get('ExecStart')?.[0]).toMatch(/^\/usr\/bin\/node \/opt\/telematics-agent\/dist\/cli\/main\.js run --config \/etc\/telematics-agent\/config\.json$/);
+    // V8's JIT needs writable-then-executable memory: "yes" would crash node at start.
+    expect(s.get('MemoryDenyWriteExecute')).toEqual(['no']);
+  });
+
+  it('allows the serial ports a receiver appears on, and not the virtual consoles', () => {
+    const allowed = serviceSettings().get('DeviceAllow') ?? [];
+    for (const port of ['char-ttyACM rw', 'char-ttyUSB rw', 'char-ttyAMA rw', '/dev/serial0 rw']) expect(allowed).toContain(port);
+    // ttyS shares major 4 with /dev/tty0..63: allowing the class would open the consoles.
+    expect(allowed.filter((a) => /char-tty(S|\s)|char-tty$/.test(a))).toEqual([]);
+  });
+
+  it('hands the password over under the name the configuration loader reads', () => {
+    const id = (serviceSettings().get('LoadCredential')?.[0] ?? '').split(':')[0] ?? '';
+    const dir = tempDir('ta-cred-');
+    const creds = path.join(dir, 'credentials');
+    mkdirSync(creds, { mode: 0o700 });
+    writeFileSync(path.join(creds, id), 'from-systemd\n', { mode: 0o600 });
+    const config = path.join(dir, 'config.json');
+    // As provision.sh writes it: passwordFile names the root-only file the service cannot read.
+    writeFileSync(
+      config,
+      JSON.stringify({
+        platform: { deviceUrl: 'https://devices.example.com/api/public/v2/' },
+        credentials: { username: 'gateway', passwordFile: path.join(dir, 'absent-password') },
+        device: { externalSystemId: 'acme', carrierCode: 'ACME' },
+        gnss: { path: '/dev/ttyACM0' },
+      }),
+    );
+    const run = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [CLI, 'config', 'check', '--config', config], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
+    const withCredential = run({ CREDENTIALS_DIRECTORY: creds });
+    expect(withCredential.stderr).toContain('is valid');
+    expect(withCredential.status).toBe(0);
+    expect(JSON.parse(withCredential.stdout).credentials.passwordSource).toBe('systemd-credential');
+  });
+
+  it.skipIf(skipWithout('systemd-sysusers', 'the sysusers.d entry'))('creates a nologin system user in dialout from its sysusers.d entry', () => {
+    const root = tempDir('ta-sysusers-');
+    mkdirSync(path.join(root, 'etc'));
+    // A typical Debian group file: dialout exists with its usual GID.
+    writeFileSync(path.join(root, 'etc', 'group'), 'root:x:0:\ndialout:x:20:\n');
+    writeFileSync(path.join(root, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+    const r = spawnSync('systemd-sysusers', [`--root=${root}`, SYSUSERS], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const user = readFileSync(path.join(root, 'etc', 'passwd'), 'utf8').split('\n').find((l) => l.startsWith('telematics-agent:'));
+    const [, , uid, , , home, shell] = (user ?? '').split(':');
+    expect(Number(uid)).toBeLessThan(1000); // a system account
+    expect(home).toBe('/var/lib/telematics-agent');
+    expect(shell).toBe('/usr/sbin/nologin');
+    expect(readFileSync(path.join(root, 'etc', 'group'), 'utf8')).toMatch(/^dialout:x:20:telematics-agent$/m);
+  });
+});
