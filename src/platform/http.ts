@@ -59,6 +59,9 @@ export class PlatformHttp {
     try {
       text = await this.#readCapped(res, req);
     } catch (e) {
+      // Discard the rest of the answer; a destroyed undici body reports its abort as an 'error'
+      // event, which must not become an uncaught exception.
+      res.body.on('error', () => undefined);
       res.body.destroy();
       return fail(e);
     }
