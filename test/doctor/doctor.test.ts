@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
@@ -80,6 +80,7 @@ describe('doctor CLI against the simulator', () => {
     writeFileSync(path.join(dir, 'drive.nmea'), driveText(generateDrive({ minutes: 1, seed: 5 })));
     const pw = path.join(dir, 'pw');
     writeFileSync(pw, 'right\n', { mode: 0o600 });
+    mkdirSync(path.join(dir, 'data'), { mode: 0o700 });
     const cfg = path.join(dir, 'config.json');
     writeFileSync(cfg, JSON.stringify(base(dir, { platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl } })));
     const run = () => new Promise<{ code: number; out: string }>((resolve) => execFile(process.execPath, [CLI, 'doctor', '--config', cfg], { env: { PATH: process.env.PATH } }, (e, out) => resolve({ code: e ? ((e as { code?: number }).code ?? 99) : 0, out })));
