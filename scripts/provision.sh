@@ -16,7 +16,7 @@ readonly STATE=/var/lib/telematics-agent
 readonly UNIT_FILE=/etc/systemd/system/$UNIT_NAME
 readonly DROPIN_DIR=/etc/systemd/system/$UNIT_NAME.d
 readonly SYSUSERS_FILE=/etc/sysusers.d/telematics-agent.conf
-readonly CLI_LINK=/usr/local/bin/telematics-agent
+readonly CLI=/usr/local/bin/telematics-agent
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 readonly SCRIPT_DIR HELPERS=$SCRIPT_DIR/provision
@@ -69,35 +69,41 @@ ENVIRONMENT='' USERNAME='' PASSWORD_FILE='' EXTERNAL_SYSTEM_ID='' CARRIER_CODE='
 LICENSE_PLATE='' GNSS_PATH='' BAUD_RATE=''
 
 parse_flags() {
-  local flag value
+  local flag value var inline
   while [ $# -gt 0 ]; do
-    flag=$1
+    flag=$1 inline=0
     case $flag in
       -h | --help) usage && exit 0 ;;
       --uninstall) UNINSTALL=1 && shift && continue ;;
       --purge) PURGE=1 && shift && continue ;;
-      --*=*) value=${flag#*=} flag=${flag%%=*} && shift ;;
-      --*) [ $# -ge 2 ] || die "$flag needs a value (see --help)"
-        value=$2 && shift 2 ;;
+      --*=*) value=${flag#*=} flag=${flag%%=*} inline=1 ;;
+      --*) value=${2-} ;;
       *) die "unexpected argument \"$flag\" (see --help)" ;;
     esac
     case $flag in
-      --environment) ENVIRONMENT=$value ;;
-      --username) USERNAME=$value ;;
-      --password-file) PASSWORD_FILE=$value ;;
-      --external-system-id) EXTERNAL_SYSTEM_ID=$value ;;
-      --carrier-code) CARRIER_CODE=$value ;;
-      --device-url) DEVICE_URL=$value ;;
-      --license-plate) LICENSE_PLATE=$value ;;
-      --gnss-path) GNSS_PATH=$value ;;
-      --baud-rate) BAUD_RATE=$value ;;
-      --source) SOURCE=$value ;;
-      --node) NODE=$value ;;
-      --probe-seconds) PROBE_SECONDS=$value ;;
-      --wait-timeout) WAIT_TIMEOUT=$value ;;
-      --root) ROOT=$value ;;
+      --environment) var=ENVIRONMENT ;;
+      --username) var=USERNAME ;;
+      --password-file) var=PASSWORD_FILE ;;
+      --external-system-id) var=EXTERNAL_SYSTEM_ID ;;
+      --carrier-code) var=CARRIER_CODE ;;
+      --device-url) var=DEVICE_URL ;;
+      --license-plate) var=LICENSE_PLATE ;;
+      --gnss-path) var=GNSS_PATH ;;
+      --baud-rate) var=BAUD_RATE ;;
+      --source) var=SOURCE ;;
+      --node) var=NODE ;;
+      --probe-seconds) var=PROBE_SECONDS ;;
+      --wait-timeout) var=WAIT_TIMEOUT ;;
+      --root) var=ROOT ;;
       *) die "unknown flag $flag (see --help)" ;;
     esac
+    if [ "$inline" -eq 1 ]; then
+      shift
+    else
+      [ $# -ge 2 ] || die "$flag needs a value (see --help)"
+      shift 2
+    fi
+    printf -v "$var" '%s' "$value"
   done
   case $ENVIRONMENT in '' | production | staging) ;; *) die "--environment must be production or staging, got \"$ENVIRONMENT\"" ;; esac
   [[ $PROBE_SECONDS =~ ^[1-9][0-9]*$ ]] || die "--probe-seconds must be a whole number of seconds"
@@ -230,8 +236,6 @@ stage_password() {
 }
 
 # --- Configuration --------------------------------------------------------------------------------
-# Leaves the new configuration in $ROOT$ETC/.config.json.new. An existing configuration is kept:
-# only the keys given as flags change, so a technician's hand edits survive an upgrade.
 require_first_install_flags() {
   local -a missing=()
   [ ! -f "$ROOT$ETC/config.json" ] || return 0
@@ -242,6 +246,8 @@ require_first_install_flags() {
   [ "${#missing[@]}" -eq 0 ] || die "a first install needs ${missing[*]} (see --help)"
 }
 
+# Leaves the new configuration in $ROOT$ETC/.config.json.new. An existing configuration is kept:
+# only the keys given as flags change, so a technician's hand edits survive an upgrade.
 stage_config() {
   local existing=$ROOT$ETC/config.json input=- tmp=$ROOT$ETC/.config.json.new
   local -a ops=()
@@ -319,9 +325,9 @@ RESTART_ON_FAILURE=0
 cleanup() {
   local status=$?
   rm -rf -- "$APP_DIR.new"
-  rm -f -- "$ROOT$ETC/.config.json.new" "$ROOT$ETC/.password.new" "$ROOT$UNIT_FILE.new"
+  rm -f -- "$ROOT$ETC/.config.json.new" "$ROOT$ETC/.password.new" "$ROOT$UNIT_FILE.new" "$ROOT$CLI.new"
   if [ "$status" -ne 0 ] && [ "$RESTART_ON_FAILURE" -eq 1 ]; then
-    say "starting the previous installation again"
+    say "starting $UNIT_NAME again"
     systemctl start "$UNIT_NAME" || true
   fi
 }
@@ -352,9 +358,13 @@ install_main() {
   # systemd creates it too (StateDirectory=); made here so `status` works before the first start.
   mkdir -p -- "$ROOT$STATE"
   place "$STATE" 0700 "$SERVICE_USER" "$SERVICE_USER"
-  mkdir -p -- "$ROOT$(dirname -- "$CLI_LINK")"
-  ln -sfn -- "$APP/dist/cli/main.js" "$ROOT$CLI_LINK"
-  record link "$CLI_LINK" "$APP/dist/cli/main.js"
+  # A wrapper, not a symlink to main.js and its `env node`: the native modules were built for
+  # this node's ABI, so technicians' commands must run the same node as the service.
+  mkdir -p -- "$ROOT$(dirname -- "$CLI")"
+  printf '#!/bin/sh\n# Written by provision.sh: the node the service runs, with its native modules.\nexec %s %s "$@"\n' \
+    "$NODE" "$APP/dist/cli/main.js" >"$ROOT$CLI.new"
+  commit_file "$ROOT$CLI.new" "$ROOT$CLI"
+  place "$CLI" 0755 root root
   install_unit
 
   if [ -n "$ROOT" ]; then
@@ -368,8 +378,8 @@ install_main() {
   systemctl daemon-reload
   systemctl enable --quiet "$UNIT_NAME"
   say "starting $UNIT_NAME"
-  systemctl restart "$UNIT_NAME" || die "$UNIT_NAME did not start; see: journalctl -u $UNIT_NAME -e"
   RESTART_ON_FAILURE=0
+  systemctl restart "$UNIT_NAME" || die "$UNIT_NAME did not start; see: journalctl -u $UNIT_NAME -e"
   wait_registered
 }
 
@@ -408,7 +418,7 @@ uninstall_main() {
   rm -rf -- "$ROOT$UNIT_FILE" "$ROOT$DROPIN_DIR"
   host systemctl daemon-reload
   if [ -z "$ROOT" ]; then systemctl reset-failed "$UNIT_NAME" 2>/dev/null || true; fi
-  rm -rf -- "$APP_DIR" "$APP_DIR.new" "$APP_DIR.old" "$ROOT$CLI_LINK"
+  rm -rf -- "$APP_DIR" "$APP_DIR.new" "$APP_DIR.old" "$ROOT$CLI"
   record removed "$APP"
   if [ "$PURGE" -eq 1 ]; then
     rm -rf -- "$ROOT$STATE" "$ROOT$ETC" "$ROOT$SYSUSERS_FILE"

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,7 +139,9 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     }
     expect(lines).toContain('user\ttelematics-agent\tgroups=telematics-agent,dialout\tshell=/usr/sbin/nologin');
     expect(lines).toContain('run\tsystemctl enable telematics-agent.service');
-    expect(readlinkSync(path.join(root, 'usr/local/bin/telematics-agent'))).toBe('/opt/telematics-agent/dist/cli/main.js');
+    // The technicians' command runs the service's node (the native modules' ABI), not `env node`.
+    expect(readFileSync(path.join(root, 'usr/local/bin/telematics-agent'), 'utf8')).toContain(`exec ${process.execPath} /opt/telematics-agent/dist/cli/main.js "$@"`);
+    expect(owners.get('/usr/local/bin/telematics-agent')).toBe('0755 root:root');
     if (haveCommand('systemd-sysusers')) expect(readFileSync(path.join(root, 'etc/passwd'), 'utf8')).toMatch(/^telematics-agent:x:\d+:\d+:[^:]*:\/var\/lib\/telematics-agent:\/usr\/sbin\/nologin$/m);
     if (haveCommand('systemctl')) expect(lstatSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/telematics-agent.service')).isSymbolicLink()).toBe(true);
   });
