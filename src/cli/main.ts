@@ -11,6 +11,7 @@ import { registerDoctorCommand } from './doctor.js';
 import { registerRegisterCommand } from './register.js';
 import { registerDeviceCommands } from './device.js';
 import { registerLocationCommands } from './location.js';
+import { registerRunCommand } from './run.js';
 
 /**
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ sortSubcommands: false })
     .exitOverride();
+  registerRunCommand(program);
   registerConfigCommands(program);
   registerSimCommand(program);
   registerDriveCommand(program);

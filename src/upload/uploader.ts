@@ -37,7 +37,8 @@ export interface UploadError {
   class: ErrorClass;
   message: string;
   status?: number;
-  at: string;
+  /** Wall ms. */
+  at: number;
 }
 
 export interface UploaderStatus {
@@ -48,9 +49,10 @@ export interface UploaderStatus {
   backlog: { inFlight: number; sent: number; lastFixTime?: string };
   deadLettered: number;
   consecutiveFailures: number;
-  /** Wall time the backoff ends, while backing off. */
-  backoffUntil?: string;
-  lastSuccessAt?: string;
+  /** Wall ms the backoff ends, while backing off. */
+  backoffUntil?: number;
+  /** Wall ms of the last delivery. */
+  lastSuccessAt?: number;
   lastError?: UploadError;
 }
 
@@ -132,8 +134,8 @@ export class Uploader {
       backlog: lane('backlog'),
       deadLettered: this.#deadLettered,
       consecutiveFailures: this.#failures,
-      ...(backingOff ? { backoffUntil: new Date(this.#o.clock.wallMs() + (this.#resumeAt - now)).toISOString() } : {}),
-      ...(this.#lastSuccessAt !== undefined ? { lastSuccessAt: new Date(this.#lastSuccessAt).toISOString() } : {}),
+      ...(backingOff ? { backoffUntil: this.#o.clock.wallMs() + (this.#resumeAt - now) } : {}),
+      ...(this.#lastSuccessAt !== undefined ? { lastSuccessAt: this.#lastSuccessAt } : {}),
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
     };
   }
@@ -222,7 +224,7 @@ export class Uploader {
       class: error.errorClass,
       message: error.message,
       ...(error.status !== undefined ? { status: error.status } : {}),
-      at: new Date(this.#o.clock.wallMs()).toISOString(),
+      at: this.#o.clock.wallMs(),
     };
   }
 }

@@ -1,0 +1,226 @@
+import type { Config } from './config/load.js';
+import { describeError } from './errors.js';
+import { GnssPipeline } from './gnss/pipeline.js';
+import { ReplaySource } from './gnss/sources/replay-source.js';
+import { SerialSource } from './gnss/sources/serial-source.js';
+import type { NmeaSource } from './gnss/sources/source.js';
+import { FixPublisher } from './locations/fix-publisher.js';
+import type { Logger } from './log.js';
+import type { BootClock } from './platform/boot-clock.js';
+import { buildPlatform, type PlatformParts } from './platform/build.js';
+import { DaemonStatusProvider } from './status/daemon-provider.js';
+import { StatusServer } from './status/server.js';
+import { statusSocketPath } from './status/socket-path.js';
+import { openDatabase, type Database } from './store/database.js';
+import { MetaStore } from './store/meta.js';
+import { Outbox, type OutboxStatus } from './store/outbox.js';
+import { systemClock, type Clock } from './system/clock.js';
+import type { IdentityProbes } from './system/identity.js';
+import { SdNotify } from './system/sd-notify.js';
+import { outboxSummary, uploadSummary } from './upload/status-views.js';
+import { Uploader, type UploaderStatus } from './upload/uploader.js';
+
+/**
+ * The composition root of `telematics-agent run` (STYLE.md "Shape of the daemon"): builds every
+ * component from the frozen configuration, starts them in dependency order (store, tokens,
+ * registration, outbox, uploader, status, GNSS) and stops them in reverse, each stop on its own, so
+ * that a signal during start-up is clean. Components supervise themselves (serial reconnects,
+ * registration and upload backoff, commit retries); only configuration errors end the process.
+ */
+export interface AgentOptions {
+  config: Config;
+  logger: Logger;
+  clock?: Clock;
+  env?: NodeJS.ProcessEnv;
+  /** Injected for tests; default the hardware probes. */
+  probes?: IdentityProbes;
+  bootClock?: BootClock;
+  /** How long in-flight uploads may finish at shutdown before they are abandoned (they stay queued). */
+  shutdownGraceMs?: number;
+}
+
+export interface AgentState {
+  outbox?: OutboxStatus;
+  upload?: UploaderStatus;
+  gnss?: ReturnType<GnssPipeline['state']>;
+  registration?: ReturnType<PlatformParts['registrar']['status']>;
+  startedAt: number;
+}
+
+/** Commit errors after which a restart is the better supervisor (a full disk is not one of them). */
+const RESTART_WORTHY = (code: string) => !['SQLITE_FULL', 'ENOSPC', 'SQLITE_BUSY'].includes(code);
+
+export class Agent {
+  readonly #o: AgentOptions;
+  readonly #clock: Clock;
+  readonly #notify: SdNotify;
+  readonly #stops: { name: string; stop: () => Promise<void> | void }[] = [];
+  readonly #startedMono: number;
+  #db: Database | undefined;
+  #platform: PlatformParts | undefined;
+  #outbox: Outbox | undefined;
+  #uploader: Uploader | undefined;
+  #pipeline: GnssPipeline | undefined;
+  #watchdog: NodeJS.Timeout | undefined;
+  #stopping: Promise<void> | undefined;
+
+  constructor(options: AgentOptions) {
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#notify = new SdNotify({ env: options.env ?? process.env, logger: options.logger.child({ component: 'sd-notify' }) });
+    this.#startedMono = this.#clock.monotonicMs();
+  }
+
+  async start(): Promise<void> {
+    const { config, logger } = this.#o;
+    const clock = this.#clock;
+
+    const db = openDatabase({ dataDir: config.dataDir, logger: logger.child({ component: 'store' }) });
+    this.#db = db;
+    this.#onStop('database', () => {
+      db.close();
+    });
+    const meta = new MetaStore(db);
+
+    const platform = buildPlatform({ config, db, logger, clock, ...(this.#o.probes ? { probes: this.#o.probes } : {}), ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}) });
+    this.#platform = platform;
+    this.#onStop('platform', () => platform.stop());
+    await platform.start();
+    // Known before registration (hardware serial or configuration): event ids are fixed at record time.
+    const identity = await platform.registrar.identity();
+
+    const outbox = new Outbox({ db, meta, identity, storage: config.storage, dataDir: config.dataDir, clock, logger: logger.child({ component: 'outbox' }) });
+    this.#outbox = outbox;
+    await outbox.start();
+    this.#onStop('outbox', () => outbox.stop());
+
+    const uploader = new Uploader({
+      queue: outbox,
+      requester: platform.requester,
+      registration: platform.registrar,
+      eventsUrl: `${config.platform.planningUrl}${config.platform.eventsPath}`,
+      ...(config.device.licensePlate !== undefined ? { licensePlate: config.device.licensePlate } : {}),
+      upload: config.upload,
+      clock,
+      logger: logger.child({ component: 'upload' }),
+    });
+    this.#uploader = uploader;
+    await uploader.start();
+    this.#onStop('uploader', () => uploader.stop(this.#o.shutdownGraceMs ?? 3000));
+
+    const pipeline = new GnssPipeline({
+      source: this.#source(),
+      logger: logger.child({ component: 'gnss' }),
+      sink: outbox,
+      quality: config.quality,
+      recording: config.recording,
+      maxLineLength: config.gnss.maxLineLength,
+    });
+    this.#pipeline = pipeline;
+
+    await this.#startStatus(pipeline, platform, outbox, uploader);
+
+    await pipeline.start();
+    // Stop reading first, then commit what is buffered before the uploader gets its grace time.
+    this.#onStop('gnss', async () => {
+      await pipeline.stop();
+      outbox.flush();
+    });
+
+    this.#notify.ready('recording');
+    this.#startWatchdog();
+    logger.info({ dataDir: config.dataDir, externalDeviceId: identity.externalDeviceId, gnss: config.gnss.replayFile ?? config.gnss.path }, 'agent running');
+  }
+
+  /** Stops everything started, newest first; each step on its own so one failure stops no other. */
+  stop(): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#notify.stopping();
+      if (this.#watchdog) clearInterval(this.#watchdog);
+      for (const step of this.#stops.reverse()) {
+        try {
+          await step.stop();
+        } catch (e) {
+          this.#o.logger.warn({ component: step.name, err: describeError(e) }, 'stop step failed; going on');
+        }
+      }
+      this.#stops.length = 0;
+      await this.#notify.flush();
+      this.#o.logger.info('agent stopped');
+    })();
+    return this.#stopping;
+  }
+
+  state(): AgentState {
+    const s: AgentState = { startedAt: this.#clock.wallMs() - (this.#clock.monotonicMs() - this.#startedMono) };
+    if (this.#outbox) s.outbox = this.#outbox.status();
+    if (this.#uploader) s.upload = this.#uploader.status();
+    if (this.#pipeline) s.gnss = this.#pipeline.state();
+    if (this.#platform) s.registration = this.#platform.registrar.status();
+    return s;
+  }
+
+  #source(): NmeaSource {
+    const { gnss } = this.#o.config;
+    const logger = this.#o.logger.child({ component: 'gnss-source' });
+    if (gnss.replayFile !== undefined) return new ReplaySource({ file: gnss.replayFile, speed: gnss.replaySpeed, logger });
+    // The schema guarantees one of path and replayFile.
+    return new SerialSource({ path: gnss.path!, baudRate: gnss.baudRate, logger });
+  }
+
+  /** The status socket is a window, not a duty: when it cannot open, the agent runs on without it. */
+  async #startStatus(pipeline: GnssPipeline, platform: PlatformParts, outbox: Outbox, uploader: Uploader): Promise<void> {
+    const { config, logger } = this.#o;
+    const publisher = new FixPublisher();
+    const provider = new DaemonStatusProvider({
+      clock: this.#clock,
+      dataDir: config.dataDir,
+      minFreeBytes: config.storage.minFreeBytes,
+      startedMonoMs: this.#startedMono,
+      receiver: () => {
+        const g = pipeline.state();
+        return {
+          port: config.gnss.replayFile ?? config.gnss.path ?? '',
+          link: g.link.status,
+          ...(g.link.lastError !== undefined ? { lastError: g.link.lastError } : {}),
+          bytes: g.link.bytes,
+          lines: g.link.lines,
+          fixesRead: g.counters.recorded,
+          ...(g.lastFix ? { lastFix: g.lastFix } : {}),
+          satellites: g.satellites,
+        };
+      },
+      identity: () => platform.registrar.status().identity,
+      registration: () => platform.registrar.current(),
+      tokens: () => platform.tokens.tokenStatus(),
+      outbox: () => outboxSummary(outbox.status(), pipeline.state().counters.recorded),
+      upload: () => uploadSummary(uploader.status(), outbox.status()),
+    });
+    const server = new StatusServer({ socketPath: statusSocketPath(config), provider, logger: logger.child({ component: 'status' }), fixes: publisher });
+    try {
+      await server.start();
+      this.#onStop('status', () => server.stop());
+    } catch (e) {
+      logger.error({ err: describeError(e), socketPath: server.socketPath }, 'status socket could not be opened; `telematics-agent status` falls back to reading the database');
+    }
+  }
+
+  /** WATCHDOG=1 while the loop runs and the outbox can commit (a dead SD card earns a restart). */
+  #startWatchdog(): void {
+    const every = this.#notify.watchdogIntervalMs();
+    if (every === undefined) return;
+    this.#watchdog = setInterval(() => {
+      const err = this.#outbox?.status().lastCommitError;
+      if (err && RESTART_WORTHY(err.code)) {
+        this.#o.logger.error({ err }, 'outbox cannot commit: withholding the watchdog ping so that systemd restarts the agent');
+        return;
+      }
+      this.#notify.watchdog();
+    }, every);
+    this.#watchdog.unref();
+  }
+
+  #onStop(name: string, stop: () => Promise<void> | void): void {
+    this.#stops.push({ name, stop });
+  }
+}

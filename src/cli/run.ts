@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { Agent } from '../agent.js';
+import { loadConfig } from '../config/load.js';
+import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, describeError, isAgentError } from '../errors.js';
+import { createLogger } from '../log.js';
+
+/**
+ * `telematics-agent run`: the daemon. Configuration errors end it with EXIT_CONFIG and a message
+ * naming the key and the fix (restarting will not help); SIGTERM/SIGINT stop it cleanly with exit
+ * 0: stop reading, commit the buffer, give in-flight uploads a few seconds, close the database.
+ * Everything else is retried inside by the components' own supervisors.
+ */
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('Run the agent: read the receiver, record fixes, deliver them to the platform (systemd service entry).')
+    .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
+    .action(async (opts: { config?: string }) => {
+      const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+      const logger = createLogger({ level: config.log.level });
+      const agent = new Agent({ config, logger });
+
+      let signalled: NodeJS.Signals | undefined;
+      let wake: (() => void) | undefined;
+      const stopRequested = new Promise<void>((resolve) => (wake = resolve));
+      const onSignal = (sig: NodeJS.Signals): void => {
+        if (signalled) {
+          logger.warn({ signal: sig }, 'second signal: exiting without waiting for the clean stop');
+          process.exit(EXIT_FAILURE);
+        }
+        signalled = sig;
+        logger.info({ signal: sig }, 'stopping');
+        wake?.();
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+      // A bug must not leave a half-dead daemon: log it and exit so that systemd restarts us.
+      const fatal = (e: unknown): void => {
+        logger.fatal({ err: describeError(e) }, 'unexpected error: exiting for a restart');
+        process.exit(EXIT_FAILURE);
+      };
+      process.on('uncaughtException', fatal);
+      process.on('unhandledRejection', fatal);
+
+      try {
+        await agent.start();
+      } catch (e) {
+        await agent.stop();
+        if (isAgentError(e) && e.errorClass === 'config') {
+          process.stderr.write(`telematics-agent: ${describeError(e)}\n`);
+          process.exitCode = EXIT_CONFIG;
+          return;
+        }
+        throw e;
+      }
+      await stopRequested;
+      await agent.stop();
+      process.exitCode = EXIT_OK;
+      // Anything still holding the loop (a stuck socket) must not keep a stopped daemon alive.
+      setTimeout(() => process.exit(EXIT_OK), 2000).unref();
+    });
+}

@@ -1,0 +1,36 @@
+import type { OutboxSummary, UploadSummary } from '../status/snapshot.js';
+import type { OutboxStatus } from '../store/outbox.js';
+import type { UploaderStatus } from './uploader.js';
+
+/** The outbox and uploader as the status snapshot (src/status/snapshot.ts) shows them. */
+export function outboxSummary(s: OutboxStatus, recorded?: number): OutboxSummary {
+  return {
+    pending: s.pending,
+    ...(s.oldestPendingAgeMs !== undefined ? { oldestPendingAgeS: s.oldestPendingAgeMs / 1000 } : {}),
+    sentToday: s.sentToday,
+    sentTotal: s.sentTotal,
+    thinned: s.thinned,
+    deadLetters: s.deadLetters,
+    ...(recorded !== undefined ? { recorded } : {}),
+  };
+}
+
+export function uploadSummary(u: UploaderStatus, o: OutboxStatus): UploadSummary {
+  return {
+    ...(u.lastSuccessAt !== undefined ? { lastSuccessAt: u.lastSuccessAt } : {}),
+    ...(u.lastError ? { lastError: { code: u.lastError.code, class: u.lastError.class, message: u.lastError.message, at: u.lastError.at } } : {}),
+    lanes: {
+      state: u.state,
+      order: u.order,
+      live: u.live,
+      backlog: u.backlog,
+      inFlight: u.inFlight,
+      consecutiveFailures: u.consecutiveFailures,
+      ...(u.backoffUntil !== undefined ? { backoffUntil: u.backoffUntil } : {}),
+      buffered: o.buffered,
+      bound: o.bound,
+      lowDisk: o.lowDisk,
+      ...(o.lastCommitError ? { lastCommitError: o.lastCommitError } : {}),
+    },
+  };
+}
