@@ -4,6 +4,8 @@ import { createLogger, silentLogger } from '../../src/log.js';
 import type { DeviceSection } from '../../src/platform/device-body.js';
 import { DeviceRegistrar } from '../../src/platform/device-registrar.js';
 import { DeviceStore } from '../../src/platform/device-store.js';
+import { registrationDelayMs } from '../../src/platform/registration-delay.js';
+import { PlatformError } from '../../src/errors.js';
 import { probeHardwareId, type IdentityProbes } from '../../src/system/identity.js';
 import { startPlatform, type Platform } from './fixture.js';
 
@@ -228,3 +230,21 @@ async function vi_waitFor(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(cond()).toBe(true);
 }
+
+describe('registration retry delay', () => {
+  const err = (status: number | undefined, cls: 'transient' | 'config' | 'auth', retryAfterMs?: number, code = 'X') =>
+    new PlatformError(code, 'm', { class: cls, ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+  it.each([
+    ['400: the long configuration wait', err(400, 'config'), 1, 3600_000],
+    ['403: the long configuration wait', err(403, 'config'), 5, 3600_000],
+    ['404 (wrong deviceUrl): the long configuration wait', err(404, 'config'), 1, 3600_000],
+    ['credentials rejected: the token manager\'s wait', err(401, 'config', 240_000, 'CREDENTIALS_REJECTED'), 1, 240_000],
+    ['503, first failure: 5 s with equal jitter', err(503, 'transient'), 1, 3750],
+    ['503, fourth failure: 40 s with equal jitter', err(503, 'transient'), 4, 30_000],
+    ['network error after many failures: capped at 600 s', err(undefined, 'transient'), 20, 450_000],
+    ['429 with a longer Retry-After: the Retry-After', err(429, 'transient', 90_000), 1, 90_000],
+    ['401 after the retry: backoff like a transient error', err(401, 'auth'), 2, 7500],
+  ])('%s', (_name, error, failures, expected) => {
+    expect(registrationDelayMs(error, failures, TUNING, 0.5)).toBe(expected);
+  });
+});
