@@ -16,6 +16,7 @@ readonly STATE=/var/lib/telematics-agent
 readonly UNIT_FILE=/etc/systemd/system/$UNIT_NAME
 readonly DROPIN_DIR=/etc/systemd/system/$UNIT_NAME.d
 readonly SYSUSERS_FILE=/etc/sysusers.d/telematics-agent.conf
+readonly MODULES_FILE=/etc/modules-load.d/telematics-agent.conf
 readonly CLI=/usr/local/bin/telematics-agent
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -318,6 +319,14 @@ install_unit() {
     rmdir -- "$ROOT$DROPIN_DIR" 2>/dev/null || true
   fi
   [ -z "$gnss_path" ] || gnss_warn_serial_console "$gnss_path"
+
+  # The serial drivers load at boot, so the unit's device classes exist before a receiver does.
+  mkdir -p -- "$ROOT$(dirname -- "$MODULES_FILE")"
+  install -m 0644 -- "$APP_DIR/systemd/telematics-agent.modules-load.conf" "$ROOT$MODULES_FILE"
+  place "$MODULES_FILE" 0644 root root
+  if [ -z "$ROOT" ]; then
+    modprobe -a cdc_acm usbserial 2>/dev/null || warn "could not load the cdc_acm and usbserial drivers now; they load at the next boot"
+  fi
 }
 
 # --- Install --------------------------------------------------------------------------------------
@@ -415,7 +424,7 @@ uninstall_main() {
       systemctl disable --now --quiet "$UNIT_NAME"
     fi
   fi
-  rm -rf -- "$ROOT$UNIT_FILE" "$ROOT$DROPIN_DIR"
+  rm -rf -- "$ROOT$UNIT_FILE" "$ROOT$DROPIN_DIR" "$ROOT$MODULES_FILE"
   host systemctl daemon-reload
   if [ -z "$ROOT" ]; then systemctl reset-failed "$UNIT_NAME" 2>/dev/null || true; fi
   rm -rf -- "$APP_DIR" "$APP_DIR.new" "$APP_DIR.old" "$ROOT$CLI"

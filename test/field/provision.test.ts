@@ -131,6 +131,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       ['/opt/telematics-agent', '0755', 'root:root'],
       ['/etc/systemd/system/telematics-agent.service', '0644', 'root:root'],
       ['/etc/sysusers.d/telematics-agent.conf', '0644', 'root:root'],
+      ['/etc/modules-load.d/telematics-agent.conf', '0644', 'root:root'],
     ];
     const { owners, lines } = manifest(root);
     for (const [target, m, owner] of expected) {
@@ -219,7 +220,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     const db = path.join(root, 'var/lib/telematics-agent/agent.db');
     const un = provision(root, ['--uninstall']);
     expect(un.status, un.out).toBe(0);
-    for (const gone of ['opt/telematics-agent', 'etc/systemd/system/telematics-agent.service', 'etc/systemd/system/telematics-agent.service.d', 'usr/local/bin/telematics-agent', 'etc/systemd/system/multi-user.target.wants/telematics-agent.service']) {
+    for (const gone of ['opt/telematics-agent', 'etc/systemd/system/telematics-agent.service', 'etc/systemd/system/telematics-agent.service.d', 'usr/local/bin/telematics-agent', 'etc/modules-load.d/telematics-agent.conf', 'etc/systemd/system/multi-user.target.wants/telematics-agent.service']) {
       expect(existsSync(path.join(root, gone)), gone).toBe(false);
     }
     expect(readFileSync(db, 'utf8')).toBe('identity, tokens and 3 buffered fixes');

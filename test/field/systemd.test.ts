@@ -78,6 +78,9 @@ describe('systemd unit', () => {
     for (const port of ['char-ttyACM rw', 'char-ttyUSB rw', 'char-ttyAMA rw', '/dev/serial0 rw']) expect(allowed).toContain(port);
     // ttyS shares major 4 with /dev/tty0..63: allowing the class would open the consoles.
     expect(allowed.filter((a) => /char-tty(S|\s)|char-tty$/.test(a))).toEqual([]);
+    // Classes resolve through /proc/devices at start: their drivers load at boot, not at plug-in.
+    const modules = readFileSync(path.join(REPO_ROOT, 'systemd', 'telematics-agent.modules-load.conf'), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    expect(modules.sort()).toEqual(['cdc_acm', 'usbserial']);
   });
 
   it('hands the password over under the name the configuration loader reads', () => {
