@@ -32,7 +32,7 @@ interface HereOptions extends CommonOptions {
   name: string;
   type: string;
   samples: number;
-  maxSpread: number;
+  maxSpread?: number;
   timeout?: number;
   source: FeedChoice;
   id?: string;
@@ -72,7 +72,7 @@ export function registerLocationCommands(program: Command): void {
     .requiredOption('--name <name>', 'name of the location, e.g. "Depot Amersfoort"')
     .requiredOption('--type <type>', TYPE_HELP)
     .option('--samples <n>', 'number of fixes to average', positiveInt('--samples', 3600), DEFAULT_SAMPLES)
-    .option('--max-spread <metres>', `refuse when a fix lies further than this from the average (default ${DEFAULT_MAX_SPREAD_M} m: a receiver standing in the open stays within about 5 m; more means movement or reflections)`, positiveNumber('--max-spread'), DEFAULT_MAX_SPREAD_M)
+    .option('--max-spread <metres>', `refuse when a fix lies further than this from the average (default ${DEFAULT_MAX_SPREAD_M} m: a receiver standing in the open stays within about 5 m; more means movement or reflections)`, positiveNumber('--max-spread'))
     .option('--timeout <seconds>', 'give up after this long (default 60 s plus 2 s per sample)', positiveNumber('--timeout'))
     .addOption(new Option('--source <where>', 'where fixes come from: auto (the running daemon if there is one, else the receiver), daemon, receiver').choices(['auto', 'daemon', 'receiver']).default('auto'))
     .option('--id <uuid>', 'update this location instead of creating a new one (default: a new UUID, printed)')
@@ -120,7 +120,7 @@ async function here(opts: HereOptions, signal: AbortSignal): Promise<number> {
   process.stderr.write(`sampling ${opts.samples} fixes from ${feed.description} ...\n`);
   const result = await captureLocation(feed, {
     samples: opts.samples,
-    maxSpreadM: opts.maxSpread,
+    maxSpreadM: opts.maxSpread ?? DEFAULT_MAX_SPREAD_M,
     timeoutMs: opts.timeout !== undefined ? opts.timeout * 1000 : defaultTimeoutMs(opts.samples),
     gate: gateFrom((f) => gate.check(f)),
     signal,

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { AgentError } from '../errors.js';
+import { jsonErrorOffset, lineAndColumn } from './json-position.js';
 
 /** Larger than any sensible batch of locations; protects against `location put /dev/zero`. */
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;
@@ -25,15 +26,12 @@ export async function readLocationInput(file: string, stdin: NodeJS.ReadableStre
   }
 }
 
-/** V8 reports "... at position 123"; a person wants "line 5, column 3". */
+/** "Unexpected token 'w' ..." -> the same, plus "(line 3, column 11)". */
 function withLineColumn(message: string, text: string): string {
-  const m = /position (\d+)/.exec(message);
-  if (!m) return message;
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos);
-  const line = before.split('\n').length;
-  const column = pos - before.lastIndexOf('\n');
-  return /line \d+/.test(message) ? message : `${message} (line ${line}, column ${column})`;
+  const offset = jsonErrorOffset(text);
+  if (offset === undefined) return message;
+  const { line, column } = lineAndColumn(text, offset);
+  return `${message.replace(/\s+/g, ' ')} (line ${line}, column ${column})`;
 }
 
 async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
