@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import si from 'systeminformation';
 import { AgentError } from '../errors.js';
 
 /**
@@ -63,6 +62,8 @@ async function readFirst(files: string[]): Promise<string | undefined> {
 
 export const systemProbes: IdentityProbes = {
   system: async () => {
+    // Loaded on first use: it is large, and only the first start of an installation needs it.
+    const { default: si } = await import('systeminformation');
     const s = await si.system();
     return { serial: s.serial, model: s.model };
   },
