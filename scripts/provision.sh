@@ -133,15 +133,6 @@ place() {
   record "$kind" "$target" "$mode" "$owner:$group"
 }
 
-# Commands that act on the running host: skipped (and recorded) under --root.
-host() {
-  if [ -n "$ROOT" ]; then
-    record run "$*"
-    return 0
-  fi
-  "$@"
-}
-
 # An atomic replace whose result survives a power cut: rename, then flush file and directory.
 commit_file() {
   local tmp=$1 final=$2
@@ -154,6 +145,10 @@ commit_file() {
 source "$HELPERS/lib-app.sh"
 # shellcheck source=provision/lib-gnss.sh
 source "$HELPERS/lib-gnss.sh"
+# shellcheck source=provision/lib-config.sh
+source "$HELPERS/lib-config.sh"
+# shellcheck source=provision/lib-service.sh
+source "$HELPERS/lib-service.sh"
 
 # --- Checks before anything changes -------------------------------------------------------------
 preflight() {
@@ -197,138 +192,6 @@ preflight() {
   command -v npm >/dev/null || die "npm not found (Debian: apt-get install npm)"
 }
 
-# --- The service user -----------------------------------------------------------------------------
-ensure_user() {
-  mkdir -p -- "$ROOT$(dirname -- "$SYSUSERS_FILE")"
-  install -m 0644 -- "$SOURCE/systemd/telematics-agent.sysusers.conf" "$ROOT$SYSUSERS_FILE"
-  place "$SYSUSERS_FILE" 0644 root root
-  record user "$SERVICE_USER" "groups=$SERVICE_USER,dialout" "shell=/usr/sbin/nologin"
-  if [ -z "$ROOT" ]; then
-    systemd-sysusers "$SYSUSERS_FILE"
-  elif command -v systemd-sysusers >/dev/null; then
-    # Writes DIR/etc/passwd and group only, like an image build would.
-    systemd-sysusers --root="$ROOT" "$ROOT$SYSUSERS_FILE" >/dev/null 2>&1 ||
-      warn "systemd-sysusers --root could not write $ROOT/etc/passwd (not root?); the manifest records the user"
-  fi
-}
-
-# --- Password -------------------------------------------------------------------------------------
-# Leaves the new password in $ROOT$ETC/.password.new (0600), or nothing when the stored one stays.
-stage_password() {
-  local pw='' again='' tmp=$ROOT$ETC/.password.new
-  if [ "$PASSWORD_FILE" = - ]; then
-    IFS= read -r pw || [ -n "$pw" ] || die "--password-file -: nothing on standard input"
-  elif [ -n "$PASSWORD_FILE" ]; then
-    [ -r "$PASSWORD_FILE" ] || die "--password-file $PASSWORD_FILE: cannot read it"
-    IFS= read -r pw <"$PASSWORD_FILE" || [ -n "$pw" ] || die "--password-file $PASSWORD_FILE is empty"
-  elif [ -f "$ROOT$ETC/password" ]; then
-    say "keeping the stored password ($ETC/password)"
-    return 0
-  elif { : </dev/tty; } 2>/dev/null; then
-    IFS= read -rs -p "Platform password for ${USERNAME:-the platform user}: " pw </dev/tty && echo >/dev/tty
-    IFS= read -rs -p "Again, to be sure: " again </dev/tty && echo >/dev/tty
-    [ "$pw" = "$again" ] || die "the two passwords differ; nothing was changed"
-  else
-    die "no password: pass --password-file FILE (or - for standard input), or run in a terminal to be asked"
-  fi
-  pw=${pw%$'\r'}
-  [ -n "$pw" ] || die "the password is empty"
-  (umask 077 && printf '%s' "$pw" >"$tmp")
-}
-
-# --- Configuration --------------------------------------------------------------------------------
-require_first_install_flags() {
-  local -a missing=()
-  [ ! -f "$ROOT$ETC/config.json" ] || return 0
-  [ -n "$USERNAME" ] || missing+=(--username)
-  [ -n "$EXTERNAL_SYSTEM_ID" ] || missing+=(--external-system-id)
-  [ -n "$CARRIER_CODE" ] || missing+=(--carrier-code)
-  [ -n "$DEVICE_URL" ] || missing+=(--device-url)
-  [ "${#missing[@]}" -eq 0 ] || die "a first install needs ${missing[*]} (see --help)"
-}
-
-# Leaves the new configuration in $ROOT$ETC/.config.json.new. An existing configuration is kept:
-# only the keys given as flags change, so a technician's hand edits survive an upgrade.
-stage_config() {
-  local existing=$ROOT$ETC/config.json input=- tmp=$ROOT$ETC/.config.json.new
-  local -a ops=()
-  if [ -f "$existing" ]; then
-    input=$existing
-    say "keeping $ETC/config.json; changing only the keys given as flags"
-  else
-    ops+=("set:environment=${ENVIRONMENT:-production}")
-  fi
-  [ -z "$ENVIRONMENT" ] || ops+=("set:environment=$ENVIRONMENT")
-  [ -z "$DEVICE_URL" ] || ops+=("set:platform.deviceUrl=$DEVICE_URL")
-  [ -z "$USERNAME" ] || ops+=("set:credentials.username=$USERNAME")
-  # The password lives in its own 0600 file: the service gets it as a systemd credential, and
-  # `config check` / doctor (run as root) read it from the same path.
-  ops+=("set:credentials.passwordFile=$ETC/password" unset:credentials.password)
-  [ -z "$EXTERNAL_SYSTEM_ID" ] || ops+=("set:device.externalSystemId=$EXTERNAL_SYSTEM_ID")
-  [ -z "$CARRIER_CODE" ] || ops+=("set:device.carrierCode=$CARRIER_CODE")
-  [ -z "$LICENSE_PLATE" ] || ops+=("set:device.licensePlate=$LICENSE_PLATE")
-
-  # Detection on a first install without --gnss-path, or when asked for with "auto".
-  if [ "$GNSS_PATH" = auto ] || { [ -z "$GNSS_PATH" ] && [ ! -f "$existing" ]; }; then
-    # The port must be free to listen on it; the service is started again at the end either way.
-    if [ -z "$ROOT" ] && systemctl is-active --quiet "$UNIT_NAME"; then
-      say "stopping $UNIT_NAME to listen on the serial ports"
-      systemctl stop "$UNIT_NAME"
-      RESTART_ON_FAILURE=1
-    fi
-    gnss_detect "$PROBE_SECONDS" || die "no receiver sent NMEA on /dev/ttyACM*, /dev/ttyUSB* or /dev/serial0 (listened ${PROBE_SECONDS}s per port and baud rate); connect it, or pass --gnss-path DEVICE [--baud-rate N]"
-    ops+=("set:gnss.path=$GNSS_FOUND_PATH")
-    [ -n "$BAUD_RATE" ] || ops+=("num:gnss.baudRate=$GNSS_FOUND_BAUD")
-  elif [ -n "$GNSS_PATH" ]; then
-    ops+=("set:gnss.path=$GNSS_PATH")
-    [ -n "$ROOT" ] || [ -e "$GNSS_PATH" ] || warn "$GNSS_PATH does not exist now; the agent waits for it"
-  fi
-  [ -z "$BAUD_RATE" ] || ops+=("num:gnss.baudRate=$BAUD_RATE")
-  [ -f "$existing" ] || ops+=("set:dataDir=$STATE")
-
-  (umask 077 && "$NODE" "$HELPERS/config-merge.mjs" "$input" "${ops[@]}" >"$tmp")
-}
-
-validate_config() {
-  local stage_cli=$1
-  say "checking the configuration (telematics-agent config check)"
-  env -u TELEMATICS_AGENT_PASSWORD -u CREDENTIALS_DIRECTORY -u TELEMATICS_AGENT_CONFIG \
-    "$NODE" "$stage_cli" config check --quiet --config "$ROOT$ETC/.config.json.new" ||
-    die "the configuration is not valid (see above); nothing was changed. Fix the flags, or edit $ETC/config.json"
-}
-
-# --- The unit -------------------------------------------------------------------------------------
-install_unit() {
-  local tmp=$ROOT$UNIT_FILE.new gnss_path dropin=$ROOT$DROPIN_DIR/10-gnss-device.conf
-  mkdir -p -- "$ROOT$(dirname -- "$UNIT_FILE")"
-  # ExecStart= needs an absolute path; the repository's unit names Debian's /usr/bin/node.
-  sed "s#^ExecStart=/usr/bin/node #ExecStart=$NODE #" "$APP_DIR/systemd/$UNIT_NAME" >"$tmp"
-  grep -q "^ExecStart=$NODE " "$tmp" || die "could not set the node path in the unit's ExecStart="
-  commit_file "$tmp" "$ROOT$UNIT_FILE"
-  place "$UNIT_FILE" 0644 root root
-
-  gnss_path=$("$NODE" -p 'require(process.argv[1]).gnss?.path ?? ""' "$ROOT$ETC/config.json")
-  if [ -n "$gnss_path" ] && ! gnss_port_covered "$gnss_path"; then
-    mkdir -p -- "$ROOT$DROPIN_DIR"
-    printf '%s\n' "# Written by provision.sh: the configured receiver port is outside the unit's serial classes." \
-      "[Service]" "DeviceAllow=$gnss_path rw" >"$dropin.new"
-    commit_file "$dropin.new" "$dropin"
-    place "${dropin#"$ROOT"}" 0644 root root
-  elif [ -e "$dropin" ]; then
-    rm -f -- "$dropin"
-    rmdir -- "$ROOT$DROPIN_DIR" 2>/dev/null || true
-  fi
-  [ -z "$gnss_path" ] || gnss_warn_serial_console "$gnss_path"
-
-  # The serial drivers load at boot, so the unit's device classes exist before a receiver does.
-  mkdir -p -- "$ROOT$(dirname -- "$MODULES_FILE")"
-  install -m 0644 -- "$APP_DIR/systemd/telematics-agent.modules-load.conf" "$ROOT$MODULES_FILE"
-  place "$MODULES_FILE" 0644 root root
-  if [ -z "$ROOT" ]; then
-    modprobe -a cdc_acm usbserial 2>/dev/null || warn "could not load the cdc_acm and usbserial drivers now; they load at the next boot"
-  fi
-}
-
 # --- Install --------------------------------------------------------------------------------------
 RESTART_ON_FAILURE=0
 cleanup() {
@@ -339,6 +202,14 @@ cleanup() {
     say "starting $UNIT_NAME again"
     systemctl start "$UNIT_NAME" || true
   fi
+}
+
+# Stops the running service, and has it started again should this run fail from here on.
+stop_service() {
+  if [ -n "$ROOT" ] || ! systemctl is-active --quiet "$UNIT_NAME"; then return 0; fi
+  say "stopping $UNIT_NAME $1"
+  systemctl stop "$UNIT_NAME"
+  RESTART_ON_FAILURE=1
 }
 
 install_main() {
@@ -353,11 +224,7 @@ install_main() {
   app_stage "$APP_DIR.new"
   validate_config "$APP_DIR.new/dist/cli/main.js"
 
-  if [ -z "$ROOT" ] && systemctl is-active --quiet "$UNIT_NAME"; then
-    say "stopping $UNIT_NAME for the upgrade"
-    systemctl stop "$UNIT_NAME"
-    RESTART_ON_FAILURE=1
-  fi
+  stop_service "for the upgrade"
   app_swap "$APP_DIR.new"
   place "$APP" 0755 root root
   commit_file "$ROOT$ETC/.config.json.new" "$ROOT$ETC/config.json"
@@ -390,58 +257,6 @@ install_main() {
   RESTART_ON_FAILURE=0
   systemctl restart "$UNIT_NAME" || die "$UNIT_NAME did not start; see: journalctl -u $UNIT_NAME -e"
   wait_registered
-}
-
-# Polls the running daemon until the platform has given the device its UUID.
-wait_registered() {
-  local cli=$APP/dist/cli/main.js deadline uuid=''
-  deadline=$((SECONDS + WAIT_TIMEOUT))
-  if [ "$WAIT_TIMEOUT" -gt 0 ]; then
-    say "waiting up to ${WAIT_TIMEOUT}s for the device to register with the platform"
-    while :; do
-      uuid=$("$NODE" "$cli" status --json 2>/dev/null |
-        "$NODE" -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { try { const u = JSON.parse(s).registration?.deviceUUID; if (typeof u === "string") process.stdout.write(u); } catch {} });' || true)
-      if [ -n "$uuid" ] || [ "$SECONDS" -ge "$deadline" ]; then break; fi
-      sleep 2
-    done
-  fi
-  "$NODE" "$cli" status || true
-  if [ -n "$uuid" ]; then
-    say "done: registered as deviceUUID $uuid"
-  elif [ "$WAIT_TIMEOUT" -gt 0 ]; then
-    die "the service runs but the device did not register within ${WAIT_TIMEOUT}s; it keeps trying. Look at: telematics-agent doctor; journalctl -u $UNIT_NAME -e"
-  fi
-}
-
-# --- Uninstall ------------------------------------------------------------------------------------
-uninstall_main() {
-  say "removing telematics-agent${ROOT:+ from $ROOT}"
-  if [ -f "$ROOT$UNIT_FILE" ]; then
-    if [ -n "$ROOT" ]; then
-      if command -v systemctl >/dev/null; then systemctl --root="$ROOT" --quiet disable "$UNIT_NAME"; fi
-      record run "systemctl disable --now $UNIT_NAME"
-    else
-      systemctl disable --now --quiet "$UNIT_NAME"
-    fi
-  fi
-  rm -rf -- "$ROOT$UNIT_FILE" "$ROOT$DROPIN_DIR" "$ROOT$MODULES_FILE"
-  host systemctl daemon-reload
-  if [ -z "$ROOT" ]; then systemctl reset-failed "$UNIT_NAME" 2>/dev/null || true; fi
-  rm -rf -- "$APP_DIR" "$APP_DIR.new" "$APP_DIR.old" "$ROOT$CLI"
-  record removed "$APP"
-  if [ "$PURGE" -eq 1 ]; then
-    rm -rf -- "$ROOT$STATE" "$ROOT$ETC" "$ROOT$SYSUSERS_FILE"
-    record removed "$STATE"
-    record removed "$ETC"
-    if [ -n "$ROOT" ]; then
-      record run "userdel $SERVICE_USER"
-    elif id -u "$SERVICE_USER" >/dev/null 2>&1; then
-      userdel "$SERVICE_USER"
-    fi
-    say "removed everything, including the data, the configuration and the user $SERVICE_USER"
-  else
-    say "kept $STATE (identity, tokens, buffered fixes), $ETC (configuration, password) and the user $SERVICE_USER; --uninstall --purge removes them"
-  fi
 }
 
 parse_flags "$@"

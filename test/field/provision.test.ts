@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,7 +98,9 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
   });
 
   it.skipIf(skipWithout('shellcheck', 'shellcheck of the provisioning scripts'))('is shellcheck clean', () => {
-    const files = [SCRIPT, path.join(REPO_ROOT, 'scripts', 'provision', 'lib-app.sh'), path.join(REPO_ROOT, 'scripts', 'provision', 'lib-gnss.sh'), path.join(REPO_ROOT, '.ci', 'field-deps.sh')];
+    const libs = readdirSync(path.join(REPO_ROOT, 'scripts', 'provision')).filter((f) => f.endsWith('.sh'));
+    expect(libs.length).toBeGreaterThan(0);
+    const files = [SCRIPT, ...libs.map((f) => path.join(REPO_ROOT, 'scripts', 'provision', f)), path.join(REPO_ROOT, '.ci', 'field-deps.sh')];
     const r = spawnSync('shellcheck', ['-x', ...files], { encoding: 'utf8', cwd: REPO_ROOT });
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);

@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# The password and the configuration for scripts/provision.sh (sourced; uses its flags and
+# helpers). Both are staged next to their final place and only committed after `config check`
+# of the staged program accepted them, so a refused run changes nothing.
+
+# --- Password -------------------------------------------------------------------------------------
+# Leaves the new password in $ROOT$ETC/.password.new (0600), or nothing when the stored one stays.
+stage_password() {
+  local pw='' again='' tmp=$ROOT$ETC/.password.new
+  if [ "$PASSWORD_FILE" = - ]; then
+    IFS= read -r pw || [ -n "$pw" ] || die "--password-file -: nothing on standard input"
+  elif [ -n "$PASSWORD_FILE" ]; then
+    [ -r "$PASSWORD_FILE" ] || die "--password-file $PASSWORD_FILE: cannot read it"
+    IFS= read -r pw <"$PASSWORD_FILE" || [ -n "$pw" ] || die "--password-file $PASSWORD_FILE is empty"
+  elif [ -f "$ROOT$ETC/password" ]; then
+    say "keeping the stored password ($ETC/password)"
+    return 0
+  elif { : </dev/tty; } 2>/dev/null; then
+    IFS= read -rs -p "Platform password for ${USERNAME:-the platform user}: " pw </dev/tty && echo >/dev/tty
+    IFS= read -rs -p "Again, to be sure: " again </dev/tty && echo >/dev/tty
+    [ "$pw" = "$again" ] || die "the two passwords differ; nothing was changed"
+  else
+    die "no password: pass --password-file FILE (or - for standard input), or run in a terminal to be asked"
+  fi
+  pw=${pw%$'\r'}
+  [ -n "$pw" ] || die "the password is empty"
+  (umask 077 && printf '%s' "$pw" >"$tmp")
+}
+
+# --- Configuration --------------------------------------------------------------------------------
+require_first_install_flags() {
+  local -a missing=()
+  [ ! -f "$ROOT$ETC/config.json" ] || return 0
+  [ -n "$USERNAME" ] || missing+=(--username)
+  [ -n "$EXTERNAL_SYSTEM_ID" ] || missing+=(--external-system-id)
+  [ -n "$CARRIER_CODE" ] || missing+=(--carrier-code)
+  [ -n "$DEVICE_URL" ] || missing+=(--device-url)
+  [ "${#missing[@]}" -eq 0 ] || die "a first install needs ${missing[*]} (see --help)"
+}
+
+# Leaves the new configuration in $ROOT$ETC/.config.json.new. An existing configuration is kept:
+# only the keys given as flags change, so a technician's hand edits survive an upgrade.
+stage_config() {
+  local existing=$ROOT$ETC/config.json input=- tmp=$ROOT$ETC/.config.json.new
+  local -a ops=()
+  if [ -f "$existing" ]; then
+    input=$existing
+    say "keeping $ETC/config.json; changing only the keys given as flags"
+  else
+    ops+=("set:environment=${ENVIRONMENT:-production}")
+  fi
+  [ -z "$ENVIRONMENT" ] || ops+=("set:environment=$ENVIRONMENT")
+  [ -z "$DEVICE_URL" ] || ops+=("set:platform.deviceUrl=$DEVICE_URL")
+  [ -z "$USERNAME" ] || ops+=("set:credentials.username=$USERNAME")
+  # The password lives in its own 0600 file: the service gets it as a systemd credential, and
+  # `config check` / doctor (run as root) read it from the same path.
+  ops+=("set:credentials.passwordFile=$ETC/password" unset:credentials.password)
+  [ -z "$EXTERNAL_SYSTEM_ID" ] || ops+=("set:device.externalSystemId=$EXTERNAL_SYSTEM_ID")
+  [ -z "$CARRIER_CODE" ] || ops+=("set:device.carrierCode=$CARRIER_CODE")
+  [ -z "$LICENSE_PLATE" ] || ops+=("set:device.licensePlate=$LICENSE_PLATE")
+
+  # Detection on a first install without --gnss-path, or when asked for with "auto".
+  if [ "$GNSS_PATH" = auto ] || { [ -z "$GNSS_PATH" ] && [ ! -f "$existing" ]; }; then
+    # The port must be free to listen on it; the service is started again at the end either way.
+    stop_service "to listen on the serial ports"
+    gnss_detect "$PROBE_SECONDS" || die "no receiver sent NMEA on /dev/ttyACM*, /dev/ttyUSB* or /dev/serial0 (listened ${PROBE_SECONDS}s per port and baud rate); connect it, or pass --gnss-path DEVICE [--baud-rate N]"
+    ops+=("set:gnss.path=$GNSS_FOUND_PATH")
+    [ -n "$BAUD_RATE" ] || ops+=("num:gnss.baudRate=$GNSS_FOUND_BAUD")
+  elif [ -n "$GNSS_PATH" ]; then
+    ops+=("set:gnss.path=$GNSS_PATH")
+    [ -n "$ROOT" ] || [ -e "$GNSS_PATH" ] || warn "$GNSS_PATH does not exist now; the agent waits for it"
+  fi
+  [ -z "$BAUD_RATE" ] || ops+=("num:gnss.baudRate=$BAUD_RATE")
+  [ -f "$existing" ] || ops+=("set:dataDir=$STATE")
+
+  (umask 077 && "$NODE" "$HELPERS/config-merge.mjs" "$input" "${ops[@]}" >"$tmp")
+}
+
+validate_config() {
+  local stage_cli=$1
+  say "checking the configuration (telematics-agent config check)"
+  env -u TELEMATICS_AGENT_PASSWORD -u CREDENTIALS_DIRECTORY -u TELEMATICS_AGENT_CONFIG \
+    "$NODE" "$stage_cli" config check --quiet --config "$ROOT$ETC/.config.json.new" ||
+    die "the configuration is not valid (see above); nothing was changed. Fix the flags, or edit $ETC/config.json"
+}
