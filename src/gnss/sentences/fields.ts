@@ -32,10 +32,14 @@ export function uint(s: string | undefined): number | undefined {
 export function coordinate(value: string | undefined, hemisphere: string | undefined, positive: string, negative: string, maxDegrees: number): number | undefined {
   if (value === undefined || value === '' || value.length > 16) return undefined;
   if (hemisphere !== positive && hemisphere !== negative) return undefined;
-  const v = +value;
-  if (!Number.isFinite(v) || v < 0) return undefined;
-  const degrees = Math.trunc(v / 100);
-  const minutes = v - degrees * 100;
+  // Integer degrees and minutes from the digits before the point, the fraction added after (as
+  // gpsd's decode_lat_or_lon): subtracting degrees*100 from the float would leave 22.4465999...
+  const dot = value.indexOf('.');
+  const whole = uint(dot < 0 ? value : value.slice(0, dot));
+  const fraction = dot < 0 || dot === value.length - 1 ? 0 : +value.slice(dot);
+  if (whole === undefined || !Number.isFinite(fraction) || fraction < 0) return undefined;
+  const degrees = Math.trunc(whole / 100);
+  const minutes = whole - degrees * 100 + fraction;
   if (minutes >= 60) return undefined;
   const deg = degrees + minutes / 60;
   if (deg > maxDegrees) return undefined;

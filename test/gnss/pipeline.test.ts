@@ -1,0 +1,74 @@
+/**
+ * The assembled pipeline on a replayed corpus log: lifecycle, recorded fixes through the sink,
+ * state for the status tools; and `nmea decode`'s stream function on the same log.
+ */
+import { PassThrough } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { decodeStream, fixToJson } from '../../src/cli/nmea.js';
+import type { RecordedFix } from '../../src/gnss/fix.js';
+import { GnssPipeline } from '../../src/gnss/pipeline.js';
+import { ReplaySource } from '../../src/gnss/sources/replay-source.js';
+import { silentLogger } from '../../src/log.js';
+import { HAVE_CORPUS, corpusPath } from './helpers/corpus.js';
+import { decodeFile } from './helpers/decode-file.js';
+
+const LOG = 'quectel-l76k-nmea.log'; // 2026 dates, 150 fixes, GPS+GLONASS+BeiDou
+
+describe.skipIf(!HAVE_CORPUS)('GnssPipeline with a replay source', () => {
+  it('records gated fixes into the sink and exposes state', async () => {
+    const recorded: RecordedFix[] = [];
+    const source = new ReplaySource({ file: corpusPath(LOG), speed: 0, logger: silentLogger() });
+    const pipeline = new GnssPipeline({ source, logger: silentLogger(), sink: { record: (f) => recorded.push(f) }, quality: {}, recording: { mode: 'all' } });
+    expect(pipeline.state().counters.recorded).toBe(0);
+    await pipeline.start();
+    await source.finished();
+    await pipeline.stop();
+
+    const decoded = decodeFile(corpusPath(LOG)).filter((f) => f.mode >= 2);
+    const state = pipeline.state();
+    expect(recorded.length).toBe(state.counters.quality.accepted);
+    expect(recorded.length).toBeGreaterThan(decoded.length * 0.9);
+    expect(recorded.every((f) => f.reason === 'all' && f.mode >= 2)).toBe(true);
+    expect(state.link.status).toBe('stopped');
+    expect(state.link.lines).toBeGreaterThan(2000);
+    expect(state.link.lastValidSentenceAt).toBeTypeOf('number');
+    expect(state.lastFix?.time).toBe(decoded.at(-1)?.time);
+    expect(new Set(state.satellites.map((s) => s.constellation))).toEqual(new Set(['GPS', 'GLONASS', 'BeiDou']));
+    expect(state.satellites.some((s) => s.used)).toBe(true);
+  });
+
+  it('adaptive recording keeps far fewer fixes than "all" on the same drive', async () => {
+    const recorded: RecordedFix[] = [];
+    const source = new ReplaySource({ file: corpusPath(LOG), speed: 0, logger: silentLogger() });
+    const pipeline = new GnssPipeline({ source, logger: silentLogger(), sink: { record: (f) => recorded.push(f) } });
+    await pipeline.start();
+    await source.finished();
+    await pipeline.stop();
+    expect(recorded.length).toBeGreaterThan(0);
+    expect(recorded.length).toBeLessThan(pipeline.state().counters.quality.accepted / 2);
+  });
+});
+
+describe.skipIf(!HAVE_CORPUS)('nmea decode', () => {
+  it('prints one JSON line per epoch with the documented names', async () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => (text += c.toString()));
+    const counters = await decodeStream(createReadStream(corpusPath('garmin15x.log')), out, {});
+    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => JSON.stringify(l))).toEqual(decodeFile(corpusPath('garmin15x.log')).map(fixToJson));
+    expect(lines[0]).toEqual({ time: '2022-10-18T11:32:58.000Z', mode: 3, lat: 32.64858, lon: -108.37411, altMSL: 1577.4, speed: (5.3 * 1852) / 3600, track: 247.1, satellitesUsed: 8, hdop: 1.1 });
+    expect(Object.keys(lines[0] ?? {})).toEqual(['time', 'mode', 'lat', 'lon', 'altMSL', 'speed', 'track', 'satellitesUsed', 'hdop']);
+    expect(counters.sentences.proprietary).toBeGreaterThan(0);
+    expect(counters.sentences.rejected.comment).toBeGreaterThan(0);
+  });
+
+  it('--rollover moves pre-rollover dates forward by 1024 weeks', async () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => (text += c.toString()));
+    await decodeStream(createReadStream(corpusPath('garmin15x.log')), out, { rollover: true });
+    expect((JSON.parse(text.split('\n')[0] ?? '{}') as { time: string }).time).toBe('2042-06-03T11:32:58.000Z');
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * The real serial source on a real pseudo-terminal (socat): a corpus log written in random-sized
+ * chunks that split sentences and checksums decodes to the same fixes as `nmea decode`; when the
+ * writer (socat, which owns the pty pair) is killed and started again, the source reconnects and
+ * fixes resume. No timing assertions: waits poll for the data, with generous limits.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDecoder, type Decoder } from '../../src/gnss/decoder.js';
+import type { Fix } from '../../src/gnss/fix.js';
+import { silentLogger } from '../../src/log.js';
+import { SerialSource } from '../../src/gnss/sources/serial-source.js';
+import { HAVE_CORPUS, corpusPath } from './helpers/corpus.js';
+import { decodeFile } from './helpers/decode-file.js';
+
+const HAVE_SOCAT = spawnSync('socat', ['-V']).status === 0;
+if (!HAVE_SOCAT) console.warn('gnss pty test: socat is not installed; skipped');
+
+const LOG = 'ublox-neo-m9n-nmea.log';
+
+async function waitFor(what: string, check: () => boolean, limitMs = 30_000): Promise<void> {
+  const until = Date.now() + limitMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function startSocat(dev: string, feed: string): ChildProcess {
+  return spawn('socat', [`pty,raw,echo=0,link=${dev}`, `pty,raw,echo=0,link=${feed}`], { stdio: 'ignore' });
+}
+
+async function writeInRandomChunks(feed: string, data: Buffer, seed: number): Promise<void> {
+  let s = seed;
+  const random = (): number => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
+  const fh = await open(feed, 'w');
+  try {
+    for (let i = 0; i < data.length; ) {
+      const n = 1 + Math.floor(random() * 120);
+      await fh.write(data.subarray(i, i + n));
+      i += n;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+describe.skipIf(!HAVE_SOCAT || !HAVE_CORPUS)('serial source on a real pty', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gnss-pty-'));
+  const dev = path.join(dir, 'receiver');
+  const feed = path.join(dir, 'feed');
+  let socat: ChildProcess | undefined;
+  let source: SerialSource | undefined;
+
+  afterAll(async () => {
+    await source?.stop();
+    socat?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('decodes like nmea decode, and resumes after the writer restarts', async () => {
+    const data = readFileSync(corpusPath(LOG));
+    const expected = decodeFile(corpusPath(LOG));
+    expect(expected.length).toBeGreaterThan(50);
+
+    socat = startSocat(dev, feed);
+    await waitFor('socat ptys', () => existsSync(dev) && existsSync(feed));
+
+    let decoder: Decoder = createDecoder();
+    let fixes: Fix[] = [];
+    source = new SerialSource({ path: dev, baudRate: 9600, logger: silentLogger(), backoff: { initialMs: 50, maxMs: 500, jitter: 0.5 } });
+    source.onData((chunk) => fixes.push(...decoder.pushChunk(chunk)));
+    await source.start();
+    await waitFor('the port to open', () => source?.link().status === 'open');
+
+    await writeInRandomChunks(feed, data, 42);
+    await waitFor('all bytes', () => decoder.counters.lines.bytes >= data.length);
+    fixes.push(...decoder.flush());
+    expect(fixes).toEqual(expected);
+
+    // The writer goes away: the port errors or closes, the supervisor retries.
+    const dead = socat;
+    dead.kill('SIGKILL');
+    await new Promise((r) => dead.once('exit', r));
+    await waitFor('the link to be lost', () => source?.link().status !== 'open');
+    expect(source.link().lastError).toBeDefined();
+
+    socat = startSocat(dev, feed);
+    await waitFor('the link to reopen', () => source?.link().status === 'open');
+    decoder = createDecoder();
+    fixes = [];
+    await writeInRandomChunks(feed, data, 7);
+    await waitFor('fixes to resume', () => decoder.counters.lines.bytes >= data.length);
+    fixes.push(...decoder.flush());
+    expect(fixes).toEqual(expected);
+  });
+});
