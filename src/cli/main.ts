@@ -12,6 +12,7 @@ import { registerRegisterCommand } from './register.js';
 import { registerDeviceCommands } from './device.js';
 import { registerLocationCommands } from './location.js';
 import { registerRunCommand } from './run.js';
+import { registerNmeaCommands } from './nmea.js';
 
 /**
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerRegisterCommand(program);
   registerDeviceCommands(program);
   registerLocationCommands(program);
+  registerNmeaCommands(program);
   return program;
 }
 
