@@ -46,10 +46,10 @@ stage_config() {
   if [ -f "$existing" ]; then
     input=$existing
     say "keeping $ETC/config.json; changing only the keys given as flags"
+    [ -z "$ENVIRONMENT" ] || ops+=("set:environment=$ENVIRONMENT")
   else
     ops+=("set:environment=${ENVIRONMENT:-production}")
   fi
-  [ -z "$ENVIRONMENT" ] || ops+=("set:environment=$ENVIRONMENT")
   [ -z "$DEVICE_URL" ] || ops+=("set:platform.deviceUrl=$DEVICE_URL")
   [ -z "$USERNAME" ] || ops+=("set:credentials.username=$USERNAME")
   # The password lives in its own 0600 file: the service gets it as a systemd credential, and

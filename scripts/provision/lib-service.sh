@@ -82,8 +82,12 @@ uninstall_main() {
     fi
   fi
   rm -rf -- "$ROOT$UNIT_FILE" "$ROOT$DROPIN_DIR" "$ROOT$MODULES_FILE"
-  if [ -n "$ROOT" ]; then record run "systemctl daemon-reload"; else systemctl daemon-reload; fi
-  if [ -z "$ROOT" ]; then systemctl reset-failed "$UNIT_NAME" 2>/dev/null || true; fi
+  if [ -n "$ROOT" ]; then
+    record run "systemctl daemon-reload"
+  else
+    systemctl daemon-reload
+    systemctl reset-failed "$UNIT_NAME" 2>/dev/null || true
+  fi
   rm -rf -- "$APP_DIR" "$APP_DIR.new" "$APP_DIR.old" "$ROOT$CLI"
   record removed "$APP"
   if [ "$PURGE" -eq 1 ]; then
