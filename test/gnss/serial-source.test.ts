@@ -4,6 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { pino } from 'pino';
+import type { Logger } from '../../src/log.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { backoffDelay } from '../../src/gnss/sources/backoff.js';
 import { SerialSource, type SerialPortLike } from '../../src/gnss/sources/serial-source.js';
@@ -26,9 +27,16 @@ class FakePort extends EventEmitter implements SerialPortLike {
   }
 }
 
-function memoryLogger(): { logger: ReturnType<typeof pino>; entries: { level: string; msg: string }[] } {
+const LEVELS: Record<number, string> = { 20: 'debug', 30: 'info', 40: 'warn', 50: 'error' };
+
+function memoryLogger(): { logger: Logger; entries: { level: string; msg: string }[] } {
   const entries: { level: string; msg: string }[] = [];
-  const logger = pino({ level: 'debug', formatters: { level: (label) => ({ level: label }) } }, { write: (s: string) => void entries.push(JSON.parse(s) as { level: string; msg: string }) });
+  const logger = pino({ level: 'debug' }, {
+    write: (s: string) => {
+      const e = JSON.parse(s) as { level: number; msg: string };
+      entries.push({ level: LEVELS[e.level] ?? String(e.level), msg: e.msg });
+    },
+  });
   return { logger, entries };
 }
 
