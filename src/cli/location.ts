@@ -107,9 +107,10 @@ async function here(opts: HereOptions, signal: AbortSignal): Promise<number> {
       ...(opts.contactName !== undefined ? { contactName: opts.contactName } : {}),
     });
   // Check the flags before a minute of sampling (the coordinate is a placeholder here).
-  const early = validateLocationBatch(build(52, 5));
+  const provisional = build(52, 5);
+  const early = validateLocationBatch(provisional);
   if (!early.ok) {
-    printIssues('the options are invalid (nothing was surveyed or sent)', early.errors.map((e) => ({ ...e, path: optionName(e.path) })));
+    printIssues('the options are invalid (nothing was surveyed or sent)', early.errors.map((e) => ({ ...e, path: optionName(e.path, provisional) })));
     return EXIT_CONFIG;
   }
   const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
@@ -186,13 +187,17 @@ function printIssues(title: string, issues: readonly LocationIssue[]): void {
   process.stderr.write(`telematics-agent: ${title}:\n${issues.map((i) => `  - ${formatIssue(i)}`).join('\n')}\n`);
 }
 
-/** `administrativeReference.street` -> `--street` for messages about `location here` options. */
-function optionName(path: string): string {
+/** `administrativeReference.street` -> `--street`, `contactDetails[1].value` -> `--email`, for `location here`. */
+function optionName(path: string, built: Record<string, unknown>): string {
   const flag = (s: string) => `--${s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-  const m = /^(?:administrativeReference\.)?(\w+)$/.exec(path);
-  if (path.startsWith('administrativeReference.') && m?.[1]) return flag(m[1]);
+  const address = /^administrativeReference\.(\w+)$/.exec(path);
+  if (address?.[1]) return flag(address[1]);
   if (path === 'id' || path === 'name' || path === 'type') return `--${path}`;
-  if (/^contactDetails\[\d+\]/.test(path)) return '--phone/--email/--contact-name';
+  const contact = /^contactDetails\[(\d+)\]/.exec(path);
+  if (contact) {
+    const type = (built.contactDetails as { type: string }[] | undefined)?.[Number(contact[1])]?.type;
+    return type === 'name' ? '--contact-name' : type === 'phone' ? '--phone' : type === 'email' ? '--email' : path;
+  }
   return path;
 }
 

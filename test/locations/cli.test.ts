@@ -111,6 +111,20 @@ describe.skipIf(!built)('telematics-agent location put', () => {
     expect(sim.stats.requests).toMatchObject({ locations: 0, 'auth.password': 0 });
   });
 
+  it('--strict refuses a location with warnings (swapped coordinates), naming the likely mistake', async () => {
+    const dir = workDir();
+    const swapped = { ...DEPOT, geoReference: { type: 'latLonPointGeoReference', lat: 5.4126792, lon: 52.1956251 } };
+    const file = writeJson(dir, 'swapped.json', swapped);
+    const strict = await run(['location', 'put', '--dry-run', '--strict', file]);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toContain('warning: geoReference: lat 5.4126792, lon 52.1956251 lies outside NL, but lat 52.1956251, lon 5.4126792 lies inside: latitude and longitude look swapped');
+    expect(strict.stderr).toContain('has warnings and --strict is set (nothing was sent)');
+    expect(strict.stdout).toBe('');
+    const lenient = await run(['location', 'put', '--dry-run', file]);
+    expect(lenient.code).toBe(0);
+    expect(lenient.stderr).toContain('warning: geoReference: lat 5.4126792');
+  });
+
   it('a JSON syntax error names the line and column', async () => {
     const dir = workDir();
     const file = path.join(dir, 'broken.json');
@@ -187,6 +201,19 @@ describe.skipIf(!built)('telematics-agent location here', () => {
     expect(localDistanceM(body.geoReference.lat, body.geoReference.lon, KNOWN_POSITION.lat, KNOWN_POSITION.lon)).toBeLessThan(0.05);
     expect(body).toMatchObject({ type: 'warehouse', administrativeReference: { name: 'Depot Amersfoort', street: 'Valutaboulevard', country: 'NL' }, contactDetails: [{ type: 'phone', value: '+31 33 123 4567' }] });
     expect(sim.locations.get(body.id)?.coordinate.source).toBe('given');
+  });
+
+  it('checks the options before sampling, naming the option', async () => {
+    const dir = workDir();
+    const config = writeConfig(dir, urls);
+    const r = await run(['location', 'here', '--config', config, '--name', 'Yard', '--type', 'depot', '--country', 'nl', '--email', 'yard.example.com']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      'telematics-agent: the options are invalid (nothing was surveyed or sent):\n' +
+        '  - --type: must be one of warehouse, store, environmentalZone, restrictedArea, customer, operationalBase (got the string "depot")\n' +
+        '  - --country: must be an ISO 3166-1 alpha-2 country code such as NL or DE (write "NL")\n' +
+        '  - --email: must be an email address such as planning@example.com (got the string "yard.example.com")\n',
+    );
   });
 
   it('refuses when the spread is above --max-spread, sending nothing', async () => {

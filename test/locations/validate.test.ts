@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildHereLocation } from '../../src/locations/build.js';
-import { formatIssue, locationForm, type OtmLocation } from '../../src/locations/location-types.js';
+import { CONTACT_TYPES, formatIssue, LOCATION_TYPES, locationForm, type OtmLocation } from '../../src/locations/location-types.js';
 import { formatIssues, validateLocation, validateLocationBatch } from '../../src/locations/validate.js';
 import { loadOtmSchemas } from '../helpers/otm-schema.js';
 
@@ -74,6 +74,13 @@ describe('valid locations: the three forms of platform-spec 2.4', () => {
       const r = validateLocation(input);
       expect(formatIssues(r.errors)).toEqual([]);
       expect(otm!.validate('location', r.location)).toEqual([]);
+    });
+
+    it('the type and contact type lists of the validator are exactly the OTM 5.6 ones', () => {
+      const schema = otm!.schema('location') as { properties: { type: { enum: string[] }; contactDetails: { items: { oneOf: { $ref: string }[] } } } };
+      expect([...LOCATION_TYPES].sort()).toEqual([...schema.properties.type.enum].sort());
+      const contactTypes = schema.properties.contactDetails.items.oneOf.map((o) => o.$ref.split('/').pop());
+      expect([...CONTACT_TYPES].sort()).toEqual(contactTypes.sort());
     });
 
     it('the schema check is not vacuous: what this validator refuses, the OTM schema refuses too', () => {
