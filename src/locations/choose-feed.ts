@@ -14,6 +14,7 @@ export type FeedChoice = 'auto' | 'daemon' | 'receiver';
  * Where `location here` reads fixes. `auto`: from the running daemon when one listens on the status
  * socket (it holds the serial port; a second reader would split the receiver's bytes), otherwise
  * straight from the configured receiver (`gnss.path`) or replay file (`gnss.replayFile`).
+ * `receiver` is refused while the daemon runs with a serial port, for the same reason.
  */
 export async function chooseFeed(config: Config, logger: Logger, choice: FeedChoice): Promise<FixFeed> {
   const socketPath = statusSocketPath(config);
@@ -24,6 +25,10 @@ export async function chooseFeed(config: Config, logger: Logger, choice: FeedCho
     return new DaemonFixFeed({ socketPath });
   }
   const g = config.gnss;
+  // A replay file can be read twice; a serial port cannot be shared with the daemon reading it.
+  if (choice === 'receiver' && g.replayFile === undefined && (await isDaemonListening(socketPath))) {
+    throw new AgentError('RECEIVER_HELD_BY_DAEMON', `the running daemon holds the receiver ${g.path ?? ''}: a second reader would split its data between the two; use --source daemon (or auto), or stop the daemon first`, { class: 'config', retryable: false });
+  }
   const common = { maxLineLength: g.maxLineLength, rollover: { minDateMarginDays: config.quality.minDateMarginDays } };
   if (g.replayFile !== undefined) {
     const source = new ReplaySource({ file: g.replayFile, speed: g.replaySpeed, logger: logger.child({ component: 'gnss' }) });

@@ -261,6 +261,11 @@ describe.skipIf(!built)('telematics-agent location here', () => {
       expect(localDistanceM(body.geoReference.lat, body.geoReference.lon, KNOWN_POSITION.lat, KNOWN_POSITION.lon)).toBeLessThan(0.05);
       expect(r.stderr).toContain('dry run: would send 1 request PUT');
       expect(sim.stats.requests.locations).toBe(0);
+      // Asked to open the port the daemon holds: refused, with what to do instead.
+      const second = await run(['location', 'here', '--config', config, '--name', 'Yard', '--type', 'warehouse', '--source', 'receiver', '--dry-run']);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain('the running daemon holds the receiver');
+      expect(second.stderr).toContain('use --source daemon (or auto), or stop the daemon first');
     } finally {
       await server.stop();
     }
