@@ -12,13 +12,23 @@
 # dependency's install scripts.)
 
 # The program files a release needs; the rest of a checkout (src, test, bench) stays behind.
-readonly APP_FILES=(dist package.json package-lock.json README.md LICENSE config systemd scripts)
+# `npm pack` never ships package-lock.json; a release tarball carries its lock as
+# npm-shrinkwrap.json, which npm ci reads the same way.
+readonly APP_FILES=(dist package.json package-lock.json npm-shrinkwrap.json README.md LICENSE config systemd scripts)
+
+# The lockfile of the app at DIR, if it has one.
+app_lockfile() {
+  local f
+  for f in "$1/npm-shrinkwrap.json" "$1/package-lock.json"; do
+    if [ -f "$f" ]; then printf '%s\n' "$f" && return 0; fi
+  done
+  return 1
+}
 
 # A dependency tree can be reused as is when the lockfile, the Node ABI and the platform match.
 app_deps_stamp() {
   local dir=$1 lock
-  lock=$dir/package-lock.json
-  [ -f "$lock" ] || lock=$dir/package.json
+  lock=$(app_lockfile "$dir") || lock=$dir/package.json
   printf '%s %s\n' "$(sha256sum <"$lock" | cut -d' ' -f1)" \
     "$("$NODE" -p '"node-abi-" + process.versions.modules + " " + process.platform + "-" + process.arch')"
 }
@@ -92,7 +102,10 @@ app_stage() {
     cp -a "$APP_DIR/node_modules" "$stage/"
   else
     local -a npm_install=(ci)
-    [ -f "$stage/package-lock.json" ] || npm_install=(install --no-package-lock)
+    if ! app_lockfile "$stage" >/dev/null; then
+      warn "$SOURCE has no lockfile: dependencies resolve to the newest matching versions"
+      npm_install=(install --no-package-lock)
+    fi
     say "installing production dependencies (npm ${npm_install[*]} --omit=dev --ignore-scripts)"
     (cd "$stage" && npm "${npm_install[@]}" --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error) ||
       die "npm could not install the dependencies (see above); check the network, or the npm cache when offline"
