@@ -27,13 +27,20 @@ export async function decodeStream(input: NodeJS.ReadableStream, output: NodeJS.
   const write = (fixes: Fix[]): void => {
     for (const f of fixes) pending += `${fixToJson(f)}\n`;
   };
+  // A reader that goes away (`nmea decode log | head`) ends the decoding quietly, as Unix tools do.
+  let closed = false;
+  const onError = (): void => {
+    closed = true;
+  };
+  output.on('error', onError);
   for await (const chunk of input) {
     write(decoder.pushChunk(typeof chunk === 'string' ? Buffer.from(chunk, 'latin1') : (chunk as Buffer)));
-    if (pending.length > 0 && !output.write(pending)) await new Promise((r) => output.once('drain', r));
+    if (pending.length > 0 && !output.write(pending)) await new Promise((r) => (output.once('drain', r), output.once('error', r)));
     pending = '';
+    if (closed) break;
   }
   write(decoder.flush());
-  if (pending.length > 0) output.write(pending);
+  if (pending.length > 0 && !closed) output.write(pending);
   return decoder.counters;
 }
 
