@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decideRetry, DEFAULT_LOCATION_RETRY, type RetryFacts } from '../../src/locations/retry.js';
 import { problemsFromBody, formatProblem } from '../../src/locations/platform-answer.js';
+import { sendLocations, summaryLine } from '../../src/locations/send.js';
 import { LocationUploader, type RetryNotice } from '../../src/locations/upload.js';
 import type { OtmLocation } from '../../src/locations/location-types.js';
 import { validateLocation } from '../../src/locations/validate.js';
@@ -144,6 +145,37 @@ describe('location upload against the platform simulator', () => {
     expect(r.error.errorClass).toBe('config');
     expect(r.error.message).toContain('check platform.planningUrl and platform.locationsPath');
     expect(sleeps).toEqual([]);
+  });
+});
+
+describe('sending a batch', () => {
+  it('a location the platform refuses does not stop the others; the answers are printed readably', async () => {
+    const p = await startPlatform();
+    const { up } = uploader(p);
+    const other = location({ name: 'Yard', type: 'operationalBase', geoReference: { type: 'latLonPointGeoReference', lat: 51.37, lon: 6.17 } });
+    const refused = { ...other, id: '', name: 'no id' } as OtmLocation;
+    const lines: string[] = [];
+    const report = await sendLocations([DEPOT, refused, other], up, { info: (l) => lines.push(l) });
+    expect(report).toMatchObject({ rejected: 1, notSent: 0 });
+    expect(report.failure).toBeUndefined();
+    expect(report.stored).toEqual([DEPOT, other]);
+    expect(lines).toEqual([
+      `stored [0] ${ID} (Depot Amersfoort): HTTP 200`,
+      'rejected [1]  (no id): the platform answered HTTP 400:\n  - id (invalidField): id must be a non-empty string',
+      `stored [2] ${other.id} (Yard): HTTP 200`,
+    ]);
+    expect(summaryLine(3, report)).toBe('summary: 2 of 3 stored, 1 rejected by the platform, 0 failed, 0 not sent');
+  });
+
+  it('a failure that would hit every location stops the batch', async () => {
+    const p = await startPlatform();
+    const { up } = uploader(p, { url: `${p.urls.planningUrl}/otm/api/v5/nowhere` });
+    const lines: string[] = [];
+    const report = await sendLocations([DEPOT, DEPOT, DEPOT], up, { info: (l) => lines.push(l) });
+    expect(report.failure?.code).toBe('LOCATION_UPLOAD_NOT_FOUND');
+    expect(report.notSent).toBe(2);
+    expect(lines).toHaveLength(1);
+    expect(p.sim.stats.requests.locations).toBe(0);
   });
 });
 
