@@ -20,6 +20,11 @@ export interface GnssPipelineOptions {
   maxLineLength?: number;
   /** Wall clock for "time of last valid sentence" (never used to timestamp fixes). */
   now?: () => number;
+  /**
+   * Every decoded epoch, before the gate and the recording policy (which would thin a standing
+   * vehicle down to a heartbeat). `location here` subscribes to these through the daemon.
+   */
+  onEpoch?: (fix: Fix) => void;
 }
 
 export interface GnssState {
@@ -107,6 +112,13 @@ export class GnssPipeline {
 
   #onFix(fix: Fix): void {
     this.#lastFix = fix;
+    if (this.#o.onEpoch) {
+      try {
+        this.#o.onEpoch(fix);
+      } catch (e) {
+        this.#o.logger.error({ err: e }, 'an epoch listener failed');
+      }
+    }
     const rejection = this.#gate.check(fix);
     this.#lastRejection = rejection;
     if (rejection !== undefined) return;

@@ -38,15 +38,25 @@ describe.skipIf(!HAVE_CORPUS)('GnssPipeline with a replay source', () => {
     expect(state.satellites.some((s) => s.used)).toBe(true);
   });
 
-  it('adaptive recording keeps far fewer fixes than "all" on the same drive', async () => {
+  it('adaptive recording keeps far fewer fixes than "all" on the same drive, while onEpoch sees every epoch', async () => {
     const recorded: RecordedFix[] = [];
+    const epochs: number[] = [];
     const source = new ReplaySource({ file: corpusPath(LOG), speed: 0, logger: silentLogger() });
-    const pipeline = new GnssPipeline({ source, logger: silentLogger(), sink: { record: (f) => recorded.push(f) } });
+    const pipeline = new GnssPipeline({
+      source,
+      logger: silentLogger(),
+      sink: { record: (f) => recorded.push(f) },
+      onEpoch: (f) => {
+        epochs.push(f.time);
+        if (epochs.length === 3) throw new Error('a failing listener must not stop the pipeline');
+      },
+    });
     await pipeline.start();
     await source.finished();
     await pipeline.stop();
     expect(recorded.length).toBeGreaterThan(0);
     expect(recorded.length).toBeLessThan(pipeline.state().counters.quality.accepted / 2);
+    expect(epochs).toEqual(decodeFile(corpusPath(LOG)).map((f) => f.time));
   });
 });
 
