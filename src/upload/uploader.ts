@@ -143,7 +143,11 @@ export class Uploader {
   #pump(): void {
     if (!this.#running || this.#stopping || !this.#device) return;
     const now = this.#o.clock.monotonicMs();
-    if (now < this.#resumeAt) return;
+    if (now < this.#resumeAt) {
+      // A timer may fire a little before the clock agrees; never let the queue stall on that.
+      this.#scheduleResume(this.#resumeAt - now);
+      return;
+    }
     // While failing, probe with one request at a time.
     const limit = this.#failures > 0 ? 1 : this.#o.upload.concurrency;
     while (this.#inFlight.size < limit) {
@@ -208,13 +212,20 @@ export class Uploader {
         const until = this.#lastFailureAt + decision.delayMs;
         if (until > this.#resumeAt) {
           this.#resumeAt = until;
-          if (this.#resumeTimer) clearTimeout(this.#resumeTimer);
-          this.#resumeTimer = setTimeout(() => this.#pump(), decision.delayMs);
+          this.#scheduleResume(decision.delayMs);
         }
         this.#o.logger.warn({ err: error?.toJSON(), delayMs: decision.delayMs, failures: this.#failures, errorClass: decision.errorClass }, 'event upload failed: backing off, the fix stays queued');
         return;
       }
     }
+  }
+
+  #scheduleResume(delayMs: number): void {
+    if (this.#resumeTimer) clearTimeout(this.#resumeTimer);
+    this.#resumeTimer = setTimeout(() => {
+      this.#resumeTimer = undefined;
+      this.#pump();
+    }, Math.max(1, Math.ceil(delayMs)));
   }
 
   #note(error: PlatformError | undefined): void {

@@ -1,6 +1,7 @@
 import { configSchema } from '../../src/config/schema.js';
 import type { RegisteredDevice, RegistrationState } from '../../src/platform/contracts.js';
 import { silentLogger } from '../../src/log.js';
+import { systemClock } from '../../src/system/clock.js';
 import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
 import { IDENTITY, openOutbox, type OpenOutbox } from '../store/outbox-helpers.js';
@@ -50,7 +51,8 @@ export async function uploadRig(upload: Partial<ReturnType<typeof configSchema.s
     eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
     ...(opts.licensePlate ? { licensePlate: opts.licensePlate } : {}),
     upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 2000, ...upload },
-    clock: ob.clock,
+    // Backoff waits are real timers (100 ms and up here); the uploader measures them on the same clock.
+    clock: systemClock,
     logger: silentLogger(),
   });
   await uploader.start();
