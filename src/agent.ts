@@ -108,17 +108,21 @@ export class Agent {
     await uploader.start();
     this.#onStop('uploader', () => uploader.stop(this.#o.shutdownGraceMs ?? 3000));
 
+    // Every decoded epoch goes to `location here` subscribers on the status socket; the recording
+    // policy would give them one heartbeat every few minutes from a standing vehicle.
+    const fixPublisher = new FixPublisher();
     const pipeline = new GnssPipeline({
       source: this.#source(),
       logger: logger.child({ component: 'gnss' }),
       sink: outbox,
+      onEpoch: (fix) => fixPublisher.publish(fix),
       quality: config.quality,
       recording: config.recording,
       maxLineLength: config.gnss.maxLineLength,
     });
     this.#pipeline = pipeline;
 
-    await this.#startStatus(pipeline, platform, outbox, uploader);
+    await this.#startStatus(pipeline, platform, outbox, uploader, fixPublisher);
 
     await pipeline.start();
     // Stop reading first, then commit what is buffered before the uploader gets its grace time.
@@ -169,9 +173,8 @@ export class Agent {
   }
 
   /** The status socket is a window, not a duty: when it cannot open, the agent runs on without it. */
-  async #startStatus(pipeline: GnssPipeline, platform: PlatformParts, outbox: Outbox, uploader: Uploader): Promise<void> {
+  async #startStatus(pipeline: GnssPipeline, platform: PlatformParts, outbox: Outbox, uploader: Uploader, publisher: FixPublisher): Promise<void> {
     const { config, logger } = this.#o;
-    const publisher = new FixPublisher();
     const provider = new DaemonStatusProvider({
       clock: this.#clock,
       dataDir: config.dataDir,
@@ -185,7 +188,7 @@ export class Agent {
           ...(g.link.lastError !== undefined ? { lastError: g.link.lastError } : {}),
           bytes: g.link.bytes,
           lines: g.link.lines,
-          fixesRead: g.counters.recorded,
+          fixesRead: g.counters.decoder.epochs.epochs,
           ...(g.lastFix ? { lastFix: g.lastFix } : {}),
           satellites: g.satellites,
         };
