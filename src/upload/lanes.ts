@@ -55,8 +55,13 @@ export class UploadLanes {
 
   /** Not delivered (failed or abandoned): it stays queued and is offered again. */
   requeue(entry: OutboxEntry): void {
-    if (entry.seq === this.#lastLiveSeq) this.#liveBusy = false;
-    if (entry.seq > this.#cursor) return; // the cursor will meet it
+    if (entry.seq === this.#lastLiveSeq) {
+      // The live lane tries the newest fix again (or a newer one): after an outage the map gets the
+      // current position first, then the backlog drains behind it.
+      this.#liveBusy = false;
+      this.#lastLiveSeq = entry.seq - 1;
+    }
+    if (entry.seq > this.#cursor) return; // the live lane or the cursor will meet it
     const i = this.#retry.findIndex((e) => e.seq > entry.seq);
     if (this.#retry.some((e) => e.seq === entry.seq)) return;
     if (i < 0) this.#retry.push(entry);

@@ -1,0 +1,104 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import type { SimUrls } from '../../src/sim/index.js';
+import { formatUuid } from '../../src/store/event-id.js';
+import { CLI } from '../helpers/paths.js';
+
+export const HAVE_SOCAT = spawnSync('sh', ['-c', 'command -v socat']).status === 0;
+export const DEVICE = { externalSystemId: 'e2e-fleet', externalDeviceId: 'e2e-gw-1', carrierCode: 'SIM', licensePlate: 'E2E-01' };
+
+export interface DaemonConfig {
+  dir: string;
+  urls: Pick<SimUrls, 'authUrl' | 'deviceUrl' | 'planningUrl'>;
+  gnss: Record<string, unknown>;
+  upload?: Record<string, unknown>;
+  storage?: Record<string, unknown>;
+}
+
+/** The daemon's config file: the simulator's loopback addresses, short retries, every fix recorded. */
+export function writeConfig(c: DaemonConfig): string {
+  const passwordFile = path.join(c.dir, 'password');
+  writeFileSync(passwordFile, 'pw\n', { mode: 0o600 });
+  const config = {
+    environment: 'staging',
+    platform: {
+      authUrl: c.urls.authUrl,
+      deviceUrl: c.urls.deviceUrl,
+      planningUrl: c.urls.planningUrl,
+      registrationRetryMinS: 1,
+      registrationRetryMaxS: 10,
+      tokenServiceRetryMinS: 1,
+      tokenServiceRetryMaxS: 2,
+      requestTimeoutMs: 5000,
+    },
+    credentials: { username: 'agent', passwordFile },
+    device: DEVICE,
+    gnss: c.gnss,
+    recording: { mode: 'all' },
+    upload: { minBackoffMs: 100, maxBackoffMs: 1000, ...c.upload },
+    storage: { commitIntervalMs: 200, ...c.storage },
+    dataDir: path.join(c.dir, 'data'),
+    log: { level: 'info' },
+    status: { socketPath: path.join(c.dir, 'status.sock') },
+  };
+  const file = path.join(c.dir, 'config.json');
+  writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
+  return file;
+}
+
+export interface Daemon {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  log(): string;
+}
+
+export function startDaemon(dir: string, configFile: string, env: NodeJS.ProcessEnv = {}): Daemon {
+  const logFile = path.join(dir, `daemon-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [CLI, 'run', '--config', configFile], { stdio: ['ignore', fd, fd], env: { PATH: process.env.PATH, ...env } });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { child, exited, log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '') };
+}
+
+/** Committed outbox rows (event id, fix time), read as another process would after a crash. */
+export function committedOutbox(dir: string): { id: string; time: number }[] {
+  const file = path.join(dir, 'data', 'agent.db');
+  if (!existsSync(file)) return [];
+  const db = new BetterSqlite3(file);
+  try {
+    return (db.prepare('SELECT event_id, fix_time FROM outbox').all() as { event_id: Buffer; fix_time: number }[]).map((r) => ({ id: formatUuid(r.event_id), time: r.fix_time }));
+  } finally {
+    db.close();
+  }
+}
+
+export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000, log?: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${log ? `\n${log().slice(-3000)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A pseudo-terminal pair (socat): the test writes NMEA into `input`, the daemon opens `device`. */
+export async function ptyPair(dir: string): Promise<{ input: string; device: string; stop(): void }> {
+  const input = path.join(dir, 'gps-in');
+  const device = path.join(dir, 'gps-dev');
+  const child = spawn('socat', [`pty,raw,echo=0,link=${input}`, `pty,raw,echo=0,link=${device}`], { stdio: 'ignore' });
+  await waitFor(() => existsSync(input) && existsSync(device), 'socat ptys', 10_000);
+  return { input, device, stop: () => child.kill() };
+}
+
+/** Event ids by fix time as the simulator received them (creationDate is the fix time). */
+export function receivedByTime(events: ReadonlyMap<string, { event: Record<string, unknown> }>): Map<number, Set<string>> {
+  const byTime = new Map<number, Set<string>>();
+  for (const [id, e] of events) {
+    const t = Date.parse(String(e.event.creationDate));
+    const set = byTime.get(t) ?? new Set<string>();
+    set.add(id);
+    byTime.set(t, set);
+  }
+  return byTime;
+}
