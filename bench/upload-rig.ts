@@ -1,0 +1,99 @@
+/** Shared parts of the upload benchmarks: the simulator, the real token manager and requester, an outbox. */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Agent } from 'undici';
+import { configSchema } from '../src/config/schema.js';
+import { Secret } from '../src/config/secret.js';
+import type { RecordedFix } from '../src/gnss/fix.js';
+import { silentLogger } from '../src/log.js';
+import { AuthorizedClient } from '../src/platform/authorized-client.js';
+import { systemBootClock } from '../src/platform/boot-clock.js';
+import type { RegisteredDevice, RegistrationState } from '../src/platform/contracts.js';
+import { PlatformHttp } from '../src/platform/http.js';
+import { TokenManager } from '../src/platform/token-manager.js';
+import { PlatformSimulator, type SimUrls } from '../src/sim/index.js';
+import { openDatabase, type Database } from '../src/store/database.js';
+import { MetaStore } from '../src/store/meta.js';
+import { Outbox } from '../src/store/outbox.js';
+import { systemClock } from '../src/system/clock.js';
+
+export const IDENTITY = { externalSystemId: 'bench-fleet', externalDeviceId: 'bench-gw' };
+export const DEVICE: RegisteredDevice = { ...IDENTITY, source: 'config', deviceUUID: '7f0c1d2e-3a4b-4c5d-8e6f-0a1b2c3d4e5f' };
+export const registered: RegistrationState = { current: () => DEVICE, whenRegistered: async () => DEVICE };
+export const T0 = Date.UTC(2026, 10, 22, 8, 0, 0);
+
+/** A 10 Hz fix along a straight road. */
+export function fixAt(i: number): RecordedFix {
+  return { time: T0 + i * 100, mode: 3, lat: 52.1 + i * 1e-6, lon: 5.1 + i * 1.5e-6, altMSL: 4.2, speed: 13.9, track: 56.3, hdop: 0.7, satellitesUsed: 14 };
+}
+
+/** Temp dirs on the disk the data directory would be on (not tmpfs), so /proc/self/io sees writes. */
+export function benchDir(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'ta-bench-'));
+}
+
+export function openOutbox(dataDir: string, storage: Partial<ReturnType<typeof configSchema.shape.storage.parse>> = {}): { db: Database; outbox: Outbox } {
+  const db = openDatabase({ dataDir, logger: silentLogger() });
+  const outbox = new Outbox({
+    db,
+    meta: new MetaStore(db),
+    identity: IDENTITY,
+    storage: { ...configSchema.shape.storage.parse({}), ...storage },
+    dataDir,
+    clock: systemClock,
+    logger: silentLogger(),
+  });
+  return { db, outbox };
+}
+
+export async function platform(dataDir: string, maxConnections = 16): Promise<{ sim: PlatformSimulator; urls: SimUrls; client: AuthorizedClient; tokens: TokenManager; close(): Promise<void> }> {
+  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
+  const urls = await sim.start();
+  const dispatcher = new Agent({ connections: maxConnections, keepAliveTimeout: 4000 });
+  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 30_000, maxResponseBytes: 1 << 20 });
+  const db = openDatabase({ dataDir, logger: silentLogger() });
+  const tokens = new TokenManager({
+    db,
+    http,
+    authUrl: urls.authUrl,
+    credentials: { username: 'agent', password: new Secret('pw') },
+    clock: systemClock,
+    bootClock: systemBootClock(),
+    logger: silentLogger(),
+    tuning: { refreshMarginS: 120, passwordRetryMinS: 60, passwordRetryMaxS: 3600, serviceRetryMinS: 2, serviceRetryMaxS: 300, lockWaitMs: 10_000, lockStaleMs: 60_000, maintainIntervalMs: 60_000 },
+  });
+  const client = new AuthorizedClient({ http, tokens, logger: silentLogger() });
+  return {
+    sim,
+    urls,
+    client,
+    tokens,
+    async close() {
+      await tokens.stop();
+      db.close();
+      await dispatcher.close();
+      await sim.stop();
+    },
+  };
+}
+
+/** write_bytes of /proc/self/io: bytes this process caused to be written to the storage layer. */
+export function writeBytes(pid: number | 'self' = 'self'): number {
+  const m = /write_bytes:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14 and 15)
+  return ticks / 100; // USER_HZ is 100 on Linux
+}
+
+export function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+export const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });

@@ -1,0 +1,38 @@
+/**
+ * `npm run bench:upload`: store-and-forward figures (issue 5). Not a test: figures depend on the
+ * machine and its load, and are printed, never asserted.
+ *   BENCH_FIXES      backlog size for the drain (default 100000)
+ *   BENCH_STEADY_S   seconds of 10 Hz steady state measured on `run` (default 60)
+ */
+import { disk, drain, fmt, steady, wire } from './upload-parts.js';
+
+const N = Number(process.env.BENCH_FIXES ?? 100_000);
+const STEADY_S = Number(process.env.BENCH_STEADY_S ?? 60);
+const WEEK_AT_1HZ = 604_800;
+
+console.log(`upload benchmarks (node ${process.version}); the simulator runs in this process and shares its CPU`);
+
+console.log(`\n1. backlog drain: ${fmt(N)} queued fixes to the simulator on loopback (real outbox, uploader, token manager)`);
+for (const c of [4, 16]) {
+  const r = await drain(N, c);
+  console.log(`   concurrency ${String(c).padStart(2)}: ${fmt(r.rate)} events/s wall, ${fmt(r.cpuRate)} events per CPU-second (client + simulator); a week offline at 1 Hz (${fmt(WEEK_AT_1HZ)} fixes) drains in ${fmt(WEEK_AT_1HZ / r.rate / 60, 1)} min (target >= 5,000/s: ${fmt(r.rate / 5000, 2)}x)`);
+}
+
+console.log('\n2. disk: bytes written per recorded fix, 10 Hz for 60 s of fix time, one commit per second (synchronous=FULL, WAL, 1 KiB pages), checkpoint included; run faster than real time');
+for (const s of ['offline', 'online-after-commit', 'online-before-commit'] as const) {
+  const b = await disk(s);
+  console.log(`   ${s.padEnd(21)}: ${fmt(b)} bytes/fix (target <= 200: ${fmt(b / 200, 2)}x)`);
+}
+console.log('   offline, other storage.commitIntervalMs (a power cut loses at most this much):');
+for (const every of [2, 5]) {
+  const b = await disk('offline', every);
+  console.log(`   commit every ${every} s     : ${fmt(b)} bytes/fix (target <= 200: ${fmt(b / 200, 2)}x)`);
+}
+
+console.log('\n3. wire: request bytes per event (headers + body, as sent by the real requester over keep-alive)');
+const w = await wire();
+console.log(`   ${fmt(w.perEvent)} bytes/event; body ${fmt(w.body)} (${fmt((w.body / w.perEvent) * 100, 1)}%); "authorization: Bearer <token>" line ${fmt(w.bearerLine)} bytes (${fmt((w.bearerLine / w.perEvent) * 100, 1)}%; simulator tokens, a production JWT is longer)`);
+
+console.log(`\n4. steady state: \`telematics-agent run\` on a 10 Hz replay in real time for ${STEADY_S} s (recording.mode adaptive, online)`);
+const st = await steady(STEADY_S);
+console.log(`   CPU ${fmt(st.cpuPerHour, 1)} s per hour = ${fmt((st.cpuPerHour / 3600) * 100, 2)}% of a core (target < 1%: ${fmt(st.cpuPerHour / 36, 2)}x); RSS ${fmt(st.rss / 1024 / 1024, 1)} MB (target < 80 MB: ${fmt(st.rss / 1024 / 1024 / 80, 2)}x); ${fmt(st.recorded)} events delivered in the window`);
