@@ -219,6 +219,9 @@ export class Outbox implements FixSink {
   flush(options: { persistCounters?: boolean } = {}): void {
     if (this.#stopped) return;
     this.#checkDisk();
+    // Online and idle most seconds: no transaction at all when there is nothing to write.
+    const idle = this.#buffer.length === 0 && this.#delivered.size === 0 && this.#dead.length === 0;
+    if (idle && !options.persistCounters && !this.#counters.duePersist()) return;
     const hadWork = this.#buffer.length > 0;
     try {
       this.#commit(options.persistCounters === true);
