@@ -83,7 +83,7 @@ export class Outbox implements FixSink {
     newest: Statement<[], OutboxRow>;
     after: Statement<[number, number], OutboxRow>;
     oldest: Statement<[], { fix_time: number }>;
-    deadInsert: Statement<[number, string, number, string, number | null, string, number]>;
+    deadInsert: Statement<[string, number, string, number | null, string, number]>;
     deadTrim: Statement<[number]>;
     deadCount: Statement<[], { n: number }>;
   };
@@ -101,14 +101,14 @@ export class Outbox implements FixSink {
       newest: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT 1`),
       after: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?`),
       oldest: db.prepare('SELECT fix_time FROM outbox ORDER BY seq LIMIT 1'),
-      deadInsert: db.prepare('INSERT INTO dead_letter (seq, event_id, fix_time, fix_json, status, error, failed_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(seq) DO NOTHING'),
+      // dead_letter numbers its own rows: outbox seqs may be reused once the outbox was empty.
+      deadInsert: db.prepare('INSERT INTO dead_letter (event_id, fix_time, fix_json, status, error, failed_at) VALUES (?, ?, ?, ?, ?, ?)'),
       deadTrim: db.prepare('DELETE FROM dead_letter WHERE seq IN (SELECT seq FROM dead_letter ORDER BY failed_at DESC, seq DESC LIMIT -1 OFFSET ?)'),
       deadCount: db.prepare('SELECT count(*) AS n FROM dead_letter'),
     };
     const stats = db.prepare<[], { n: number; maxSeq: number | null }>('SELECT count(*) AS n, max(seq) AS maxSeq FROM outbox').get()!;
-    const deadMax = db.prepare<[], { m: number | null }>('SELECT max(seq) AS m FROM dead_letter').get()!;
     this.#committedCount = stats.n;
-    this.#nextSeq = Math.max(stats.maxSeq ?? 0, deadMax.m ?? 0) + 1;
+    this.#nextSeq = (stats.maxSeq ?? 0) + 1;
     this.#counters.load(this.#st.deadCount.get()!.n);
     this.#stopped = false;
     this.#timer = setInterval(() => this.flush(), this.#o.storage.commitIntervalMs);
@@ -249,7 +249,7 @@ export class Outbox implements FixSink {
       for (const seq of delivered) deleted += this.#st.del.run(seq).changes;
       for (const d of dead) {
         const e = d.entry;
-        this.#st.deadInsert.run(e.seq, e.eventId, e.time, JSON.stringify(e), d.status ?? null, d.error, d.at);
+        this.#st.deadInsert.run(e.eventId, e.time, JSON.stringify(e), d.status ?? null, d.error, d.at);
         if (d.committed) deleted += this.#st.del.run(e.seq).changes;
       }
       if (dead.length > 0) this.#st.deadTrim.run(DEAD_LETTERS_KEPT);
