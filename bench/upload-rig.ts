@@ -1,7 +1,9 @@
 /** Shared parts of the upload benchmarks: the simulator, the real token manager and requester, an outbox. */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { configSchema } from '../src/config/schema.js';
 import { Secret } from '../src/config/secret.js';
@@ -47,9 +49,10 @@ export function openOutbox(dataDir: string, storage: Partial<ReturnType<typeof c
   return { db, outbox };
 }
 
-export async function platform(dataDir: string, maxConnections = 16): Promise<{ sim: PlatformSimulator; urls: SimUrls; client: AuthorizedClient; tokens: TokenManager; close(): Promise<void> }> {
+export async function platform(dataDir: string, maxConnections = 16, external = false): Promise<{ sim: PlatformSimulator; urls: SimUrls; client: AuthorizedClient; tokens: TokenManager; close(): Promise<void> }> {
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-  const urls = await sim.start();
+  const ext = external ? await externalSimulator() : undefined;
+  const urls = ext ? ext.urls : await sim.start();
   const dispatcher = new Agent({ connections: maxConnections, keepAliveTimeout: 4000 });
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 30_000, maxResponseBytes: 1 << 20 });
   const db = openDatabase({ dataDir, logger: silentLogger() });
@@ -74,6 +77,33 @@ export async function platform(dataDir: string, maxConnections = 16): Promise<{ 
       db.close();
       await dispatcher.close();
       await sim.stop();
+      await ext?.stop();
+    },
+  };
+}
+
+/**
+ * The simulator in a process of its own (`telematics-agent sim`), so that the client side of the
+ * drain has this process's core to itself, as it would on a gateway talking to a remote platform.
+ */
+export async function externalSimulator(): Promise<{ urls: SimUrls & { adminUrl: string }; stop(): Promise<void> }> {
+  const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../cli/main.js');
+  const child = spawn(process.execPath, [main, 'sim', '--json', '--user', 'agent', '--password', 'pw'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (b: Buffer) => {
+      buf += b.toString();
+      const i = buf.indexOf('\n');
+      if (i >= 0) resolve(buf.slice(0, i));
+    });
+    child.once('exit', (code) => reject(new Error(`simulator exited with ${code}`)));
+  });
+  const urls = JSON.parse(line) as SimUrls & { adminUrl: string };
+  return {
+    urls,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
     },
   };
 }

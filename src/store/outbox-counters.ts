@@ -34,6 +34,8 @@ export class OutboxCounters {
   readonly #totals = new Map<string, number>();
   readonly #unsaved = new Map<string, number>();
   #today = { day: '', count: 0 };
+  /** Wall ms range of #today.day, so that a delivery does not format a date. */
+  #dayRange = { from: 0, to: -1 };
   #todayDirty = false;
   #deadLetters = 0;
   #lastPersist: number;
@@ -63,8 +65,12 @@ export class OutboxCounters {
 
   sent(wallMs: number): void {
     this.add(COUNTER.sent);
-    const day = new Date(wallMs).toISOString().slice(0, 10);
-    if (day !== this.#today.day) this.#today = { day, count: 0 };
+    if (wallMs < this.#dayRange.from || wallMs >= this.#dayRange.to) {
+      const day = new Date(wallMs).toISOString().slice(0, 10);
+      const from = Date.parse(`${day}T00:00:00Z`);
+      this.#dayRange = { from, to: from + 86_400_000 };
+      if (day !== this.#today.day) this.#today = { day, count: 0 };
+    }
     this.#today.count++;
     this.#todayDirty = true;
   }

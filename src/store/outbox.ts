@@ -71,6 +71,8 @@ export class Outbox implements FixSink {
   #committedCount = 0;
   #nextSeq = 1;
   #lastFixTime: number | undefined;
+  /** The newest committed row, cached: the live lane asks for it before every request. null = none; undefined = unknown. */
+  #newestCommitted: OutboxRow | null | undefined;
   #timer: NodeJS.Timeout | undefined;
   #lastDiskCheck = -Infinity;
   #lowDiskBound: number | undefined;
@@ -151,7 +153,8 @@ export class Outbox implements FixSink {
   newest(): OutboxEntry | undefined {
     const last = this.#buffer.at(-1);
     if (last) return fromRow(last);
-    const row = this.#st.newest.get();
+    if (this.#newestCommitted === undefined) this.#newestCommitted = this.#st.newest.get() ?? null;
+    const row = this.#newestCommitted;
     return row && !this.#delivered.has(row.seq) && !this.#deadSeqs.has(row.seq) ? fromRow(row) : undefined;
   }
 
@@ -263,6 +266,8 @@ export class Outbox implements FixSink {
     // Only after COMMIT: a rolled-back transaction leaves the memory state as it was.
     afterCommit?.();
     this.#committedCount += inserted - deleted - thinned;
+    if (buffer.length > 0) this.#newestCommitted = buffer[buffer.length - 1]!;
+    else if (this.#newestCommitted && (delivered.includes(this.#newestCommitted.seq) || dead.some((d) => d.entry.seq === this.#newestCommitted!.seq))) this.#newestCommitted = undefined;
     this.#buffer = this.#buffer.slice(buffer.length);
     for (const seq of delivered) this.#delivered.delete(seq);
     this.#dead = this.#dead.slice(dead.length);
@@ -285,6 +290,7 @@ export class Outbox implements FixSink {
         this.#o.meta.increment(COUNTER.thinned, thinned);
       })();
       this.#committedCount -= thinned;
+      this.#newestCommitted = undefined;
       this.#counters.addSaved(COUNTER.thinned, thinned);
       this.#commit(true);
       this.#lastCommitError = undefined;
