@@ -4,13 +4,14 @@
  *   BENCH_FIXES      backlog size for the drain (default 100000)
  *   BENCH_STEADY_S   seconds of 10 Hz steady state measured on `run` (default 60)
  */
+import os from 'node:os';
 import { disk, drain, fmt, steady, wire } from './upload-parts.js';
 
 const N = Number(process.env.BENCH_FIXES ?? 100_000);
 const STEADY_S = Number(process.env.BENCH_STEADY_S ?? 60);
 const WEEK_AT_1HZ = 604_800;
 
-console.log(`upload benchmarks (node ${process.version}); the simulator runs in this process and shares its CPU`);
+console.log(`upload benchmarks (node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} at start)`);
 
 console.log(`\n1. backlog drain: ${fmt(N)} queued fixes to the simulator on loopback (real outbox, uploader, token manager)`);
 for (const [c, external] of [[4, true], [16, true], [16, false]] as const) {
