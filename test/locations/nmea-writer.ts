@@ -2,6 +2,7 @@
  * Writes NMEA 0183 logs of a receiver standing at a known position, for `location here` tests.
  * Each epoch is RMC + GGA + GSA (the order u-blox receivers use), with valid checksums.
  */
+import { sentence } from '../../src/sim/receiver/nmea-format.js';
 
 export interface EpochSpec {
   /** GNSS time, epoch ms. */
@@ -16,15 +17,6 @@ export interface EpochSpec {
   satellites?: number;
 }
 
-export function checksum(body: string): string {
-  let x = 0;
-  for (let i = 0; i < body.length; i++) x ^= body.charCodeAt(i);
-  return x.toString(16).toUpperCase().padStart(2, '0');
-}
-
-export function sentence(body: string): string {
-  return `$${body}*${checksum(body)}`;
-}
 
 function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
