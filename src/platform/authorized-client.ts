@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { AuthorizedRequester, PlatformRequest, PlatformResponse } from './contracts.js';
 import type { PlatformHttp } from './http.js';
 import type { TokenManager } from './token-manager.js';
+import { urlParts } from './url-parts.js';
 
 /**
  * AuthorizedRequester (contracts.ts): the bearer of spec 5.4 on every request; on a 401, one
@@ -44,7 +45,7 @@ export class AuthorizedClient implements AuthorizedRequester {
 
 function pathOf(url: string): string {
   try {
-    return new URL(url).pathname;
+    return urlParts(url).pathname;
   } catch {
     return url;
   }
