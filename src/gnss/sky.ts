@@ -22,6 +22,7 @@ export class Sky {
   #complete = new Map<string, { satellites: SatelliteInView[]; epoch: number }>();
   #epoch = 0;
   #view: SatelliteInView[] | undefined = [];
+  #used: ReadonlySet<string> = new Set();
   #usedKey = '';
 
   add(s: GsvSentence): void {
@@ -52,9 +53,12 @@ export class Sky {
     }
   }
 
-  /** The satellites in view as of the last epoch. */
+  /**
+   * The satellites in view, marked used as of the last epoch. A read between a GSV group and the
+   * end of its epoch (status asks at any moment) keeps those marks and does not count as an epoch.
+   */
   current(): SatelliteInView[] {
-    return this.#view ?? this.snapshot(new Set(), '');
+    return this.#view ?? this.#build(this.#used, this.#usedKey);
   }
 
   /**
@@ -70,6 +74,10 @@ export class Sky {
       }
     }
     if (this.#view !== undefined && usedKey === this.#usedKey) return this.#view;
+    return this.#build(used, usedKey);
+  }
+
+  #build(used: ReadonlySet<string>, usedKey: string): SatelliteInView[] {
     const view: SatelliteInView[] = [];
     for (const g of this.#complete.values()) {
       for (const sat of g.satellites) {
@@ -80,6 +88,7 @@ export class Sky {
       }
     }
     this.#view = view;
+    this.#used = used;
     this.#usedKey = usedKey;
     return view;
   }

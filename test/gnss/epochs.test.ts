@@ -106,4 +106,15 @@ describe('epochs', () => {
       { constellation: 'GLONASS', id: 67, elevation: 10, azimuth: 200, used: false, signalId: 1 },
     ]);
   });
+
+  it('a read of the satellites between a GSV group and the end of its epoch keeps the used marks', () => {
+    const decoder = createDecoder({ satellites: true });
+    const gsv = cs('GPGSV,1,1,02,05,40,083,46,12,17,308,41,1');
+    for (const l of [rmc('100000.00'), gga('100000.00'), gsa(), gsv, rmc('100001.00'), gga('100001.00'), gsa()]) decoder.push(l);
+    const used = (): number[] => decoder.satellites().filter((s) => s.used).map((s) => s.id);
+    expect(used()).toEqual([5, 12]);
+    // The next second's sky arrives; the epoch is still open (no end seen yet) when status asks.
+    decoder.push(gsv);
+    expect(used()).toEqual([5, 12]);
+  });
 });
