@@ -1,8 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import type { SimUrls } from '../../src/sim/index.js';
+import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
+import { requestSnapshot } from '../../src/status/client.js';
 import { formatUuid } from '../../src/store/event-id.js';
 import { CLI } from '../helpers/paths.js';
 
@@ -89,6 +91,53 @@ export async function ptyPair(dir: string): Promise<{ input: string; device: str
   const child = spawn('socat', [`pty,raw,echo=0,link=${input}`, `pty,raw,echo=0,link=${device}`], { stdio: 'ignore' });
   await waitFor(() => existsSync(input) && existsSync(device), 'socat ptys', 10_000);
   return { input, device, stop: () => child.kill() };
+}
+
+export interface PtyDaemon {
+  dir: string;
+  sim: PlatformSimulator;
+  urls: SimUrls;
+  pty: Awaited<ReturnType<typeof ptyPair>>;
+  daemon: Daemon;
+  /** The daemon's configuration file (a CLI run with it shares the daemon's database and socket). */
+  configFile: string;
+  /** The daemon's status socket. */
+  socket: string;
+}
+
+/**
+ * The platform simulator in-process, a socat pty pair, and the real daemon (`run`) reading the pty's
+ * device; resolves once the daemon answers on its status socket. Each part's stop is pushed onto
+ * `cleanups`, which the caller runs newest first after each test.
+ */
+export async function startPtyDaemon(cleanups: (() => Promise<void> | void)[], upload: Record<string, unknown> = {}): Promise<PtyDaemon> {
+  // Removed last, after the daemon has stopped (tempDir's afterEach, registered while a test runs, was never run).
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-e2e-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
+  const urls = await sim.start();
+  cleanups.push(() => sim.stop());
+  const pty = await ptyPair(dir);
+  cleanups.push(() => pty.stop());
+  const configFile = writeConfig({ dir, urls, gnss: { path: pty.device, baudRate: 115200 }, upload: { concurrency: 1, ...upload } });
+  const daemon = startDaemon(dir, configFile);
+  cleanups.push(async () => {
+    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
+      daemon.child.kill('SIGKILL');
+      await daemon.exited;
+    }
+  });
+  const socket = `${dir}/status.sock`;
+  await waitFor(
+    async () => {
+      if (daemon.child.exitCode !== null) throw new Error(`the daemon exited with ${daemon.child.exitCode}:\n${daemon.log()}`);
+      return requestSnapshot(socket, 500).then(() => true, () => false);
+    },
+    'status socket',
+    60_000,
+    daemon.log,
+  );
+  return { dir, sim, urls, pty, daemon, configFile, socket };
 }
 
 /** Event ids by fix time as the simulator received them (creationDate is the fix time). */

@@ -1,11 +1,10 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateDrive, driveText } from '../../src/sim/receiver/index.js';
-import { PlatformSimulator } from '../../src/sim/index.js';
+import type { PlatformSimulator } from '../../src/sim/index.js';
 import { eventIdBytes, formatUuid } from '../../src/store/event-id.js';
 import { requestSnapshot } from '../../src/status/client.js';
-import { tempDir } from '../helpers/tmp.js';
-import { DEVICE, HAVE_SOCAT, ptyPair, receivedByTime, startDaemon, waitFor, writeConfig, type Daemon } from './daemon.js';
+import { DEVICE, HAVE_SOCAT, receivedByTime, startPtyDaemon, waitFor, type Daemon } from './daemon.js';
 
 if (!HAVE_SOCAT) process.stderr.write('skipping run e2e over a pty: socat is missing (apt-get install socat)\n');
 
@@ -41,34 +40,6 @@ function backlogOrder(times: number[]): number[] {
   return backlog;
 }
 
-async function setup(upload: Record<string, unknown> = {}) {
-  const dir = tempDir('ta-e2e-');
-  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-  const urls = await sim.start();
-  cleanups.push(() => sim.stop());
-  const pty = await ptyPair(dir);
-  cleanups.push(() => pty.stop());
-  const config = writeConfig({ dir, urls, gnss: { path: pty.device, baudRate: 115200 }, upload: { concurrency: 1, ...upload } });
-  const daemon = startDaemon(dir, config);
-  cleanups.push(async () => {
-    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-      daemon.child.kill('SIGKILL');
-      await daemon.exited;
-    }
-  });
-  const socket = `${dir}/status.sock`;
-  await waitFor(
-    async () => {
-      if (daemon.child.exitCode !== null) throw new Error(`the daemon exited with ${daemon.child.exitCode}:\n${daemon.log()}`);
-      return requestSnapshot(socket, 500).then(() => true, () => false);
-    },
-    'status socket',
-    60_000,
-    daemon.log,
-  );
-  return { dir, sim, urls, pty, daemon, socket };
-}
-
 async function stopClean(daemon: Daemon): Promise<void> {
   daemon.child.kill('SIGTERM');
   const { code, signal } = await daemon.exited;
@@ -88,7 +59,7 @@ function expectExactlyOnce(sim: PlatformSimulator, recorded: number): number[] {
 
 describe.skipIf(!HAVE_SOCAT)('telematics-agent run: NMEA over a real pty to the simulator over real HTTP', () => {
   it('every recorded fix arrives exactly once by id, the backlog lane in order; SIGTERM exits 0', async () => {
-    const { sim, pty, daemon, socket } = await setup();
+    const { sim, pty, daemon, socket } = await startPtyDaemon(cleanups);
     const text = driveText(generateDrive({ minutes: 1, hz: 10 }));
     await feed(pty.input, text, 0, epochCount(text));
     let recorded = 0;
@@ -113,7 +84,7 @@ describe.skipIf(!HAVE_SOCAT)('telematics-agent run: NMEA over a real pty to the 
   });
 
   it('offline, then online: the fixes wait, then the newest goes first and the backlog drains oldest-first', async () => {
-    const { sim, urls, pty, daemon, socket } = await setup();
+    const { sim, urls, pty, daemon, socket } = await startPtyDaemon(cleanups);
     const port = Number(new URL(urls.planningUrl).port);
     await sim.stop(); // the platform is unreachable for the first part of the drive
     const text = driveText(generateDrive({ minutes: 1, hz: 10, seed: 2 }));

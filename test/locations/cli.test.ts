@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import os from 'node:os';
@@ -15,6 +14,7 @@ import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { StatusServer } from '../../src/status/server.js';
 import { CLI } from '../helpers/paths.js';
+import { runCli as run } from '../helpers/run-cli.js';
 import { KNOWN_POSITION } from './nmea-writer.js';
 
 /** `telematics-agent location put|here` as a field technician runs them: the built CLI, the simulator, a replayed receiver. */
@@ -28,24 +28,6 @@ const ID = '6a1f7c3e-2b4d-4e8f-9a0b-1c2d3e4f5a6b';
 const root = mkdtempSync(path.join(os.tmpdir(), 'ta-loc-cli-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let counter = 0;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], stdin?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TELEMATICS_AGENT_PASSWORD: '', TELEMATICS_AGENT_CONFIG: '' } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-    p.stdin.end(stdin ?? '');
-  });
-}
 
 function workDir(): string {
   return mkdtempSync(path.join(root, `${++counter}-`));
@@ -146,7 +128,7 @@ describe.skipIf(!built)('telematics-agent location put', () => {
     expect(sim.locations.size).toBe(2);
     expect(sim.locations.get(stored[1]!.id)?.coordinate.source).toBe('inferred');
 
-    const second = await run(['location', 'put', '--config', config, '-'], JSON.stringify({ ...DEPOT, name: 'Depot Amersfoort-Noord' }));
+    const second = await run(['location', 'put', '--config', config, '-'], { stdin: JSON.stringify({ ...DEPOT, name: 'Depot Amersfoort-Noord' }) });
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ id: ID, name: 'Depot Amersfoort-Noord' });
     expect(sim.locations.get(ID)).toMatchObject({ version: 2 });
