@@ -62,6 +62,8 @@ export class Agent {
   #uploader: Uploader | undefined;
   #pipeline: GnssPipeline | undefined;
   #watchdog: NodeJS.Timeout | undefined;
+  /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
+  #lastEpochWallMs: number | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(options: AgentOptions) {
@@ -115,7 +117,11 @@ export class Agent {
       source: this.#source(),
       logger: logger.child({ component: 'gnss' }),
       sink: outbox,
-      onEpoch: (fix) => fixPublisher.publish(fix),
+      now: () => clock.wallMs(),
+      onEpoch: (fix) => {
+        this.#lastEpochWallMs = clock.wallMs();
+        fixPublisher.publish(fix);
+      },
       quality: config.quality,
       recording: config.recording,
       maxLineLength: config.gnss.maxLineLength,
@@ -182,6 +188,10 @@ export class Agent {
       startedMonoMs: this.#startedMono,
       receiver: () => {
         const g = pipeline.state();
+        const sentenceAt = g.link.lastValidSentenceAt;
+        // A replayed file's GNSS times are from another day and run accelerated: comparing them
+        // with the system clock would only ever report a clock problem that is not there.
+        const live = config.gnss.replayFile === undefined;
         return {
           port: config.gnss.replayFile ?? config.gnss.path ?? '',
           link: g.link.status,
@@ -189,7 +199,10 @@ export class Agent {
           bytes: g.link.bytes,
           lines: g.link.lines,
           fixesRead: g.counters.decoder.epochs.epochs,
+          // The pipeline stamps sentences on the wall clock; the provider measures ages on the monotonic one.
+          ...(sentenceAt !== undefined ? { lastSentenceMonoMs: this.#clock.monotonicMs() - Math.max(0, this.#clock.wallMs() - sentenceAt) } : {}),
           ...(g.lastFix ? { lastFix: g.lastFix } : {}),
+          ...(live && this.#lastEpochWallMs !== undefined ? { lastFixWallMs: this.#lastEpochWallMs } : {}),
           satellites: g.satellites,
         };
       },
