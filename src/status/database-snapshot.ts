@@ -9,11 +9,17 @@ import { databasePath } from '../store/database.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
 import { SNAPSHOT_SCHEMA, type StatusSnapshot } from './snapshot.js';
+import { UPLOAD_FACT_KEYS } from './upload-facts.js';
 
 export interface DatabaseSnapshotOptions {
   dataDir: string;
   minFreeBytes?: number;
   wallMs: number;
+  /**
+   * device.externalDeviceId from the configuration: the registrar uses it before any stored
+   * identity and stores none then, so the database alone cannot say where the id came from.
+   */
+  configuredDeviceId?: string;
 }
 
 /** Meta keys and counter names written by the platform and upload code (see their stores). */
@@ -39,6 +45,7 @@ export function databaseSnapshot(o: DatabaseSnapshotOptions): StatusSnapshot {
   try {
     db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 500 });
     fill(db, snapshot, o.wallMs);
+    if (o.configuredDeviceId !== undefined && snapshot.registration.externalDeviceId === o.configuredDeviceId) snapshot.registration.externalDeviceIdSource = 'config';
   } catch (e) {
     snapshot.notes = [`cannot read ${file}: ${(e as Error).message} (run as the service user or root)`];
   } finally {
@@ -97,8 +104,8 @@ function fill(db: BetterSqlite3.Database, s: StatusSnapshot, wallMs: number): vo
   const today = metaJson<{ day: string; count: number }>('upload.sentToday');
   s.outbox.sentToday = today && today.day === new Date(wallMs).toISOString().slice(0, 10) ? today.count : 0;
 
-  const lastSuccess = Number(meta('upload.lastSuccessAt'));
+  const lastSuccess = Number(meta(UPLOAD_FACT_KEYS.lastSuccessAt));
   if (Number.isFinite(lastSuccess) && lastSuccess > 0) s.upload.lastSuccessAt = lastSuccess;
-  const lastError = metaJson<{ code: string; class: string; message: string; at?: number }>('upload.lastError');
+  const lastError = metaJson<{ code: string; class: string; message: string; at?: number }>(UPLOAD_FACT_KEYS.lastError);
   if (lastError?.code) s.upload.lastError = lastError;
 }

@@ -14,6 +14,8 @@ export interface StatusTarget {
   socketPath: string;
   dataDir: string;
   minFreeBytes?: number;
+  /** device.externalDeviceId, when configured (the database does not record that source). */
+  configuredDeviceId?: string;
   /** Set when the configuration did not validate: status still works from what it could read. */
   configProblem?: string;
 }
@@ -44,7 +46,12 @@ export function statusTarget(configPath: string | undefined, env: NodeJS.Process
       configProblem: `configuration ${file} is invalid (run: telematics-agent config check)`,
     };
   }
-  return { dataDir: config.dataDir, socketPath: statusSocketPath(config), minFreeBytes: config.storage.minFreeBytes };
+  return {
+    dataDir: config.dataDir,
+    socketPath: statusSocketPath(config),
+    minFreeBytes: config.storage.minFreeBytes,
+    ...(config.device.externalDeviceId !== undefined ? { configuredDeviceId: config.device.externalDeviceId } : {}),
+  };
 }
 
 export async function fetchSnapshot(target: StatusTarget, wallMs: () => number = Date.now): Promise<StatusSnapshot> {
@@ -53,7 +60,12 @@ export async function fetchSnapshot(target: StatusTarget, wallMs: () => number =
     snapshot = await requestSnapshot(target.socketPath, 1000);
   } catch (e) {
     if (!isAgentError(e) || e.errorClass === 'internal') throw e;
-    snapshot = databaseSnapshot({ dataDir: target.dataDir, wallMs: wallMs(), ...(target.minFreeBytes !== undefined ? { minFreeBytes: target.minFreeBytes } : {}) });
+    snapshot = databaseSnapshot({
+      dataDir: target.dataDir,
+      wallMs: wallMs(),
+      ...(target.minFreeBytes !== undefined ? { minFreeBytes: target.minFreeBytes } : {}),
+      ...(target.configuredDeviceId !== undefined ? { configuredDeviceId: target.configuredDeviceId } : {}),
+    });
     if (e.code !== 'DAEMON_NOT_RUNNING') (snapshot.notes ??= []).unshift(e.message);
   }
   if (target.configProblem) (snapshot.notes ??= []).unshift(target.configProblem);
