@@ -59,6 +59,9 @@ describe('systemd unit', () => {
     expect(s.get('WatchdogSec')).toHaveLength(1);
     expect(s.get('Restart')).toEqual(['always']);
     expect(s.get('RestartSec')).toHaveLength(1);
+    // SIGTERM to the daemon alone: on control-group the systemd-notify it spawns for STOPPING=1
+    // is caught by the same SIGTERM (seen under a real systemd: systemd-boot.test.ts).
+    expect(s.get('KillMode')).toEqual(['mixed']);
     expect(s.get('User')).toEqual(['telematics-agent']);
     expect(s.get('SupplementaryGroups')).toEqual(['dialout']);
     expect(s.get('StateDirectory')).toEqual(['telematics-agent']);
