@@ -56,7 +56,7 @@ export class DaemonStatusProvider implements StatusProvider {
       source: 'daemon',
       daemon: { running: true, version: VERSION, pid: s.pid ?? process.pid, uptimeS: Math.max(0, (now - s.startedMonoMs) / 1000) },
       registration: {},
-      outbox: s.outbox?.() ?? { pending: 0, sentToday: 0, thinned: 0, deadLetters: 0 },
+      outbox: pendingOnly(s.outbox?.() ?? { pending: 0, sentToday: 0, thinned: 0, deadLetters: 0 }),
       upload: s.upload?.() ?? {},
       disk: diskSummary(s.dataDir, s.minFreeBytes),
     };
@@ -75,6 +75,17 @@ export class DaemonStatusProvider implements StatusProvider {
     }
     return snapshot;
   }
+}
+
+/**
+ * The outbox deletes delivered rows on its next commit, so for a moment its oldest row can be one
+ * already delivered: with nothing pending there is no oldest pending fix (the demo showed
+ * "pending 0 (oldest 68 s)" after draining a backlog).
+ */
+function pendingOnly(o: OutboxSummary): OutboxSummary {
+  if (o.pending > 0 || o.oldestPendingAgeS === undefined) return o;
+  const { oldestPendingAgeS: _stale, ...rest } = o;
+  return rest;
 }
 
 export function receiverStatus(v: ReceiverView, nowMonoMs: number): ReceiverStatus {
