@@ -12,6 +12,8 @@ export interface RenderOptions {
   satellites?: boolean;
   /** Host wall clock now (epoch ms), for "ago" figures. */
   nowMs: number;
+  /** Most lines the screen may take (the satellite table gets what is left); default 23, a 24-line terminal less the cursor's. */
+  maxLines?: number;
 }
 
 const ESC = '\u001b[';
@@ -103,7 +105,7 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   for (const n of s.notes ?? []) lines.push(c.dim(truncate(n, 80)));
   for (const reason of health.reasons.slice(0, 3)) lines.push(`${health.level === 'failing' ? c.bad('!') : c.warn('!')} ${truncate(reason, 78)}`);
 
-  if (o.satellites && r?.satellites) lines.push(...satelliteTable(r.satellites, 23 - lines.length, c));
+  if (o.satellites && r?.satellites) lines.push(...satelliteTable(r.satellites, (o.maxLines ?? 23) - lines.length, c));
   return `${lines.join('\n')}\n`;
 }
 
