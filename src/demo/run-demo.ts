@@ -12,10 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { PlatformSimulator } from '../sim/index.js';
 import { driveText, generateDrive } from '../sim/receiver/index.js';
 import { requestSnapshot } from '../status/client.js';
-import { renderStatus } from '../status/render.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { DEMO_USER, writeDemoConfig } from './demo-config.js';
+import type { DemoHeader } from './header.js';
+import { DemoOutage, type DemoPhase } from './outage.js';
+import { demoFrame, DemoScreen } from './screen.js';
 import { demoProblems, renderSummary, type DemoSummary } from './summary.js';
 
 export interface DemoOptions {
@@ -28,8 +30,12 @@ export interface DemoOptions {
   keep?: boolean;
   /** Outage window as fractions of the drive (GNSS time); default 0.4 to 0.55. */
   outage?: { from: number; to: number };
+  /** Shortest outage in wall-clock ms, so that the backlog shows at a fast pace; default 4000. */
+  minOutageMs?: number;
   /** Access token lifetime in the simulator, s: short, so refreshes happen during the demo. */
   accessTtlS?: number;
+  /** Ctrl-C: stop the daemon and the simulator, restore the terminal, remove the temp directory. */
+  signal?: AbortSignal;
 }
 
 export interface DemoResult {
@@ -42,13 +48,14 @@ const MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const POLL_MS = 250;
 
 export async function runDemo(o: DemoOptions): Promise<DemoResult> {
+  const startedAt = Date.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'telematics-demo-'));
   const say = (s: string): void => void o.out.write(s);
   const drive = generateDrive({ minutes: o.minutes, seed: o.seed });
   const replayFile = path.join(dir, 'drive.nmea');
   writeFileAtomic(replayFile, driveText(drive), { mode: 0o644 });
   const driveMs = (drive.epochs - 1) * 1000;
-  const outage = o.outage ?? { from: 0.4, to: 0.55 };
+  const outage = new DemoOutage({ ...(o.outage ?? { from: 0.4, to: 0.55 }), minMs: o.minOutageMs ?? 4000 });
   say(`demo: ${(drive.epochs / 60).toFixed(1)} min synthetic drive (${drive.phases.map((p) => p.phase).join(' > ')}) at ${o.speed}x, data in ${dir}\n`);
 
   const sim = new PlatformSimulator({ users: [DEMO_USER], accessTtlS: o.accessTtlS ?? 30, seed: o.seed });
@@ -62,45 +69,61 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
 
+  const screen = new DemoScreen({ out: o.out, color: o.color });
   let last: StatusSnapshot | undefined;
-  let outageState: 'before' | 'on' | 'after' = 'before';
-  let peakBacklog = 0;
+  let header: DemoHeader | undefined;
+  const frame = (h: DemoHeader): string[] => demoFrame(h, last, { color: o.color, satellites: screen.tty, nowMs: Date.now() });
   // Generous: three times the replay's duration plus start-up; a stuck demo fails instead of hanging.
   const deadline = Date.now() + (driveMs / Math.max(o.speed, 0.1)) * 3 + 60_000;
-  let lastLine = 0;
+  const phaseNow = (): DemoPhase => outage.phase({ haveFix: (last?.receiver?.mode ?? 1) >= 2, driveEnded: last?.receiver?.link === 'ended' });
+  /** city, depot or highway where the replay is now. */
+  const stretchAt = (fixTime: number): string | undefined => {
+    const t = (fixTime - drive.startTimeMs) / 1000;
+    return (drive.phases.find((p) => t >= p.from && t < p.to) ?? drive.phases.at(-1))?.phase;
+  };
+  let phase: DemoPhase | undefined;
+  screen.begin();
   try {
     for (;;) {
+      if (o.signal?.aborted) throw new Error('demo interrupted');
       if (exited !== undefined) throw new Error(`the daemon exited with code ${exited}:\n${tail(logFile)}`);
       if (Date.now() > deadline) throw new Error(`the demo did not finish in time; last status:\n${last ? JSON.stringify(last.outbox) : 'none'}\n${tail(logFile)}`);
       last = await requestSnapshot(socketPath, 1000).catch(() => last);
       const r = last?.receiver;
-      const progress = r?.fixTime === undefined ? 0 : Math.min(1, (r.fixTime - drive.startTimeMs) / driveMs);
-      if (outageState === 'before' && progress >= outage.from) {
-        sim.setFaults('events', { status503Rate: 1 });
-        outageState = 'on';
-        if (!o.out.isTTY) say(`platform outage starts at ${pct(progress)} of the drive: events answered 503, fixes buffer in the outbox\n`);
-      } else if (outageState === 'on' && progress >= outage.to) {
-        sim.setFaults('events', undefined);
-        outageState = 'after';
-        if (!o.out.isTTY) say(`platform back at ${pct(progress)}: backlog of ${last?.outbox.pending ?? '?'} fixes drains\n`);
-      }
-      if (outageState === 'on') peakBacklog = Math.max(peakBacklog, last?.outbox.pending ?? 0);
-      const banner = `drive ${pct(progress)}  platform ${outageState === 'on' ? 'OUTAGE (503)' : 'up'}  delivered ${sim.events.size}  duplicates ${sim.stats.duplicates}  grants ${sim.stats.passwordGrants}  refreshes ${sim.stats.refreshes}`;
-      if (o.out.isTTY && last) {
-        say(`\u001b[H\u001b[2J${banner}\n${renderStatus(last, { color: o.color, satellites: true, nowMs: Date.now() })}`);
-      } else if (Date.now() - lastLine > 5000) {
-        lastLine = Date.now();
-        say(`${banner}  recorded ${last?.outbox.recorded ?? '?'}  queued ${last?.outbox.pending ?? '?'}\n`);
-      }
-      const finished = r?.link === 'ended' && outageState === 'after' && last?.outbox.pending === 0 && sim.events.size >= (last?.outbox.recorded ?? Infinity);
+      // The replay read to its end is the whole drive (the decoder drops a last epoch it cannot know is complete).
+      const progress = r?.link === 'ended' ? 1 : r?.fixTime === undefined ? 0 : Math.min(1, (r.fixTime - drive.startTimeMs) / driveMs);
+      const change = outage.update(progress, last?.outbox.pending ?? 0, Date.now());
+      if (change === 'start') sim.setFaults('events', { status503Rate: 1 });
+      else if (change === 'end') sim.setFaults('events', undefined);
+      const stats = sim.stats;
+      const now = phaseNow();
+      const stretch = r?.fixTime === undefined ? undefined : stretchAt(r.fixTime);
+      header = {
+        elapsedMs: Date.now() - startedAt,
+        progress,
+        ...(stretch !== undefined ? { stretch } : {}),
+        phase: now,
+        ...(last?.outbox.recorded !== undefined ? { recorded: last.outbox.recorded } : {}),
+        ...(last ? { queued: last.outbox.pending } : {}),
+        uploaded: sim.events.size,
+        refreshes: stats.refreshes,
+        passwordGrants: stats.passwordGrants,
+      };
+      screen.show(frame(header), now !== phase);
+      phase = now;
+      const finished = r?.link === 'ended' && outage.state === 'after' && last?.outbox.pending === 0 && sim.events.size >= (last?.outbox.recorded ?? Infinity);
       if (finished) break;
       await new Promise((res) => setTimeout(res, POLL_MS));
     }
   } catch (e) {
+    screen.end();
     await stopChild(child);
     await sim.stop();
+    // A failure keeps the directory (its daemon.log explains it); an interrupted demo leaves nothing.
+    if (o.signal?.aborted && !o.keep) rmSync(dir, { recursive: true, force: true });
     throw e;
   }
+  screen.end(header ? frame(header) : undefined);
   await stopChild(child);
   const summary: DemoSummary = {
     fixesRead: last?.receiver?.fixesRead,
@@ -110,17 +133,14 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     passwordGrants: sim.stats.passwordGrants,
     refreshes: sim.stats.refreshes,
     outageRefusals: sim.stats.faults.events,
-    peakBacklog,
+    peakBacklog: outage.peakBacklog,
     dead: last?.outbox.deadLetters ?? 0,
   };
   await sim.stop();
   say(renderSummary(summary));
   if (!o.keep) rmSync(dir, { recursive: true, force: true });
+  else say(`data kept in ${dir} (config.json, data/, daemon.log)\n`);
   return { summary, ok: demoProblems(summary).length === 0, dir };
-}
-
-function pct(f: number): string {
-  return `${Math.round(f * 100)}%`.padStart(4);
 }
 
 function tail(file: string): string {

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { DemoHeader } from '../../src/demo/header.js';
+import { DemoOutage } from '../../src/demo/outage.js';
+import { demoFrame, DemoScreen } from '../../src/demo/screen.js';
+import { liveSnapshot } from '../status/fixtures.js';
+
+const ESC = '\u001b[';
+const SGR = /\u001b\[[0-9;]*m/g;
+
+function stream(isTTY: boolean): { out: NodeJS.WritableStream & { isTTY?: boolean }; text: () => string } {
+  let text = '';
+  const out = { isTTY, write: (s: string) => ((text += s), true) } as unknown as NodeJS.WritableStream & { isTTY?: boolean };
+  return { out, text: () => text };
+}
+
+const header: DemoHeader = { elapsedMs: 75_000, progress: 0.42, stretch: 'highway', phase: 'outage', recorded: 1234, queued: 57, uploaded: 1177, refreshes: 3, passwordGrants: 1 };
+
+describe('demo screen', () => {
+  it('a frame is the demo header over the status screen, 80x24 with the satellite table', () => {
+    for (const color of [false, true]) {
+      const frame = demoFrame(header, liveSnapshot(Date.now(), '/var/lib/telematics-agent'), { color, satellites: true, nowMs: Date.now() });
+      expect(frame.length).toBeLessThanOrEqual(24);
+      for (const l of frame) expect(l.replace(SGR, '').length, l).toBeLessThanOrEqual(80);
+      expect(frame[0]!.replace(SGR, '')).toBe('demo 1:15 · drive 42% highway · platform outage injected (events answered 503)');
+      expect(frame[1]).toBe('recorded 1234  queued 57  uploaded 1177  token refreshes 3  password grants 1');
+      const plain = frame.join('\n').replace(SGR, '');
+      expect(plain).toMatch(/fix\s+3D/);
+      expect(plain).toMatch(/GNSS\s+id/);
+      expect(frame.join('\n').includes(ESC)).toBe(color);
+    }
+  });
+
+  it('on a terminal: cursor hidden, redrawn in place at most once a second (at once on a phase change), cursor restored', () => {
+    let now = 0;
+    const s = stream(true);
+    const screen = new DemoScreen({ out: s.out, color: false, now: () => now });
+    screen.begin();
+    expect(s.text()).toBe(`${ESC}?25l${ESC}2J`);
+    screen.show(['a', 'b']);
+    expect(s.text().endsWith(`${ESC}Ha${ESC}K\nb${ESC}K${ESC}J`)).toBe(true);
+    const before = s.text().length;
+    now = 900;
+    screen.show(['c']);
+    expect(s.text().length).toBe(before);
+    screen.show(['d'], true);
+    expect(s.text().endsWith(`${ESC}Hd${ESC}K${ESC}J`)).toBe(true);
+    now = 2000;
+    screen.show(['e']);
+    expect(s.text().endsWith(`${ESC}He${ESC}K${ESC}J`)).toBe(true);
+    screen.end(['f']);
+    expect(s.text().endsWith(`${ESC}Hf${ESC}K${ESC}J${ESC}?25h\n`)).toBe(true);
+  });
+
+  it('elsewhere: plain frames every 5 s and at phase changes, no escape codes, the last frame not twice', () => {
+    let now = 0;
+    const s = stream(false);
+    const screen = new DemoScreen({ out: s.out, color: false, now: () => now });
+    screen.begin();
+    screen.show(['one']);
+    now = 4000;
+    screen.show(['skipped']);
+    screen.show(['phase'], true);
+    now = 9000;
+    screen.show(['five seconds on']);
+    screen.end(['five seconds on']);
+    expect(s.text()).toBe('one\n\nphase\n\nfive seconds on\n\n');
+    screen.end();
+    expect(s.text().includes('\u001b')).toBe(false);
+  });
+
+  it('the outage: from its drive fraction, at least its minimum wall time, then draining until the outbox is empty', () => {
+    const o = new DemoOutage({ from: 0.4, to: 0.55, minMs: 4000 });
+    expect(o.update(0.1, 0, 0)).toBeUndefined();
+    expect(o.phase({ haveFix: true, driveEnded: false })).toBe('driving');
+    expect(o.update(0.4, 0, 1000)).toBe('start');
+    expect(o.phase({ haveFix: true, driveEnded: false })).toBe('outage');
+    expect(o.update(0.9, 12, 2000)).toBeUndefined(); // past its fraction, not yet its minimum time
+    expect(o.update(1, 21, 5000)).toBe('end');
+    expect(o.peakBacklog).toBe(21);
+    expect(o.phase({ haveFix: true, driveEnded: true })).toBe('draining');
+    o.update(1, 3, 5500);
+    expect(o.phase({ haveFix: true, driveEnded: true })).toBe('draining');
+    o.update(1, 0, 6000);
+    expect(o.phase({ haveFix: true, driveEnded: true })).toBe('drive ended');
+  });
+});
