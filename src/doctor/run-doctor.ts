@@ -7,7 +7,6 @@ import { lookup } from 'node:dns/promises';
 import { existsSync, readFileSync } from 'node:fs';
 
 import BetterSqlite3 from 'better-sqlite3';
-import { request } from 'undici';
 import type { Config } from '../config/load.js';
 import { createPlatformDispatcher } from '../platform/dispatcher.js';
 import { PlatformHttp } from '../platform/http.js';
@@ -72,11 +71,7 @@ function platformProbes(config: Config): PlatformProbes {
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: config.platform.maxResponseBytes });
   return {
     lookup: async (host) => (await lookup(host)).address,
-    probe: async (url) => {
-      const r = await request(url, { method: 'GET', dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000 });
-      await r.body.dump();
-      return r.statusCode;
-    },
+    probe: (url) => http.probe(url, 'address check'),
     grant: async () => {
       const outcome = await new TokenClient({ http, authUrl: config.platform.authUrl, wallMs: Date.now }).password(config.credentials.username, config.credentials.password);
       if (outcome.kind === 'pair') return 'accepted';

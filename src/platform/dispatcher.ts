@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { Agent } from 'undici';
+import type { Agent as AgentType } from 'undici';
+// The Agent class alone: undici's index loads fetch, WebSocket, caches and mocks as well, about
+// 8 MB of the daemon's resident memory it never uses (issue 5 RSS target; measured). A test
+// checks that this is the class `undici` exports, so an upgrade that moves it fails loudly.
+import Agent from 'undici/lib/dispatcher/agent.js';
 import { AgentError } from '../errors.js';
 
 export interface PlatformDispatcherOptions {
@@ -17,7 +21,7 @@ export interface PlatformDispatcherOptions {
  * verification always on. The per-request total deadline lives in PlatformHttp (undici's own
  * body timeout restarts with every chunk and cannot bound a slow-drip answer).
  */
-export function createPlatformDispatcher(options: PlatformDispatcherOptions): Agent {
+export function createPlatformDispatcher(options: PlatformDispatcherOptions): AgentType {
   let ca: string[] | undefined;
   if (options.caFile !== undefined) {
     let pem: string;

@@ -43,6 +43,29 @@ export class PlatformHttp {
   }
 
   async send(req: HttpRequest): Promise<PlatformResponse> {
+    const { status, headers, text } = await this.#exchange(req);
+    const contentType = String(headers['content-type'] ?? '');
+    const ok = status >= 200 && status < 300;
+    let body: unknown;
+    if (text.trim() !== '' && /\bjson\b/i.test(contentType)) {
+      try {
+        body = JSON.parse(text) as unknown;
+      } catch {
+        if (ok) throw notJson(req, status, contentType);
+      }
+    } else if (ok && text.trim() !== '') {
+      throw notJson(req, status, contentType);
+    }
+    return { status, headers, body, text };
+  }
+
+  /** A GET whose answer only matters by its status (doctor: does the address answer over TLS?). */
+  async probe(url: string, what: string): Promise<number> {
+    return (await this.#exchange({ method: 'GET', url, what })).status;
+  }
+
+  /** The exchange alone: deadline, caller's abort and size cap, no judgement of the answer. */
+  async #exchange(req: HttpRequest): Promise<CollectedResponse> {
     const { requestTimeoutMs: timeoutMs, maxResponseBytes } = this.#o;
     const outer = req.signal;
     if (outer?.aborted) throw outer.reason;
@@ -52,12 +75,11 @@ export class PlatformHttp {
       timedOut = true;
       collector?.abort(new PlatformError('PLATFORM_TIMEOUT', `${req.what}: deadline`, { class: 'transient' }));
     }, timeoutMs);
-    let raw: CollectedResponse;
     try {
       const { origin, path } = urlParts(req.url);
       collector = new ResponseCollector(maxResponseBytes, (status) => tooLarge(req, status, maxResponseBytes));
       if (outer) watchAbort(outer, collector);
-      raw = await collector.dispatch(this.#o.dispatcher, {
+      return await collector.dispatch(this.#o.dispatcher, {
         origin,
         path,
         method: req.method,
@@ -75,20 +97,6 @@ export class PlatformHttp {
       clearTimeout(timer);
       if (outer && collector) unwatchAbort(outer, collector);
     }
-    const { status, headers, text } = raw;
-    const contentType = String(headers['content-type'] ?? '');
-    const ok = status >= 200 && status < 300;
-    let body: unknown;
-    if (text.trim() !== '' && /\bjson\b/i.test(contentType)) {
-      try {
-        body = JSON.parse(text) as unknown;
-      } catch {
-        if (ok) throw notJson(req, status, contentType);
-      }
-    } else if (ok && text.trim() !== '') {
-      throw notJson(req, status, contentType);
-    }
-    return { status, headers, body, text };
   }
 }
 

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -114,6 +115,37 @@ describe('PlatformHttp: hygiene of every platform call', () => {
     const p = http().send({ method: 'PUT', url: eventsUrl, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: event('x'), what: 'x', signal: ac.signal });
     setTimeout(() => ac.abort(new Error('shutting down')), 50);
     await expect(p).rejects.toThrow('shutting down');
+  });
+
+  it('one caller signal shared by many requests gets one listener, and its abort ends them all', async () => {
+    const { sim: s, http, token, eventsUrl } = await sim();
+    s.faults.set('events', { latencyMs: 5000 });
+    const ac = new AbortController();
+    const client = http();
+    const sends = Array.from({ length: 20 }, (_, i) =>
+      client.send({ method: 'PUT', url: eventsUrl, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: event(`s${i}`), what: 'x', signal: ac.signal }).catch((e: unknown) => e),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
+    ac.abort(new Error('shutting down'));
+    const results = await Promise.all(sends);
+    expect(results.map((e) => (e as Error).message)).toEqual(Array(20).fill('shutting down'));
+  });
+
+  it('probe() returns the status of any answer, HTML included (doctor address check)', async () => {
+    const port = await listen(createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>portal</html>')));
+    const dispatcher = createPlatformDispatcher({ maxConnections: 1, requestTimeoutMs: 2000 });
+    closers.push(() => dispatcher.close());
+    const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 2000, maxResponseBytes: 1024 });
+    expect(await http.probe(`http://127.0.0.1:${port}/`, 'address check')).toBe(200);
+  });
+
+  it("the dispatcher's Agent, imported alone for memory, is undici's own Agent class", async () => {
+    const deep = (await import('undici/lib/dispatcher/agent.js')).default;
+    expect(deep).toBe(Agent);
+    const dispatcher = createPlatformDispatcher({ maxConnections: 1, requestTimeoutMs: 1000 });
+    closers.push(() => dispatcher.close());
+    expect(dispatcher).toBeInstanceOf(Agent);
   });
 });
 
