@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configSchema } from '../src/config/schema.js';
+import { openDatabase } from '../src/store/database.js';
 import { silentLogger } from '../src/log.js';
 import { toLocationUpdateEvent } from '../src/platform/otm-event.js';
 import { driveText, generateDrive } from '../src/sim/receiver/index.js';
@@ -112,12 +113,36 @@ export async function wire(n = 500): Promise<{ perEvent: number; bearerLine: num
   return { perEvent, bearerLine: Buffer.byteLength(`authorization: Bearer ${token}\r\n`), body };
 }
 
-/** CPU and RSS of the real daemon (`run`) replaying a 10 Hz drive in real time against the simulator. */
-export async function steady(seconds: number): Promise<{ cpuPerHour: number; rss: number; recorded: number }> {
+/**
+ * The least a durable commit can cost: one row of 8 bytes per transaction, same pragmas. Linux
+ * counts write_bytes per 4 KiB page-cache page dirtied, and every fsync'd commit re-dirties at
+ * least the WAL's last page, whatever the row size or the page size.
+ */
+export function commitFloor(commits = 120): number {
+  const dir = benchDir();
+  const db = openDatabase({ dataDir: dir, logger: silentLogger() });
+  db.exec('CREATE TABLE floor (seq INTEGER PRIMARY KEY, b BLOB)');
+  const insert = db.prepare('INSERT INTO floor (b) VALUES (?)');
+  const row = Buffer.alloc(8, 1);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const before = writeBytes();
+  for (let i = 0; i < commits; i++) insert.run(row);
+  db.pragma('wal_checkpoint(PASSIVE)');
+  const bytes = writeBytes() - before;
+  db.close();
+  return bytes / commits;
+}
+
+/**
+ * CPU and RSS of the real daemon (`run`) replaying a 10 Hz drive in real time against the
+ * simulator, measured after `warmupS` (start-up: module loading, registration, the first token,
+ * the compiler and the GC's memory reducer settling).
+ */
+export async function steady(seconds: number, warmupS = 30): Promise<{ cpuPerHour: number; rss: number; rssMax: number; recorded: number }> {
   const dir = benchDir();
   const p = await platform(dir);
   const replay = path.join(dir, 'drive.nmea');
-  writeFileSync(replay, driveText(generateDrive({ minutes: Math.ceil(seconds / 60) + 1, hz: 10 })));
+  writeFileSync(replay, driveText(generateDrive({ minutes: Math.ceil((seconds + warmupS) / 60) + 1, hz: 10 })));
   writeFileSync(path.join(dir, 'password'), 'pw\n', { mode: 0o600 });
   const config = {
     platform: { authUrl: p.urls.authUrl, deviceUrl: p.urls.deviceUrl, planningUrl: p.urls.planningUrl },
@@ -131,17 +156,21 @@ export async function steady(seconds: number): Promise<{ cpuPerHour: number; rss
   writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
   const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../cli/main.js');
   const child = spawn(process.execPath, [main, 'run', '--config', path.join(dir, 'config.json')], { stdio: 'inherit' });
-  await new Promise((r) => setTimeout(r, 5000)); // start-up, registration, first token: not steady state
+  await new Promise((r) => setTimeout(r, warmupS * 1000));
   const cpu0 = cpuSeconds(child.pid!);
   const events0 = p.sim.events.size;
-  await new Promise((r) => setTimeout(r, seconds * 1000));
+  let rssMax = 0;
+  for (let s = 0; s < seconds; s++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    rssMax = Math.max(rssMax, rssBytes(child.pid!));
+  }
   const cpu = cpuSeconds(child.pid!) - cpu0;
   const rss = rssBytes(child.pid!);
   const recorded = p.sim.events.size - events0;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   await p.close();
-  return { cpuPerHour: (cpu / seconds) * 3600, rss, recorded };
+  return { cpuPerHour: (cpu / seconds) * 3600, rss, rssMax, recorded };
 }
 
 export { fmt };
