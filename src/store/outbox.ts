@@ -55,6 +55,8 @@ export interface OutboxStatus extends OutboxCounterSnapshot {
 }
 
 const DEAD_LETTERS_KEPT = 1000;
+/** Rows read at a time while looking for the oldest pending fix past the delivered ones. */
+const OLDEST_SCAN_PAGE = 512;
 /** Below the disk floor the outbox may still hold this many (~100 KB): the live lane needs a queue. */
 const MIN_LOW_DISK_BOUND = 1000;
 /** Memory the outbox may hold while the disk refuses writes: an hour at 10 Hz. */
@@ -334,9 +336,16 @@ export class Outbox implements FixSink {
     return Math.min(this.#o.storage.maxFixes, this.#lowDiskBound ?? Infinity);
   }
 
+  /** The oldest committed fix not delivered nor dead-lettered in memory since the last commit. */
   #oldestPendingTime(): number | undefined {
-    const row = this.#st.oldest.get();
-    return row?.fix_time ?? this.#buffer[0]?.fix_time;
+    if (this.#delivered.size === 0 && this.#deadSeqs.size === 0) return this.#st.oldest.get()?.fix_time ?? this.#buffer[0]?.fix_time;
+    let cursor = 0;
+    for (;;) {
+      const rows = this.#st.after.all(cursor, OLDEST_SCAN_PAGE);
+      for (const r of rows) if (!this.#delivered.has(r.seq) && !this.#deadSeqs.has(r.seq)) return r.fix_time;
+      if (rows.length < OLDEST_SCAN_PAGE) return this.#buffer[0]?.fix_time;
+      cursor = rows[rows.length - 1]!.seq;
+    }
   }
 
   #bufferIndex(seq: number): number {

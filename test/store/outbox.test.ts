@@ -87,15 +87,32 @@ describe('outbox: batching, ids, delivery', () => {
     db.close();
   });
 
-  it('deletes delivered committed fixes with the next commit and keeps counters across restarts', async () => {
-    const dir = tempDir();
-    let o = await openOutbox(dir);
+  it('a delivered fix stops counting as the oldest pending before its row is deleted', async () => {
+    const o = await openOutbox(tempDir());
     for (let i = 0; i < 10; i++) o.outbox.record(fixAt(i));
     o.outbox.flush();
     const entries = o.outbox.after(0, 100);
     expect(entries.map((e) => e.time)).toEqual([...Array(10).keys()].map((i) => fixAt(i).time));
     for (const e of entries.slice(0, 4)) o.outbox.delivered(e.seq);
     expect(o.outbox.after(0, 100)).toHaveLength(6);
+    // Delivered but not yet deleted: the oldest pending fix is already the fifth.
+    expect(o.outbox.status().oldestPendingFixTime).toBe(new Date(fixAt(4).time).toISOString());
+    for (const e of entries.slice(4)) o.outbox.delivered(e.seq);
+    expect(o.outbox.status()).toMatchObject({ pending: 0 });
+    expect(o.outbox.status().oldestPendingFixTime).toBeUndefined();
+    o.outbox.flush();
+    expect(rowCount(o.db)).toBe(0);
+    await o.outbox.stop();
+    o.db.close();
+  });
+
+  it('deletes delivered committed fixes with the next commit and keeps the rest across restarts', async () => {
+    const dir = tempDir();
+    let o = await openOutbox(dir);
+    for (let i = 0; i < 10; i++) o.outbox.record(fixAt(i));
+    o.outbox.flush();
+    const entries = o.outbox.after(0, 100);
+    for (const e of entries.slice(0, 4)) o.outbox.delivered(e.seq);
     expect(rowCount(o.db)).toBe(10);
     o.outbox.flush();
     expect(rowCount(o.db)).toBe(6);
