@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { loadConfig, maskedConfig } from '../config/load.js';
 import { ConfigError, EXIT_CONFIG } from '../errors.js';
 
 export function registerConfigCommands(program: Command): void {
@@ -9,7 +8,8 @@ export function registerConfigCommands(program: Command): void {
     .description('Validate the configuration file and print the effective configuration, secrets masked (exit 0 valid, 2 invalid).')
     .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
     .option('--quiet', 'print nothing when valid')
-    .action((opts: { config?: string; quiet?: boolean }) => {
+    .action(async (opts: { config?: string; quiet?: boolean }) => {
+      const { loadConfig, maskedConfig } = await import('../config/load.js');
       try {
         const cfg = loadConfig(opts.config === undefined ? {} : { path: opts.config });
         if (!opts.quiet) {

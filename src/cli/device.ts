@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT_FAILURE } from '../errors.js';
-import { CONFIG_OPTION, openPlatformContext, reportFailure } from './platform-context.js';
+import { CONFIG_OPTION } from './options.js';
 
 /** `telematics-agent device show`: the device as the platform has it, by external device id. */
 export function registerDeviceCommands(program: Command): void {
@@ -10,6 +10,7 @@ export function registerDeviceCommands(program: Command): void {
     .description('Retrieve this device from the tracking device service (by externalSystemId and externalDeviceId) and print it.')
     .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
+      const { openPlatformContext, reportFailure } = await import('./platform-context.js');
       const ctx = openPlatformContext(opts.config);
       try {
         const identity = await ctx.platform.registrar.identity();

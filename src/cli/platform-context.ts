@@ -36,8 +36,6 @@ export function openPlatformContext(configPath: string | undefined): PlatformCon
   };
 }
 
-export const CONFIG_OPTION = ['-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)'] as const;
-
 /** Exit code and one line on stderr for a failed platform command; never a token. */
 export function reportFailure(what: string, e: unknown): void {
   process.stderr.write(`telematics-agent: ${what} failed: ${describeError(e)}\n`);

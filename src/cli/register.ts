@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CONFIG_OPTION, openPlatformContext, reportFailure } from './platform-context.js';
+import { CONFIG_OPTION } from './options.js';
 
 /** `telematics-agent register`: the device upsert now, printing the device as the platform returns it. */
 export function registerRegisterCommand(program: Command): void {
@@ -8,6 +8,7 @@ export function registerRegisterCommand(program: Command): void {
     .description('Register (or update) this device with the tracking device service now and print the device as the platform returns it.')
     .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
+      const { openPlatformContext, reportFailure } = await import('./platform-context.js');
       const ctx = openPlatformContext(opts.config);
       try {
         const { registered, device } = await ctx.platform.registrar.registerNow();

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { Agent } from '../agent.js';
-import { loadConfig } from '../config/load.js';
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, describeError, isAgentError } from '../errors.js';
-import { createLogger } from '../log.js';
 
 /**
  * `telematics-agent run`: the daemon. Configuration errors end it with EXIT_CONFIG and a message
@@ -16,6 +13,7 @@ export function registerRunCommand(program: Command): void {
     .description('Run the agent: read the receiver, record fixes, deliver them to the platform (systemd service entry).')
     .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
     .action(async (opts: { config?: string }) => {
+      const [{ Agent }, { loadConfig }, { createLogger }] = await Promise.all([import('../agent.js'), import('../config/load.js'), import('../log.js')]);
       const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
       const logger = createLogger({ level: config.log.level });
       const agent = new Agent({ config, logger });

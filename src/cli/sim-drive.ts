@@ -1,6 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { writeFileAtomic } from '../system/atomic-file.js';
-import { driveText, generateDrive } from '../sim/receiver/index.js';
 
 interface DriveCliOptions {
   out: string;
@@ -28,12 +26,13 @@ export function registerDriveCommand(program: Command): void {
     .option('--hz <n>', 'epochs per second (1-10)', number(1, 10, true), 1)
     .option('--seed <n>', 'seed: the same seed gives the same bytes', number(0, 2 ** 32 - 1, true), 1)
     .option('--start <iso>', 'GNSS time of the first epoch (ISO 8601, UTC); default 2026-11-22T08:00:00Z')
-    .action((opts: DriveCliOptions) => {
+    .action(async (opts: DriveCliOptions) => {
       let startTimeMs: number | undefined;
       if (opts.start !== undefined) {
         startTimeMs = Date.parse(opts.start);
         if (!Number.isFinite(startTimeMs)) throw new InvalidArgumentError(`--start: "${opts.start}" is not an ISO 8601 time`);
       }
+      const [{ writeFileAtomic }, { driveText, generateDrive }] = await Promise.all([import('../system/atomic-file.js'), import('../sim/receiver/index.js')]);
       const drive = generateDrive({ minutes: opts.minutes, hz: opts.hz, seed: opts.seed, ...(startTimeMs !== undefined ? { startTimeMs } : {}) });
       writeFileAtomic(opts.out, driveText(drive));
       const spans = drive.phases.map((p) => `${p.phase} ${Math.round(p.to - p.from)} s`).join(', ');

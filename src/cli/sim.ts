@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { configSnippet, PlatformSimulator } from '../sim/index.js';
 import type { SimUser } from '../sim/index.js';
 
 interface SimOptions {
@@ -43,6 +42,7 @@ export function registerSimCommand(program: Command): void {
       const carriers = opts.carriers?.split(',').map((c) => c.trim()).filter((c) => c !== '');
       const users: SimUser[] = opts.user.length > 0 ? opts.user.map((username, i) => ({ username, password: opts.password[i] ?? '' })) : [{ username: 'agent', password: 'agent-password' }];
       if (carriers) for (const u of users) u.carriers = carriers;
+      const { configSnippet, PlatformSimulator } = await import('../sim/index.js');
       const sim = new PlatformSimulator({ users, accessTtlS: opts.accessTtl, refreshTtlS: opts.refreshTtl, earlyExpiryFraction: opts.earlyExpiry, seed: opts.seed });
       const urls = await sim.start({ port: opts.port });
       const first = users[0] ?? { username: 'agent', password: 'agent-password' };

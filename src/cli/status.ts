@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { assessHealth } from '../status/health.js';
-import { renderStatus, useColor } from '../status/render.js';
-import { fetchSnapshot, statusTarget } from '../status/status-source.js';
 
 interface StatusCliOptions {
   json?: boolean;
@@ -21,6 +18,8 @@ export function registerStatusCommand(program: Command): void {
     .option('--json', 'print the facts as one JSON object, for scripts')
     .option('-w, --watch', 'refresh every second, with the satellite table (Ctrl-C ends)')
     .action(async (opts: StatusCliOptions) => {
+      // Loaded on use: a technician waits for this command, and `run`'s modules are not its business.
+      const [{ assessHealth }, { renderStatus, useColor }, { fetchSnapshot, statusTarget }] = await Promise.all([import('../status/health.js'), import('../status/render.js'), import('../status/status-source.js')]);
       const target = statusTarget(opts.config);
       const once = async (): Promise<number> => {
         const snapshot = await fetchSnapshot(target);

@@ -1,0 +1,161 @@
+import { pino } from 'pino';
+import { loadConfig, type Config } from '../config/load.js';
+import { AgentError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
+import { QualityGate } from '../gnss/quality-gate.js';
+import { createLogger } from '../log.js';
+import { buildHereLocation } from '../locations/build.js';
+import { captureLocation, DEFAULT_MAX_SPREAD_M, DEFAULT_SAMPLES, defaultTimeoutMs, gateFrom, type CaptureResult } from '../locations/capture.js';
+import { chooseFeed } from '../locations/choose-feed.js';
+import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES, formatIssue, type LocationIssue, type OtmLocation } from '../locations/location-types.js';
+import { readLocationInput } from '../locations/read-input.js';
+import { retryLine, sendLocations, summaryLine } from '../locations/send.js';
+import { LocationUploader } from '../locations/upload.js';
+import { validateLocationBatch } from '../locations/validate.js';
+import type { CommonOptions, HereOptions } from './location.js';
+import { openPlatformContext } from './platform-context.js';
+
+/** The work of `location put|here` (location.ts declares the commands and loads this on use). */
+
+export async function putLocations(file: string, opts: CommonOptions): Promise<void> {
+  await withExitCode(async (signal) => {
+    const input = await readLocationInput(file);
+    const locations = checked(validateLocationBatch(input.value), input.name, opts.strict === true);
+    if (!locations) return EXIT_CONFIG;
+    return deliver(locations, Array.isArray(input.value), opts, signal);
+  });
+}
+
+export async function surveyHere(opts: HereOptions): Promise<void> {
+  await withExitCode(async (signal) => here(opts, signal));
+}
+
+async function here(opts: HereOptions, signal: AbortSignal): Promise<number> {
+  const build = (lat: number, lon: number) =>
+    buildHereLocation({
+      name: opts.name,
+      type: opts.type,
+      lat,
+      lon,
+      address: { street: opts.street, houseNumber: opts.houseNumber, houseNumberAddition: opts.houseNumberAddition, postalCode: opts.postalCode, city: opts.city, country: opts.country },
+      ...(opts.id !== undefined ? { id: opts.id } : {}),
+      ...(opts.phone !== undefined ? { phone: opts.phone } : {}),
+      ...(opts.email !== undefined ? { email: opts.email } : {}),
+      ...(opts.contactName !== undefined ? { contactName: opts.contactName } : {}),
+    });
+  // Check the flags before a minute of sampling (the coordinate is a placeholder here).
+  const provisional = build(52, 5);
+  const early = validateLocationBatch(provisional);
+  if (!early.ok) {
+    printIssues('the options are invalid (nothing was surveyed or sent)', early.errors.map((e) => ({ ...e, path: optionName(e.path, provisional) })));
+    return EXIT_CONFIG;
+  }
+  const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+  const logger = createLogger({ level: config.log.level === 'info' ? 'warn' : config.log.level, destination: pino.destination({ dest: 2, sync: true }) });
+  const feed = await chooseFeed(config, logger, opts.source);
+  const gate = new QualityGate({ ...config.quality, minMode: 3 });
+  const tty = process.stderr.isTTY === true;
+  process.stderr.write(`sampling ${opts.samples} fixes from ${feed.description} ...\n`);
+  const result = await captureLocation(feed, {
+    samples: opts.samples,
+    maxSpreadM: opts.maxSpread ?? DEFAULT_MAX_SPREAD_M,
+    timeoutMs: opts.timeout !== undefined ? opts.timeout * 1000 : defaultTimeoutMs(opts.samples),
+    gate: gateFrom((f) => gate.check(f)),
+    signal,
+    onProgress: (n, of) => {
+      if (tty) process.stderr.write(`\r  ${n}/${of} fixes${n === of ? '\n' : ''}`);
+    },
+  });
+  process.stderr.write(`${describeCapture(result)}\n`);
+  const batch = checked(validateLocationBatch(build(result.lat, result.lon)), 'the surveyed location', opts.strict === true);
+  if (!batch) return EXIT_CONFIG;
+  return deliver(batch, false, opts, signal, config);
+}
+
+function describeCapture(r: CaptureResult): string {
+  const hdop = r.meanHdop !== undefined ? `, mean HDOP ${r.meanHdop.toFixed(1)}` : '';
+  return `averaged ${r.samples} fixes: lat ${r.lat.toFixed(7)}, lon ${r.lon.toFixed(7)}; spread ${r.spreadM.toFixed(1)} m (largest distance from the average), RMS ${r.rmsM.toFixed(1)} m${hdop}`;
+}
+
+/** Prints errors and warnings; returns the locations to send, or undefined when nothing may be sent. */
+function checked(batch: ReturnType<typeof validateLocationBatch>, name: string, strict: boolean): OtmLocation[] | undefined {
+  for (const w of batch.warnings) process.stderr.write(`warning: ${formatIssue(w)}\n`);
+  if (!batch.ok) {
+    printIssues(`${name} is invalid (nothing was sent)`, batch.errors);
+    return undefined;
+  }
+  if (strict && batch.warnings.length > 0) {
+    process.stderr.write(`telematics-agent: ${name} has warnings and --strict is set (nothing was sent)\n`);
+    return undefined;
+  }
+  const locations = batch.items.map((i) => i.location as OtmLocation);
+  batch.items.forEach((item, i) => {
+    if (item.generatedId) process.stderr.write(`generated id ${item.location?.id}${batch.isArray ? ` for [${i}]` : ''}${item.location?.name ? ` (${item.location.name})` : ''}: use it to update this location later\n`);
+  });
+  return locations;
+}
+
+async function deliver(locations: OtmLocation[], asArray: boolean, opts: CommonOptions, signal: AbortSignal, loaded?: Config): Promise<number> {
+  if (opts.dryRun) {
+    const url = loaded ? `${loaded.platform.planningUrl}${loaded.platform.locationsPath}` : '{planningUrl}{locationsPath}';
+    process.stderr.write(`dry run: would send ${locations.length} request${locations.length === 1 ? '' : 's'} PUT ${url}\n`);
+    process.stdout.write(`${JSON.stringify(asArray ? locations : locations[0], null, 2)}\n`);
+    return 0;
+  }
+  const ctx = openPlatformContext(opts.config);
+  try {
+    const p = ctx.config.platform;
+    const uploader = new LocationUploader({
+      requester: ctx.platform.requester,
+      url: `${p.planningUrl}${p.locationsPath}`,
+      onRetry: (n) => process.stderr.write(`${retryLine(n)}\n`),
+    });
+    const report = await sendLocations(locations, uploader, { info: (line) => process.stderr.write(`${line}\n`) }, signal);
+    if (report.stored.length > 0) process.stdout.write(`${JSON.stringify(asArray ? report.stored : report.stored[0], null, 2)}\n`);
+    if (asArray) process.stderr.write(`${summaryLine(locations.length, report)}\n`);
+    if (report.failure) return report.failure.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
+    return report.rejected > 0 ? EXIT_FAILURE : 0;
+  } finally {
+    await ctx.close();
+  }
+}
+
+function printIssues(title: string, issues: readonly LocationIssue[]): void {
+  process.stderr.write(`telematics-agent: ${title}:\n${issues.map((i) => `  - ${formatIssue(i)}`).join('\n')}\n`);
+}
+
+/** `administrativeReference.street` -> `--street`, `contactDetails[1].value` -> `--email`, for `location here`. */
+function optionName(path: string, built: Record<string, unknown>): string {
+  const flag = (s: string) => `--${s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const address = /^administrativeReference\.(\w+)$/.exec(path);
+  if (address?.[1]) return flag(address[1]);
+  if (path === 'id' || path === 'name' || path === 'type') return `--${path}`;
+  const contact = /^contactDetails\[(\d+)\]/.exec(path);
+  if (contact) {
+    const type = (built.contactDetails as { type: string }[] | undefined)?.[Number(contact[1])]?.type;
+    return type === 'name' ? '--contact-name' : type === 'phone' ? '--phone' : type === 'email' ? '--email' : path;
+  }
+  return path;
+}
+
+/** Runs a command body with Ctrl-C support and turns its errors into an exit code and one line. */
+async function withExitCode(body: (signal: AbortSignal) => Promise<number>): Promise<void> {
+  const abort = new AbortController();
+  const onSignal = () => abort.abort(new AgentError('INTERRUPTED', 'interrupted', { class: 'internal' }));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    process.exitCode = await body(abort.signal);
+  } catch (e) {
+    if (abort.signal.aborted) {
+      process.stderr.write('telematics-agent: interrupted; nothing more was sent\n');
+      process.exitCode = 130;
+      return;
+    }
+    process.stderr.write(`telematics-agent: ${isAgentError(e) ? e.message : describeError(e)}\n`);
+    process.exitCode = isAgentError(e) && e.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
