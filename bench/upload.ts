@@ -35,7 +35,7 @@ for (const every of [2, 5]) {
 
 const floor = commitFloor();
 console.log(`   floor: a commit of one 8-byte row costs ${fmt(floor)} bytes here (the fsync'd WAL page, counted per 4 KiB page-cache page), so`);
-console.log(`   one commit a second at 10 Hz can never cost less than ${fmt(floor / 10)} bytes/fix, whatever the rows; ${fmt(Math.ceil((floor / 200) * 10) / 10, 1)} s between commits is the least that fits 200`);
+console.log(`   one commit a second at 10 Hz can never cost less than ${fmt(floor / 10)} bytes/fix, whatever the rows; at 10 Hz, ${fmt(Math.ceil(floor / 200 / 10 * 10) / 10, 1)} s between commits is the least that could fit 200`);
 
 console.log('\n3. wire: request bytes per event (headers + body, as sent by the real requester over keep-alive)');
 const w = await wire();

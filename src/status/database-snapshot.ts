@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { databasePath } from '../store/database.js';
+import { DELIVERY_META } from '../store/outbox-counters.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
 import { SNAPSHOT_SCHEMA, type StatusSnapshot } from './snapshot.js';
@@ -101,7 +102,7 @@ function fill(db: BetterSqlite3.Database, s: StatusSnapshot, wallMs: number): vo
   if (has(db, 'dead_letter')) s.outbox.deadLetters = (db.prepare('SELECT count(*) AS n FROM dead_letter').get() as { n: number }).n;
   s.outbox.thinned = counters.get(COUNTERS.thinned) ?? 0;
   s.outbox.sentTotal = counters.get(COUNTERS.sent) ?? 0;
-  const today = metaJson<{ day: string; count: number }>('upload.sentToday');
+  const today = metaJson<{ day: string; count: number }>(DELIVERY_META.sentToday);
   s.outbox.sentToday = today && today.day === new Date(wallMs).toISOString().slice(0, 10) ? today.count : 0;
 
   const lastSuccess = Number(meta(UPLOAD_FACT_KEYS.lastSuccessAt));

@@ -2,11 +2,14 @@
  * The uploader's last success and last error live in the daemon's memory; `status` needs them when
  * the daemon is down too. The daemon writes them to the meta table when it stops (no write per
  * upload: an idle or draining daemon should not pay a transaction for a status line), and the
- * database snapshot reads them back. After a crash they are those of the last clean stop.
+ * database snapshot reads them back. The last success is also written with the outbox's counters
+ * once a minute, so after a power cut it is at most a minute old; the last error is that of the
+ * last clean stop.
  */
 import type { MetaStore } from '../store/meta.js';
+import { DELIVERY_META } from '../store/outbox-counters.js';
 
-export const UPLOAD_FACT_KEYS = { lastSuccessAt: 'upload.lastSuccessAt', lastError: 'upload.lastError' } as const;
+export const UPLOAD_FACT_KEYS = { lastSuccessAt: DELIVERY_META.lastSuccessAt, lastError: 'upload.lastError' } as const;
 
 export interface UploadFacts {
   lastSuccessAt?: number;

@@ -25,7 +25,8 @@ export const COUNTER = {
   diskFull: 'outbox.diskFull',
 } as const;
 
-const SENT_TODAY_KEY = 'upload.sentToday';
+/** Meta keys written with the counters (status reads them when the daemon is down). */
+export const DELIVERY_META = { sentToday: 'upload.sentToday', lastSuccessAt: 'upload.lastSuccessAt' } as const;
 const PERSIST_EVERY_MS = 60_000;
 
 export class OutboxCounters {
@@ -37,6 +38,8 @@ export class OutboxCounters {
   /** Wall ms range of #today.day, so that a delivery does not format a date. */
   #dayRange = { from: 0, to: -1 };
   #todayDirty = false;
+  /** Wall ms of the newest delivery (display only: "last success" after a crash). */
+  #lastSentAt: number | undefined;
   #deadLetters = 0;
   #lastPersist: number;
 
@@ -48,7 +51,7 @@ export class OutboxCounters {
 
   load(deadLetters: number): void {
     for (const name of Object.values(COUNTER)) this.#totals.set(name, this.#meta.counter(name));
-    this.#today = this.#meta.getJson<{ day: string; count: number }>(SENT_TODAY_KEY) ?? { day: '', count: 0 };
+    this.#today = this.#meta.getJson<{ day: string; count: number }>(DELIVERY_META.sentToday) ?? { day: '', count: 0 };
     this.#deadLetters = deadLetters;
   }
 
@@ -65,6 +68,7 @@ export class OutboxCounters {
 
   sent(wallMs: number): void {
     this.add(COUNTER.sent);
+    this.#lastSentAt = wallMs;
     if (wallMs < this.#dayRange.from || wallMs >= this.#dayRange.to) {
       const day = new Date(wallMs).toISOString().slice(0, 10);
       const from = Date.parse(`${day}T00:00:00Z`);
@@ -90,7 +94,12 @@ export class OutboxCounters {
   write(): () => void {
     const written = new Map(this.#unsaved);
     for (const [name, by] of written) this.#meta.increment(name, by);
-    if (this.#todayDirty) this.#meta.setJson(SENT_TODAY_KEY, this.#today);
+    if (this.#todayDirty) {
+      this.#meta.setJson(DELIVERY_META.sentToday, this.#today);
+      // Rides along with the same minute's write, so that a power cut leaves status a last success
+      // at most a minute old instead of that of the last clean stop.
+      if (this.#lastSentAt !== undefined) this.#meta.set(DELIVERY_META.lastSuccessAt, String(this.#lastSentAt));
+    }
     return () => {
       for (const [name, by] of written) {
         const left = (this.#unsaved.get(name) ?? 0) - by;

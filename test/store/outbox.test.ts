@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { formatUuid, eventIdBytes } from '../../src/store/event-id.js';
 import { migrate } from '../../src/store/migrations.js';
+import { DELIVERY_META } from '../../src/store/outbox-counters.js';
 import { databasePath } from '../../src/store/database.js';
 import { tempDir } from '../helpers/tmp.js';
 import { IDENTITY, fixAt, openOutbox, rowCount } from './outbox-helpers.js';
@@ -85,6 +86,21 @@ describe('outbox: batching, ids, delivery', () => {
     expect(outbox.status()).toMatchObject({ sentTotal: 1, sentToday: 1, pending: 1 });
     await outbox.stop();
     db.close();
+  });
+
+  it('the last delivery time is saved with the counters once a minute, not only at a clean stop', async () => {
+    const o = await openOutbox(tempDir());
+    o.outbox.record(fixAt(0));
+    o.outbox.flush();
+    o.clock.advance(5_000);
+    o.outbox.delivered(o.outbox.after(0, 1)[0]!.seq);
+    const deliveredAt = o.clock.wallMs();
+    o.outbox.flush();
+    expect(o.meta.get(DELIVERY_META.lastSuccessAt)).toBeUndefined(); // not a transaction per delivery
+    o.clock.advance(60_000);
+    o.outbox.flush(); // the minute's counters commit, as the timer would make it
+    expect(o.meta.get(DELIVERY_META.lastSuccessAt)).toBe(String(deliveredAt));
+    o.db.close(); // a power cut: no stop
   });
 
   it('a delivered fix stops counting as the oldest pending before its row is deleted', async () => {
