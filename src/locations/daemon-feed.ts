@@ -36,7 +36,7 @@ export class DaemonFixFeed implements FixFeed {
     try {
       if (signal.aborted) return;
       lines.write(encodeLine(SUBSCRIBE_FIXES));
-      const ack = await lines.next(this.#o.ackTimeoutMs ?? 3000);
+      const ack = await lines.next(this.#o.ackTimeoutMs ?? 10_000);
       const first = ack.line === undefined ? undefined : safeParse(ack.line);
       if (!isAck(first)) {
         const said = errorOf(first);
