@@ -18,7 +18,7 @@ import { PlatformSimulator, type SimUrls } from '../src/sim/index.js';
 import { openDatabase, type Database } from '../src/store/database.js';
 import { MetaStore } from '../src/store/meta.js';
 import { Outbox } from '../src/store/outbox.js';
-import { systemClock } from '../src/system/clock.js';
+import { systemClock, type Clock } from '../src/system/clock.js';
 
 export const IDENTITY = { externalSystemId: 'bench-fleet', externalDeviceId: 'bench-gw' };
 export const DEVICE: RegisteredDevice = { ...IDENTITY, source: 'config', deviceUUID: '7f0c1d2e-3a4b-4c5d-8e6f-0a1b2c3d4e5f' };
@@ -35,7 +35,7 @@ export function benchDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'ta-bench-'));
 }
 
-export function openOutbox(dataDir: string, storage: Partial<ReturnType<typeof configSchema.shape.storage.parse>> = {}): { db: Database; outbox: Outbox } {
+export function openOutbox(dataDir: string, storage: Partial<ReturnType<typeof configSchema.shape.storage.parse>> = {}, clock: Clock = systemClock): { db: Database; outbox: Outbox } {
   const db = openDatabase({ dataDir, logger: silentLogger() });
   const outbox = new Outbox({
     db,
@@ -43,7 +43,7 @@ export function openOutbox(dataDir: string, storage: Partial<ReturnType<typeof c
     identity: IDENTITY,
     storage: { ...configSchema.shape.storage.parse({}), ...storage },
     dataDir,
-    clock: systemClock,
+    clock,
     logger: silentLogger(),
   });
   return { db, outbox };

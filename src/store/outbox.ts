@@ -55,6 +55,15 @@ export interface OutboxStatus extends OutboxCounterSnapshot {
 }
 
 const DEAD_LETTERS_KEPT = 1000;
+/**
+ * Delivered rows are deleted in batches, not with every commit: a delete rewrites the pages it
+ * touches just as an insert does, and online with fixes committed before their answer came, a
+ * delete per second doubled the card's writes (bench:upload "online-after-commit"). A power cut
+ * before the batch lands only means those fixes are sent again under the same event ids, which the
+ * platform de-duplicates. Deletes are due after this long, or at this many, or at the bound.
+ */
+const DELETE_EVERY_MS = 30_000;
+const DELETE_BATCH = 2_000;
 /** Rows read at a time while looking for the oldest pending fix past the delivered ones. */
 const OLDEST_SCAN_PAGE = 512;
 /** Below the disk floor the outbox may still hold this many (~100 KB): the live lane needs a queue. */
@@ -79,11 +88,13 @@ export class Outbox implements FixSink {
   #lastDiskCheck = -Infinity;
   #lowDiskBound: number | undefined;
   #lastCommitError: { code: string; message: string } | undefined;
+  #lastDeleteMono = -Infinity;
   #stopped = true;
   readonly #listeners: (() => void)[] = [];
   #st!: {
     insert: Statement<OutboxRow>;
     del: Statement<[number]>;
+    delRange: Statement<[number, number]>;
     newest: Statement<[], OutboxRow>;
     after: Statement<[number, number], OutboxRow>;
     oldest: Statement<[], { fix_time: number }>;
@@ -102,6 +113,7 @@ export class Outbox implements FixSink {
     this.#st = {
       insert: db.prepare(`INSERT INTO outbox (${ROW_COLUMNS}) VALUES (@seq, @event_id, @fix_time, @lat_e7, @lon_e7, @alt_cm, @speed_cms, @track_cdeg, @hdop_c, @sats, @flags)`),
       del: db.prepare('DELETE FROM outbox WHERE seq = ?'),
+      delRange: db.prepare('DELETE FROM outbox WHERE seq BETWEEN ? AND ?'),
       newest: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT 1`),
       after: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?`),
       oldest: db.prepare('SELECT fix_time FROM outbox ORDER BY seq LIMIT 1'),
@@ -123,7 +135,7 @@ export class Outbox implements FixSink {
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    this.flush({ persistCounters: true });
+    this.flush({ final: true });
     this.#stopped = true;
   }
 
@@ -221,15 +233,16 @@ export class Outbox implements FixSink {
   // ---- committing ---------------------------------------------------------------------------
 
   /** One transaction: new fixes in, delivered and dead-lettered ones out, the bound enforced. */
-  flush(options: { persistCounters?: boolean } = {}): void {
+  /** `final`: write everything now, counters and delivered deletions included (stop, tests). */
+  flush(options: { final?: boolean } = {}): void {
     if (this.#stopped) return;
     this.#checkDisk();
     // Online and idle most seconds: no transaction at all when there is nothing to write.
-    const idle = this.#buffer.length === 0 && this.#delivered.size === 0 && this.#dead.length === 0;
-    if (idle && !options.persistCounters && !this.#counters.duePersist()) return;
+    const idle = this.#buffer.length === 0 && this.#dead.length === 0 && !(this.#delivered.size > 0 && this.#deletesDue(false));
+    if (idle && !options.final && !this.#counters.duePersist()) return;
     const hadWork = this.#buffer.length > 0;
     try {
-      this.#commit(options.persistCounters === true);
+      this.#commit(options.final === true);
       this.#lastCommitError = undefined;
     } catch (e) {
       if (!isDiskFull(e)) {
@@ -241,9 +254,21 @@ export class Outbox implements FixSink {
     if (hadWork) this.#notify();
   }
 
-  #commit(persistCounters: boolean): void {
+  /** Whether this commit deletes the delivered rows (see DELETE_EVERY_MS). */
+  #deletesDue(force: boolean): boolean {
+    return (
+      force ||
+      this.#delivered.size >= DELETE_BATCH ||
+      this.#o.clock.monotonicMs() - this.#lastDeleteMono >= DELETE_EVERY_MS ||
+      // Thinning must never count delivered rows: at the bound they go first.
+      this.#committedCount + this.#buffer.length > this.#bound()
+    );
+  }
+
+  #commit(final: boolean): void {
     const buffer = this.#buffer;
-    const delivered = [...this.#delivered];
+    const deleting = this.#deletesDue(final);
+    const delivered = deleting ? [...this.#delivered] : [];
     const dead = this.#dead;
     let inserted = 0;
     let deleted = 0;
@@ -251,7 +276,7 @@ export class Outbox implements FixSink {
     let afterCommit: (() => void) | undefined;
     this.#o.db.transaction(() => {
       for (const row of buffer) inserted += this.#st.insert.run(row).changes;
-      for (const seq of delivered) deleted += this.#st.del.run(seq).changes;
+      for (const [from, to] of seqRuns(delivered)) deleted += this.#st.delRange.run(from, to).changes;
       for (const d of dead) {
         const e = d.entry;
         this.#st.deadInsert.run(e.eventId, e.time, JSON.stringify(e), d.status ?? null, d.error, d.at);
@@ -263,10 +288,11 @@ export class Outbox implements FixSink {
         thinned = thinOldest(this.#o.db, count, { target: Math.floor(this.#bound() * 0.9) });
         this.#o.meta.increment(COUNTER.thinned, thinned);
       }
-      if (thinned > 0 || persistCounters || this.#counters.duePersist()) afterCommit = this.#counters.write();
+      if (thinned > 0 || final || this.#counters.duePersist()) afterCommit = this.#counters.write();
     })();
     // Only after COMMIT: a rolled-back transaction leaves the memory state as it was.
     afterCommit?.();
+    if (deleting) this.#lastDeleteMono = this.#o.clock.monotonicMs();
     this.#committedCount += inserted - deleted - thinned;
     if (buffer.length > 0) this.#newestCommitted = buffer[buffer.length - 1]!;
     else if (this.#newestCommitted && (delivered.includes(this.#newestCommitted.seq) || dead.some((d) => d.entry.seq === this.#newestCommitted!.seq))) this.#newestCommitted = undefined;
@@ -286,12 +312,17 @@ export class Outbox implements FixSink {
     this.#o.logger.error({ err: errInfo(e), bound: this.#lowDiskBound }, 'disk full (SQLITE_FULL): lowering the outbox bound and thinning the oldest backlog');
     try {
       let thinned = 0;
+      let deleted = 0;
       const bound = this.#lowDiskBound;
+      const delivered = [...this.#delivered];
       this.#o.db.transaction(() => {
-        thinned = thinOldest(this.#o.db, this.#committedCount, { target: Math.floor(bound * 0.9) });
+        // Delivered rows first: they free room without losing anything, and must not count as thinned.
+        for (const [from, to] of seqRuns(delivered)) deleted += this.#st.delRange.run(from, to).changes;
+        thinned = thinOldest(this.#o.db, this.#committedCount - deleted, { target: Math.floor(bound * 0.9) });
         this.#o.meta.increment(COUNTER.thinned, thinned);
       })();
-      this.#committedCount -= thinned;
+      for (const seq of delivered) this.#delivered.delete(seq);
+      this.#committedCount -= deleted + thinned;
       this.#newestCommitted = undefined;
       this.#counters.addSaved(COUNTER.thinned, thinned);
       this.#commit(true);
@@ -365,6 +396,18 @@ export class Outbox implements FixSink {
   #notify(): void {
     for (const l of this.#listeners) l();
   }
+}
+
+/** Ascending runs of consecutive seqs, [first, last] each: a drain deletes thousands with a few statements. */
+function seqRuns(seqs: number[]): [number, number][] {
+  const sorted = seqs.slice().sort((a, b) => a - b);
+  const runs: [number, number][] = [];
+  for (const seq of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && seq === last[1] + 1) last[1] = seq;
+    else runs.push([seq, seq]);
+  }
+  return runs;
 }
 
 function statfsFree(dir: string): number {

@@ -116,13 +116,13 @@ describe('outbox: batching, ids, delivery', () => {
     for (const e of entries.slice(4)) o.outbox.delivered(e.seq);
     expect(o.outbox.status()).toMatchObject({ pending: 0 });
     expect(o.outbox.status().oldestPendingFixTime).toBeUndefined();
-    o.outbox.flush();
+    o.outbox.flush({ final: true });
     expect(rowCount(o.db)).toBe(0);
     await o.outbox.stop();
     o.db.close();
   });
 
-  it('deletes delivered committed fixes with the next commit and keeps the rest across restarts', async () => {
+  it('deletes delivered committed fixes in batches (30 s, 2,000 rows, the bound, stop) and keeps the rest across restarts', async () => {
     const dir = tempDir();
     let o = await openOutbox(dir);
     for (let i = 0; i < 10; i++) o.outbox.record(fixAt(i));
@@ -131,6 +131,10 @@ describe('outbox: batching, ids, delivery', () => {
     for (const e of entries.slice(0, 4)) o.outbox.delivered(e.seq);
     expect(rowCount(o.db)).toBe(10);
     o.outbox.flush();
+    expect(rowCount(o.db)).toBe(10); // a delete a second would rewrite the pages an insert just wrote
+    expect(o.outbox.status()).toMatchObject({ pending: 6 });
+    o.clock.advance(30_000);
+    o.outbox.flush();
     expect(rowCount(o.db)).toBe(6);
     await o.outbox.stop();
     o.db.close();
@@ -138,6 +142,32 @@ describe('outbox: batching, ids, delivery', () => {
     expect(o.outbox.status()).toMatchObject({ pending: 6, sentTotal: 4 });
     expect(o.outbox.status().oldestPendingFixTime).toBe(new Date(fixAt(4).time).toISOString());
     await o.outbox.stop();
+    o.db.close();
+  });
+
+  it('delivered deletions: a batch of 2,000 goes at once, a few wait, the bound and stop take them all', async () => {
+    const dir = tempDir();
+    const o = await openOutbox(dir, { storage: { maxFixes: 3000 } });
+    for (let i = 0; i < 2500; i++) o.outbox.record(fixAt(i));
+    o.outbox.flush();
+    o.clock.advance(1_000);
+    for (const e of o.outbox.after(0, 1999)) o.outbox.delivered(e.seq);
+    o.outbox.flush();
+    expect(rowCount(o.db)).toBe(2500);
+    o.outbox.delivered(o.outbox.after(0, 1)[0]!.seq); // the 2,000th
+    o.outbox.flush();
+    expect(rowCount(o.db)).toBe(500);
+    // At the bound, delivered rows go before anything is thinned, and they never count as thinned.
+    o.clock.advance(1_000);
+    for (const e of o.outbox.after(0, 100)) o.outbox.delivered(e.seq);
+    for (let i = 2500; i < 5050; i++) o.outbox.record(fixAt(i)); // 500 + 2,550 > 3,000
+    o.outbox.flush();
+    expect(rowCount(o.db)).toBe(2950);
+    expect(o.outbox.status()).toMatchObject({ thinned: 0, pending: 2950 });
+    o.clock.advance(1_000);
+    for (const e of o.outbox.after(0, 5)) o.outbox.delivered(e.seq);
+    await o.outbox.stop();
+    expect(rowCount(o.db)).toBe(2945);
     o.db.close();
   });
 

@@ -26,7 +26,7 @@ describe('uploader against the platform simulator', () => {
     expect(rig.platform.sim.stats.invalidEvents).toBe(0);
     const e = rig.platform.sim.events.get(ids[0]!)!.event;
     expect(e).toMatchObject({ eventType: 'locationUpdateEvent', lifecycle: 'actual', vehicle: { associationType: 'inline', entity: { licensePlate: 'AA-11-BB' } }, externalAttributes: { deviceUUID: rig.registration.current()!.deviceUUID } });
-    rig.outbox.flush();
+    rig.outbox.flush({ final: true }); // delivered rows are deleted in batches; at stop, all of them
     expect((rig.db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n).toBe(0);
     expect(rig.outbox.status()).toMatchObject({ pending: 0, sentTotal: 300 });
     expect(rig.uploader.status()).toMatchObject({ state: 'idle', consecutiveFailures: 0 });
