@@ -73,7 +73,7 @@ export class PlatformHttp {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      collector?.abort(new PlatformError('PLATFORM_TIMEOUT', `${req.what}: deadline`, { class: 'transient' }));
+      collector?.abort(new Error('deadline')); // reported below as PLATFORM_TIMEOUT
     }, timeoutMs);
     try {
       const { origin, path } = urlParts(req.url);
@@ -85,9 +85,6 @@ export class PlatformHttp {
         method: req.method,
         headers: req.headers ? { accept: 'application/json', ...req.headers } : { accept: 'application/json' },
         body: req.body ?? null,
-        // PUT and POST here carry their own ids (events, locations) or are token grants; undici
-        // must not replay them on a fresh connection behind our back.
-        idempotent: req.method === 'GET',
       });
     } catch (e) {
       if (e instanceof PlatformError && e.code === 'PLATFORM_RESPONSE_TOO_LARGE') throw e;
