@@ -12,14 +12,14 @@ import { DaemonStatusProvider } from './status/daemon-provider.js';
 import { StatusServer } from './status/server.js';
 import { statusSocketPath } from './status/socket-path.js';
 import { saveUploadFacts } from './status/upload-facts.js';
-import { openDatabase, type Database } from './store/database.js';
+import { openDatabase } from './store/database.js';
 import { MetaStore } from './store/meta.js';
-import { Outbox, type OutboxStatus } from './store/outbox.js';
+import { Outbox } from './store/outbox.js';
 import { systemClock, type Clock } from './system/clock.js';
 import type { IdentityProbes } from './system/identity.js';
 import { SdNotify } from './system/sd-notify.js';
 import { outboxSummary, uploadSummary } from './upload/status-views.js';
-import { Uploader, type UploaderStatus } from './upload/uploader.js';
+import { Uploader } from './upload/uploader.js';
 
 /**
  * The composition root of `telematics-agent run` (STYLE.md "Shape of the daemon"): builds every
@@ -40,14 +40,6 @@ export interface AgentOptions {
   shutdownGraceMs?: number;
 }
 
-export interface AgentState {
-  outbox?: OutboxStatus;
-  upload?: UploaderStatus;
-  gnss?: ReturnType<GnssPipeline['state']>;
-  registration?: ReturnType<PlatformParts['registrar']['status']>;
-  startedAt: number;
-}
-
 /** Commit errors after which a restart is the better supervisor (a full disk is not one of them). */
 const RESTART_WORTHY = (code: string) => !['SQLITE_FULL', 'ENOSPC', 'SQLITE_BUSY'].includes(code);
 
@@ -57,11 +49,7 @@ export class Agent {
   readonly #notify: SdNotify;
   readonly #stops: { name: string; stop: () => Promise<void> | void }[] = [];
   readonly #startedMono: number;
-  #db: Database | undefined;
-  #platform: PlatformParts | undefined;
   #outbox: Outbox | undefined;
-  #uploader: Uploader | undefined;
-  #pipeline: GnssPipeline | undefined;
   #watchdog: NodeJS.Timeout | undefined;
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   #lastEpochWallMs: number | undefined;
@@ -79,14 +67,12 @@ export class Agent {
     const clock = this.#clock;
 
     const db = openDatabase({ dataDir: config.dataDir, logger: logger.child({ component: 'store' }) });
-    this.#db = db;
     this.#onStop('database', () => {
       db.close();
     });
     const meta = new MetaStore(db);
 
     const platform = buildPlatform({ config, db, logger, clock, ...(this.#o.probes ? { probes: this.#o.probes } : {}), ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}) });
-    this.#platform = platform;
     this.#onStop('platform', () => platform.stop());
     await platform.start();
     // Known before registration (hardware serial or configuration): event ids are fixed at record time.
@@ -107,7 +93,6 @@ export class Agent {
       clock,
       logger: logger.child({ component: 'upload' }),
     });
-    this.#uploader = uploader;
     // Runs after the uploader stopped (stops go newest first), so its last grace-time answers count.
     this.#onStop('upload facts', () => saveUploadFacts(meta, uploader.status()));
     await uploader.start();
@@ -129,7 +114,6 @@ export class Agent {
       recording: config.recording,
       maxLineLength: config.gnss.maxLineLength,
     });
-    this.#pipeline = pipeline;
 
     await this.#startStatus(pipeline, platform, outbox, uploader, fixPublisher);
 
@@ -162,15 +146,6 @@ export class Agent {
       this.#o.logger.info('agent stopped');
     })();
     return this.#stopping;
-  }
-
-  state(): AgentState {
-    const s: AgentState = { startedAt: this.#clock.wallMs() - (this.#clock.monotonicMs() - this.#startedMono) };
-    if (this.#outbox) s.outbox = this.#outbox.status();
-    if (this.#uploader) s.upload = this.#uploader.status();
-    if (this.#pipeline) s.gnss = this.#pipeline.state();
-    if (this.#platform) s.registration = this.#platform.registrar.status();
-    return s;
   }
 
   #source(): NmeaSource {
@@ -213,7 +188,7 @@ export class Agent {
       registration: () => platform.registrar.current(),
       tokens: () => platform.tokens.tokenStatus(),
       outbox: () => outboxSummary(outbox.status(), pipeline.state().counters.recorded),
-      upload: () => uploadSummary(uploader.status(), outbox.status()),
+      upload: () => uploadSummary(uploader.status(), outbox.commitState()),
     });
     const server = new StatusServer({ socketPath: statusSocketPath(config), provider, logger: logger.child({ component: 'status' }), fixes: publisher });
     try {
@@ -229,7 +204,7 @@ export class Agent {
     const every = this.#notify.watchdogIntervalMs();
     if (every === undefined) return;
     this.#watchdog = setInterval(() => {
-      const err = this.#outbox?.status().lastCommitError;
+      const err = this.#outbox?.commitState().lastCommitError;
       if (err && RESTART_WORTHY(err.code)) {
         this.#o.logger.error({ err }, 'outbox cannot commit: withholding the watchdog ping so that systemd restarts the agent');
         return;

@@ -74,3 +74,15 @@ function scaled(v: number | undefined, factor: number): number | null {
 function isFiniteNumber(v: unknown): v is number {
   return typeof v === 'number' && Number.isFinite(v);
 }
+
+/** Ascending runs of consecutive seqs, [first, last] each: a drain deletes thousands with a few statements. */
+export function seqRuns(seqs: number[]): [number, number][] {
+  const sorted = seqs.slice().sort((a, b) => a - b);
+  const runs: [number, number][] = [];
+  for (const seq of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && seq === last[1] + 1) last[1] = seq;
+    else runs.push([seq, seq]);
+  }
+  return runs;
+}

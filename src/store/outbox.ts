@@ -1,4 +1,3 @@
-import { statfsSync } from 'node:fs';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Config } from '../config/load.js';
 import type { FixSink, RecordedFix } from '../gnss/fix.js';
@@ -6,8 +5,9 @@ import type { Logger } from '../log.js';
 import type { DeviceIdentity } from '../platform/contracts.js';
 import type { Clock } from '../system/clock.js';
 import { eventIdBytes } from './event-id.js';
+import { OutboxBound } from './outbox-bound.js';
 import type { MetaStore } from './meta.js';
-import { ROW_COLUMNS, fromRow, toRow, type OutboxEntry, type OutboxRow } from './outbox-row.js';
+import { ROW_COLUMNS, fromRow, seqRuns, toRow, type OutboxEntry, type OutboxRow } from './outbox-row.js';
 import { thinArray, thinOldest } from './outbox-thinning.js';
 import { COUNTER, OutboxCounters, type OutboxCounterSnapshot } from './outbox-counters.js';
 
@@ -41,17 +41,21 @@ export interface OutboxOptions {
   diskCheckIntervalMs?: number;
 }
 
-export interface OutboxStatus extends OutboxCounterSnapshot {
-  pending: number;
-  /** Of them, not yet committed. */
+/** The part of the status kept in memory: no database read (the watchdog asks every few seconds). */
+export interface OutboxCommitState {
+  /** Pending fixes not yet committed. */
   buffered: number;
-  oldestPendingFixTime?: string;
-  /** Newest fix time recorded minus the oldest pending one (GNSS time, independent of the host clock). */
-  oldestPendingAgeMs?: number;
   /** The bound in force: storage.maxFixes, lowered while the disk is short. */
   bound: number;
   lowDisk: boolean;
   lastCommitError?: { code: string; message: string };
+}
+
+export interface OutboxStatus extends OutboxCounterSnapshot, OutboxCommitState {
+  pending: number;
+  oldestPendingFixTime?: string;
+  /** Newest fix time recorded minus the oldest pending one (GNSS time, independent of the host clock). */
+  oldestPendingAgeMs?: number;
 }
 
 const DEAD_LETTERS_KEPT = 1000;
@@ -66,8 +70,6 @@ const DELETE_EVERY_MS = 30_000;
 const DELETE_BATCH = 2_000;
 /** Rows read at a time while looking for the oldest pending fix past the delivered ones. */
 const OLDEST_SCAN_PAGE = 512;
-/** Below the disk floor the outbox may still hold this many (~100 KB): the live lane needs a queue. */
-const MIN_LOW_DISK_BOUND = 1000;
 /** Memory the outbox may hold while the disk refuses writes: an hour at 10 Hz. */
 const MAX_BUFFER_WHILE_FULL = 36_000;
 
@@ -85,8 +87,7 @@ export class Outbox implements FixSink {
   /** The newest committed row, cached: the live lane asks for it before every request. null = none; undefined = unknown. */
   #newestCommitted: OutboxRow | null | undefined;
   #timer: NodeJS.Timeout | undefined;
-  #lastDiskCheck = -Infinity;
-  #lowDiskBound: number | undefined;
+  readonly #bound: OutboxBound;
   #lastCommitError: { code: string; message: string } | undefined;
   #lastDeleteMono = -Infinity;
   #stopped = true;
@@ -106,6 +107,15 @@ export class Outbox implements FixSink {
   constructor(options: OutboxOptions) {
     this.#o = options;
     this.#counters = new OutboxCounters(options.meta, options.clock);
+    this.#bound = new OutboxBound({
+      maxFixes: options.storage.maxFixes,
+      minFreeBytes: options.storage.minFreeBytes,
+      dataDir: options.dataDir,
+      clock: options.clock,
+      logger: options.logger,
+      ...(options.freeBytes ? { freeBytes: options.freeBytes } : {}),
+      ...(options.diskCheckIntervalMs !== undefined ? { checkIntervalMs: options.diskCheckIntervalMs } : {}),
+    });
   }
 
   async start(): Promise<void> {
@@ -208,20 +218,22 @@ export class Outbox implements FixSink {
     this.#deadSeqs.add(entry.seq);
   }
 
+  commitState(): OutboxCommitState {
+    return {
+      buffered: this.#buffer.length,
+      bound: this.#bound.value,
+      lowDisk: this.#bound.lowDisk,
+      ...(this.#lastCommitError ? { lastCommitError: this.#lastCommitError } : {}),
+    };
+  }
+
   status(): OutboxStatus {
     const oldest = this.#oldestPendingTime();
-    const s: OutboxStatus = {
-      pending: this.pendingCount(),
-      buffered: this.#buffer.length,
-      bound: this.#bound(),
-      lowDisk: this.#lowDiskBound !== undefined,
-      ...this.#counters.snapshot(),
-    };
+    const s: OutboxStatus = { pending: this.pendingCount(), ...this.commitState(), ...this.#counters.snapshot() };
     if (oldest !== undefined) {
       s.oldestPendingFixTime = new Date(oldest).toISOString();
       if (this.#lastFixTime !== undefined) s.oldestPendingAgeMs = Math.max(0, this.#lastFixTime - oldest);
     }
-    if (this.#lastCommitError) s.lastCommitError = this.#lastCommitError;
     return s;
   }
 
@@ -236,7 +248,7 @@ export class Outbox implements FixSink {
   /** `final`: write everything now, counters and delivered deletions included (stop, tests). */
   flush(options: { final?: boolean } = {}): void {
     if (this.#stopped) return;
-    this.#checkDisk();
+    this.#bound.check(this.#committedCount);
     // Online and idle most seconds: no transaction at all when there is nothing to write.
     const idle = this.#buffer.length === 0 && this.#dead.length === 0 && !(this.#delivered.size > 0 && this.#deletesDue(false));
     if (idle && !options.final && !this.#counters.duePersist()) return;
@@ -261,7 +273,7 @@ export class Outbox implements FixSink {
       this.#delivered.size >= DELETE_BATCH ||
       this.#o.clock.monotonicMs() - this.#lastDeleteMono >= DELETE_EVERY_MS ||
       // Thinning must never count delivered rows: at the bound they go first.
-      this.#committedCount + this.#buffer.length > this.#bound()
+      this.#committedCount + this.#buffer.length > this.#bound.value
     );
   }
 
@@ -284,8 +296,8 @@ export class Outbox implements FixSink {
       }
       if (dead.length > 0) this.#st.deadTrim.run(DEAD_LETTERS_KEPT);
       const count = this.#committedCount + inserted - deleted;
-      if (count > this.#bound()) {
-        thinned = thinOldest(this.#o.db, count, { target: Math.floor(this.#bound() * 0.9) });
+      if (count > this.#bound.value) {
+        thinned = thinOldest(this.#o.db, count, { target: Math.floor(this.#bound.value * 0.9) });
         this.#o.meta.increment(COUNTER.thinned, thinned);
       }
       if (thinned > 0 || final || this.#counters.duePersist()) afterCommit = this.#counters.write();
@@ -302,18 +314,17 @@ export class Outbox implements FixSink {
     for (const d of dead) this.#deadSeqs.delete(d.entry.seq);
     if (dead.length > 0) this.#counters.setDeadLetters(this.#st.deadCount.get()!.n);
     if (thinned > 0) this.#counters.addSaved(COUNTER.thinned, thinned);
-    if (thinned > 0) this.#o.logger.warn({ thinned, bound: this.#bound(), pending: this.pendingCount() }, 'outbox at its bound: thinned the oldest backlog (every 3rd fix kept, transitions kept)');
+    if (thinned > 0) this.#o.logger.warn({ thinned, bound: this.#bound.value, pending: this.pendingCount() }, 'outbox at its bound: thinned the oldest backlog (every 3rd fix kept, transitions kept)');
   }
 
   /** SQLITE_FULL: lower the bound below what fits, thin, try once more; else keep (bounded) in memory. */
   #onDiskFull(e: unknown): void {
     this.#counters.add(COUNTER.diskFull);
-    this.#lowDiskBound = Math.max(1, Math.floor(this.#committedCount * 0.9));
-    this.#o.logger.error({ err: errInfo(e), bound: this.#lowDiskBound }, 'disk full (SQLITE_FULL): lowering the outbox bound and thinning the oldest backlog');
+    const bound = this.#bound.diskFull(this.#committedCount);
+    this.#o.logger.error({ err: errInfo(e), bound }, 'disk full (SQLITE_FULL): lowering the outbox bound and thinning the oldest backlog');
     try {
       let thinned = 0;
       let deleted = 0;
-      const bound = this.#lowDiskBound;
       const delivered = [...this.#delivered];
       this.#o.db.transaction(() => {
         // Delivered rows first: they free room without losing anything, and must not count as thinned.
@@ -341,30 +352,6 @@ export class Outbox implements FixSink {
   #noteCommitError(e: unknown): void {
     this.#lastCommitError = errInfo(e);
     this.#o.logger.error({ err: this.#lastCommitError, buffered: this.#buffer.length }, 'outbox commit failed; fixes stay buffered and the commit is retried');
-  }
-
-  /** The free-disk floor, checked now and then (statfs is cheap, but not per commit). */
-  #checkDisk(): void {
-    const now = this.#o.clock.monotonicMs();
-    if (now - this.#lastDiskCheck < (this.#o.diskCheckIntervalMs ?? 30_000)) return;
-    this.#lastDiskCheck = now;
-    let free: number;
-    try {
-      free = (this.#o.freeBytes ?? statfsFree)(this.#o.dataDir);
-    } catch {
-      return;
-    }
-    if (free < this.#o.storage.minFreeBytes) {
-      // Thinning frees pages inside the file, not on the disk: stop the file growing at its size.
-      if (this.#lowDiskBound === undefined) this.#o.logger.warn({ freeBytes: free, floor: this.#o.storage.minFreeBytes }, 'free disk below storage.minFreeBytes: the outbox stops growing and thins its oldest backlog');
-      this.#lowDiskBound = Math.min(this.#lowDiskBound ?? Infinity, Math.max(MIN_LOW_DISK_BOUND, this.#committedCount));
-    } else if (this.#lowDiskBound !== undefined && free > this.#o.storage.minFreeBytes * 1.1) {
-      this.#lowDiskBound = undefined;
-    }
-  }
-
-  #bound(): number {
-    return Math.min(this.#o.storage.maxFixes, this.#lowDiskBound ?? Infinity);
   }
 
   /** The oldest committed fix not delivered nor dead-lettered in memory since the last commit. */
@@ -396,23 +383,6 @@ export class Outbox implements FixSink {
   #notify(): void {
     for (const l of this.#listeners) l();
   }
-}
-
-/** Ascending runs of consecutive seqs, [first, last] each: a drain deletes thousands with a few statements. */
-function seqRuns(seqs: number[]): [number, number][] {
-  const sorted = seqs.slice().sort((a, b) => a - b);
-  const runs: [number, number][] = [];
-  for (const seq of sorted) {
-    const last = runs[runs.length - 1];
-    if (last && seq === last[1] + 1) last[1] = seq;
-    else runs.push([seq, seq]);
-  }
-  return runs;
-}
-
-function statfsFree(dir: string): number {
-  const s = statfsSync(dir);
-  return s.bavail * s.bsize;
 }
 
 export function isDiskFull(e: unknown): boolean {

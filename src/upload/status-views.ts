@@ -1,5 +1,5 @@
 import type { OutboxSummary, UploadSummary } from '../status/snapshot.js';
-import type { OutboxStatus } from '../store/outbox.js';
+import type { OutboxCommitState, OutboxStatus } from '../store/outbox.js';
 import type { UploaderStatus } from './uploader.js';
 
 /** The outbox and uploader as the status snapshot (src/status/snapshot.ts) shows them. */
@@ -15,7 +15,7 @@ export function outboxSummary(s: OutboxStatus, recorded?: number): OutboxSummary
   };
 }
 
-export function uploadSummary(u: UploaderStatus, o: OutboxStatus): UploadSummary {
+export function uploadSummary(u: UploaderStatus, o: OutboxCommitState): UploadSummary {
   return {
     ...(u.lastSuccessAt !== undefined ? { lastSuccessAt: u.lastSuccessAt } : {}),
     ...(u.lastError ? { lastError: { code: u.lastError.code, class: u.lastError.class, message: u.lastError.message, at: u.lastError.at } } : {}),
