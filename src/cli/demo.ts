@@ -1,4 +1,5 @@
-import { Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
+import { numberIn } from './options.js';
 
 interface DemoCliOptions {
   minutes: number;
@@ -7,22 +8,15 @@ interface DemoCliOptions {
   keep?: boolean;
 }
 
-function number(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`must be a number from ${min} to ${max}`);
-    return n;
-  };
-}
 
 /** `telematics-agent demo` (npm start): the whole agent against the simulator, on loopback. */
 export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description('Run the agent end to end on this machine: platform simulator, synthetic receiver drive, a platform outage, the live status screen and a summary. No network or receiver needed.')
-    .option('-m, --minutes <n>', 'length of the synthetic drive', number(1, 120), 10)
-    .option('-s, --speed <x>', 'replay pace (8 = eight times real time)', number(1, 1000), 8)
-    .option('--seed <n>', 'seed of the drive and the simulator', number(0, 2 ** 32 - 1), 1)
+    .option('-m, --minutes <n>', 'length of the synthetic drive', numberIn(1, 120), 10)
+    .option('-s, --speed <x>', 'replay pace (8 = eight times real time)', numberIn(1, 1000), 8)
+    .option('--seed <n>', 'seed of the drive and the simulator', numberIn(0, 2 ** 32 - 1), 1)
     .option('--keep', 'keep the temporary directory (config, database, daemon log)')
     .action(async (opts: DemoCliOptions) => {
       const [{ runDemo }, { useColor }] = await Promise.all([import('../demo/run-demo.js'), import('../status/render.js')]);

@@ -10,9 +10,8 @@ export function registerDeviceCommands(program: Command): void {
     .description('Retrieve this device from the tracking device service (by externalSystemId and externalDeviceId) and print it.')
     .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
-      const { openPlatformContext, reportFailure } = await import('./platform-context.js');
-      const ctx = openPlatformContext(opts.config);
-      try {
+      const { runPlatformCommand } = await import('./platform-context.js');
+      await runPlatformCommand(opts.config, 'device retrieval', async (ctx) => {
         const identity = await ctx.platform.registrar.identity();
         const found = await ctx.platform.registrar.fetch();
         if (found === undefined) {
@@ -21,10 +20,6 @@ export function registerDeviceCommands(program: Command): void {
           return;
         }
         process.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
-      } catch (e) {
-        reportFailure('device retrieval', e);
-      } finally {
-        await ctx.close();
-      }
+      });
     });
 }

@@ -36,6 +36,21 @@ export function openPlatformContext(configPath: string | undefined): PlatformCon
   };
 }
 
+/**
+ * A one-shot platform command: opens the context, runs `body`, reports a failure as `what` failed
+ * (exit code by class, never a token) and closes the context either way.
+ */
+export async function runPlatformCommand(configPath: string | undefined, what: string, body: (ctx: PlatformContext) => Promise<void>): Promise<void> {
+  const ctx = openPlatformContext(configPath);
+  try {
+    await body(ctx);
+  } catch (e) {
+    reportFailure(what, e);
+  } finally {
+    await ctx.close();
+  }
+}
+
 /** Exit code and one line on stderr for a failed platform command; never a token. */
 export function reportFailure(what: string, e: unknown): void {
   process.stderr.write(`telematics-agent: ${what} failed: ${describeError(e)}\n`);

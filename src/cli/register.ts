@@ -8,16 +8,11 @@ export function registerRegisterCommand(program: Command): void {
     .description('Register (or update) this device with the tracking device service now and print the device as the platform returns it.')
     .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
-      const { openPlatformContext, reportFailure } = await import('./platform-context.js');
-      const ctx = openPlatformContext(opts.config);
-      try {
+      const { runPlatformCommand } = await import('./platform-context.js');
+      await runPlatformCommand(opts.config, 'registration', async (ctx) => {
         const { registered, device } = await ctx.platform.registrar.registerNow();
         process.stdout.write(`${JSON.stringify(device, null, 2)}\n`);
         process.stderr.write(`registered: deviceUUID ${registered.deviceUUID}, externalDeviceId ${registered.externalDeviceId} (from ${registered.source}) in external system ${registered.externalSystemId}\n`);
-      } catch (e) {
-        reportFailure('registration', e);
-      } finally {
-        await ctx.close();
-      }
+      });
     });
 }

@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { numberIn } from './options.js';
 
 interface DriveCliOptions {
   out: string;
@@ -8,13 +9,6 @@ interface DriveCliOptions {
   start?: string;
 }
 
-function number(min: number, max: number, integer = false) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) throw new InvalidArgumentError(`must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`);
-    return n;
-  };
-}
 
 /** `telematics-agent drive --out FILE`: the synthetic receiver's drive as an NMEA log for replay. */
 export function registerDriveCommand(program: Command): void {
@@ -22,9 +16,9 @@ export function registerDriveCommand(program: Command): void {
     .command('drive')
     .description('Write a synthetic multi-GNSS drive (city streets, a depot stop, a highway) as an NMEA log, for gnss.replayFile, demos and tests.')
     .requiredOption('-o, --out <file>', 'where to write the NMEA log')
-    .option('-m, --minutes <n>', 'length of the drive in minutes', number(0.5, 1440), 10)
-    .option('--hz <n>', 'epochs per second (1-10)', number(1, 10, true), 1)
-    .option('--seed <n>', 'seed: the same seed gives the same bytes', number(0, 2 ** 32 - 1, true), 1)
+    .option('-m, --minutes <n>', 'length of the drive in minutes', numberIn(0.5, 1440), 10)
+    .option('--hz <n>', 'epochs per second (1-10)', numberIn(1, 10, true), 1)
+    .option('--seed <n>', 'seed: the same seed gives the same bytes', numberIn(0, 2 ** 32 - 1, true), 1)
     .option('--start <iso>', 'GNSS time of the first epoch (ISO 8601, UTC); default 2026-11-22T08:00:00Z')
     .action(async (opts: DriveCliOptions) => {
       let startTimeMs: number | undefined;

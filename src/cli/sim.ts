@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { numberIn } from './options.js';
 import type { SimUser } from '../sim/index.js';
 
 interface SimOptions {
@@ -15,27 +16,20 @@ interface SimOptions {
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
-function number(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`must be a number from ${min} to ${max}`);
-    return n;
-  };
-}
 
 /** `telematics-agent sim`: the platform simulator on loopback, until SIGINT/SIGTERM. */
 export function registerSimCommand(program: Command): void {
   program
     .command('sim')
     .description('Run the platform simulator (token, tracking device and planning services) on 127.0.0.1, for tests, demos and integrators.')
-    .option('-p, --port <n>', 'TCP port on 127.0.0.1 (0 = any free port)', number(0, 65535), 0)
+    .option('-p, --port <n>', 'TCP port on 127.0.0.1 (0 = any free port)', numberIn(0, 65535), 0)
     .option('-u, --user <name>', 'an account (repeat with --password for several)', collect, [])
     .option('-P, --password <password>', 'password of the --user at the same position', collect, [])
     .option('--carriers <codes>', 'comma-separated carrier codes every account may register (others answer 403); default all')
-    .option('--access-ttl <s>', 'access token lifetime (expires_in)', number(1, 86_400 * 30), 3600)
-    .option('--refresh-ttl <s>', 'refresh token lifetime', number(1, 86_400 * 365), 86_400)
-    .option('--early-expiry <fraction>', 'fraction of access tokens that expire early', number(0, 1), 0)
-    .option('--seed <n>', 'seed of the fault and early-expiry decisions', number(0, 2 ** 32 - 1), 1)
+    .option('--access-ttl <s>', 'access token lifetime (expires_in)', numberIn(1, 86_400 * 30), 3600)
+    .option('--refresh-ttl <s>', 'refresh token lifetime', numberIn(1, 86_400 * 365), 86_400)
+    .option('--early-expiry <fraction>', 'fraction of access tokens that expire early', numberIn(0, 1), 0)
+    .option('--seed <n>', 'seed of the fault and early-expiry decisions', numberIn(0, 2 ** 32 - 1), 1)
     .option('--json', 'print the addresses as one JSON line instead of text')
     .action(async (opts: SimOptions) => {
       if (opts.user.length !== opts.password.length) throw new InvalidArgumentError('give one --password per --user, in the same order');
