@@ -1,25 +1,13 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
 import { Secret } from '../src/config/secret.js';
 import { AgentError } from '../src/errors.js';
-
-function capture() {
-  let out = '';
-  const destination = new Writable({
-    write(chunk: Buffer, _e, cb) {
-      out += chunk.toString();
-      cb();
-    },
-  });
-  return { logger: createLogger({ destination, level: 'trace' }), text: () => out };
-}
+import { captureLogger } from './helpers/capture-logger.js';
 
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJnYXRld2F5In0.c2lnbmF0dXJlLXNlY3JldA';
 
 describe('logger', () => {
   it('writes JSON lines with level labels and a component name from child loggers', () => {
-    const { logger, text } = capture();
+    const { logger, text } = captureLogger('trace');
     logger.child({ component: 'uploader' }).info({ pending: 3 }, 'draining');
     const line = JSON.parse(text().trim()) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 'info', component: 'uploader', pending: 3, msg: 'draining' });
@@ -27,7 +15,7 @@ describe('logger', () => {
   });
 
   it('redacts tokens, passwords and authorization headers wherever they appear', () => {
-    const { logger, text } = capture();
+    const { logger, text } = captureLogger('trace');
     const child = logger.child({ component: 'auth' });
     child.info({ access_token: TOKEN, refresh_token: TOKEN, id_token: TOKEN }, 'pair');
     child.info({ response: { access_token: TOKEN, refresh_token: TOKEN } }, 'nested');

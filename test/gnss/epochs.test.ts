@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
 import type { Fix } from '../../src/gnss/fix.js';
-
-function cs(body: string): string {
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) sum ^= body.charCodeAt(i);
-  return `$${body}*${sum.toString(16).toUpperCase().padStart(2, '0')}`;
-}
+import { sentence as cs } from '../../src/sim/receiver/nmea-format.js';
 
 function run(lines: string[], options = {}): { fixes: Fix[]; decoder: ReturnType<typeof createDecoder> } {
   const decoder = createDecoder(options);

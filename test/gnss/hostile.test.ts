@@ -12,23 +12,8 @@ import { QualityGate } from '../../src/gnss/quality-gate.js';
 import { RecordingPolicy } from '../../src/gnss/recording-policy.js';
 import { earliestValidTime } from '../../src/gnss/rollover.js';
 import { HAVE_CORPUS, corpusLogs, corpusPath } from './helpers/corpus.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function withChecksum(body: string): string {
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) sum ^= body.charCodeAt(i);
-  return `$${body}*${sum.toString(16).toUpperCase().padStart(2, '0')}`;
-}
+import { sentence as withChecksum } from '../../src/sim/receiver/nmea-format.js';
+import { seededRandom as rng } from '../../src/sim/random.js';
 
 const SEEDS = ['$GPGGA,123519,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,*47', '$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,221126,003.1,W*6A', '$GNGSA,A,3,13,16,21,15,10,29,27,20,,,,,1.05,0.64,0.83,1*03', '$GAGSV,3,1,09,02,00,179,,04,09,321,,07,11,134,11,11,10,227,,7*7F', '$GPZDA,123519.00,22,11,2026,00,00*6D'];
 

@@ -6,12 +6,7 @@ import { ddmmyy, latitude, num, timeOfDay } from '../../src/gnss/sentences/field
 import { frameSentence, type Frame } from '../../src/gnss/sentences/frame.js';
 import type { Sentence } from '../../src/gnss/sentences/types.js';
 import { HAVE_CORPUS, corpusLogs, corpusPath } from './helpers/corpus.js';
-
-function withChecksum(body: string): string {
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) sum ^= body.charCodeAt(i);
-  return `$${body}*${sum.toString(16).toUpperCase().padStart(2, '0')}`;
-}
+import { sentence as withChecksum } from '../../src/sim/receiver/nmea-format.js';
 
 function decode(line: string): Sentence {
   const frame = frameSentence(line);

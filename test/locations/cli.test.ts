@@ -64,15 +64,16 @@ const DEPOT = {
 };
 const CUSTOMER = { name: 'Customer Utrecht', type: 'customer', geoReference: { type: 'addressGeoReference', street: 'Oudegracht', houseNumber: '100', postalCode: '3511AX', city: 'Utrecht', country: 'NL' } };
 
-describe.skipIf(!built)('telematics-agent location put', () => {
-  let sim: PlatformSimulator;
-  let urls: SimUrls;
-  beforeEach(async () => {
-    sim = new PlatformSimulator({ users: [{ username: 'agent', password: PASSWORD }] });
-    urls = await sim.start();
-  });
-  afterEach(async () => sim.stop());
+// Every test talks to a fresh simulator of its own.
+let sim: PlatformSimulator;
+let urls: SimUrls;
+beforeEach(async () => {
+  sim = new PlatformSimulator({ users: [{ username: 'agent', password: PASSWORD }] });
+  urls = await sim.start();
+});
+afterEach(async () => sim.stop());
 
+describe.skipIf(!built)('telematics-agent location put', () => {
   it('--dry-run validates and prints the body without configuration or network; a generated id is printed', async () => {
     const dir = workDir();
     const r = await run(['location', 'put', '--dry-run', writeJson(dir, 'customer.json', CUSTOMER)]);
@@ -163,14 +164,6 @@ describe.skipIf(!built)('telematics-agent location put', () => {
 });
 
 describe.skipIf(!built)('telematics-agent location here', () => {
-  let sim: PlatformSimulator;
-  let urls: SimUrls;
-  beforeEach(async () => {
-    sim = new PlatformSimulator({ users: [{ username: 'agent', password: PASSWORD }] });
-    urls = await sim.start();
-  });
-  afterEach(async () => sim.stop());
-
   it('surveys from the replayed receiver and uploads form 1 at the known position', async () => {
     const dir = workDir();
     const config = writeConfig(dir, urls);

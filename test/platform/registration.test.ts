@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/log.js';
 import type { DeviceSection } from '../../src/platform/device-body.js';
 import { DeviceRegistrar } from '../../src/platform/device-registrar.js';
 import { DeviceStore } from '../../src/platform/device-store.js';
@@ -8,6 +7,7 @@ import { registrationDelayMs } from '../../src/platform/registration-delay.js';
 import { PlatformError } from '../../src/errors.js';
 import { probeHardwareId, type IdentityProbes } from '../../src/system/identity.js';
 import { startPlatform, type Platform } from './fixture.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 
 const TUNING = { retryMinS: 5, retryMaxS: 600, configRetryS: 3600 };
 const DEVICE: DeviceSection = { externalSystemId: 'fleet-sys', carrierCode: 'C1', active: true };
@@ -40,17 +40,6 @@ function recordingSleep(pass: boolean) {
     return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
   };
   return { delays, sleep };
-}
-
-function captureLogger() {
-  let text = '';
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      text += chunk.toString();
-      cb();
-    },
-  });
-  return { logger: createLogger({ destination, level: 'debug' }), text: () => text };
 }
 
 function registrar(p: Platform, o: { device?: DeviceSection; probes?: IdentityProbes; sleep?: ReturnType<typeof recordingSleep>; logger?: ReturnType<typeof captureLogger>; password?: string } = {}) {

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
 import { bootClockFrom } from '../../src/platform/boot-clock.js';
 import { PlatformError } from '../../src/errors.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { startPlatform, type Platform } from './fixture.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 
 /**
  * The token scenarios of issue 4 against the simulator on loopback and a real SQLite file. Time
@@ -20,17 +19,6 @@ const HOUR = 60 * MIN;
 
 async function get(client: ReturnType<Platform['agent']>['client'], p: Platform): Promise<number> {
   return (await client.send({ method: 'GET', url: p.urls.deviceUrl })).status;
-}
-
-function captureLogger() {
-  let text = '';
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      text += chunk.toString();
-      cb();
-    },
-  });
-  return { logger: createLogger({ destination, level: 'debug' }), text: () => text };
 }
 
 describe('token lifecycle (platform-spec.md sections 3 and 5)', () => {

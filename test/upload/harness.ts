@@ -59,6 +59,13 @@ export async function uploadRig(upload: Partial<ReturnType<typeof configSchema.s
   return { ...ob, platform, registration, uploader };
 }
 
+/** Stops what uploadRig started (the simulator is stopped by startPlatform's own cleanup). */
+export async function closeRig(rig: UploadRig | undefined): Promise<void> {
+  await rig?.uploader.stop(100);
+  await rig?.outbox.stop();
+  rig?.db.close();
+}
+
 /** Resolves once `cond()` holds, checking after every simulator request and every 20 ms. */
 export function until(rig: UploadRig, cond: () => boolean): Promise<void> {
   return new Promise((resolve) => {

@@ -1,12 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixAt } from '../store/outbox-helpers.js';
-import { eventTimes, until, uploadRig, type UploadRig } from './harness.js';
+import { closeRig, eventTimes, until, uploadRig, type UploadRig } from './harness.js';
 
 let rig: UploadRig | undefined;
 afterEach(async () => {
-  await rig?.uploader.stop(100);
-  await rig?.outbox.stop();
-  rig?.db.close();
+  await closeRig(rig);
   rig = undefined;
 });
 
