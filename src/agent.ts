@@ -11,7 +11,7 @@ import { buildPlatform, type PlatformParts } from './platform/build.js';
 import { DaemonStatusProvider } from './status/daemon-provider.js';
 import { StatusServer } from './status/server.js';
 import { statusSocketPath } from './status/socket-path.js';
-import { saveUploadFacts } from './status/upload-facts.js';
+import { saveLastUploadError } from './status/upload-facts.js';
 import { openDatabase } from './store/database.js';
 import { MetaStore } from './store/meta.js';
 import { Outbox } from './store/outbox.js';
@@ -94,7 +94,7 @@ export class Agent {
       logger: logger.child({ component: 'upload' }),
     });
     // Runs after the uploader stopped (stops go newest first), so its last grace-time answers count.
-    this.#onStop('upload facts', () => saveUploadFacts(meta, uploader.status()));
+    this.#onStop('upload facts', () => saveLastUploadError(meta, uploader.status().lastError));
     await uploader.start();
     this.#onStop('uploader', () => uploader.stop(this.#o.shutdownGraceMs ?? 3000));
 
