@@ -23,7 +23,9 @@ const repoRoot = path.resolve(here, here.includes(`${path.sep}dist${path.sep}`) 
 const corpus = path.resolve(repoRoot, '../shared/nmea-corpus');
 const TARGET = 1_000_000;
 
-const files = readdirSync(corpus).filter((f) => f.endsWith('.log')).sort();
+const files = readdirSync(corpus)
+  .filter((f) => f.endsWith('.log'))
+  .sort();
 const base: string[] = [];
 for (const f of files) {
   for (const raw of readFileSync(path.join(corpus, f), 'latin1').split('\n')) {
@@ -98,8 +100,14 @@ const n = lines.length;
 const rateA = n / (a.ms / 1000);
 const rateB = n / (b.ms / 1000);
 const fmt = (x: number): string => Math.round(x).toLocaleString('en-US');
-console.log(`corpus: ${files.length} logs, ${base.length} sentence lines, repeated to ${fmt(n)} lines (${(buf.length / 1e6).toFixed(1)} MB)`);
-console.log(`(a) nmea-simple alone:       ${fmt(rateA)} sentences per CPU-second (wall ${fmt(n / (a.wallMs / 1000))}/s; ${fmt(a.ok)} parsed without throwing)`);
-console.log(`(b) full pipeline to fixes:  ${fmt(rateB)} sentences per CPU-second (wall ${fmt(n / (b.wallMs / 1000))}/s; ${fmt(b.fixes)} epochs, ${fmt(b.recorded)} recorded)`);
+console.log(
+  `corpus: ${files.length} logs, ${base.length} sentence lines, repeated to ${fmt(n)} lines (${(buf.length / 1e6).toFixed(1)} MB)`,
+);
+console.log(
+  `(a) nmea-simple alone:       ${fmt(rateA)} sentences per CPU-second (wall ${fmt(n / (a.wallMs / 1000))}/s; ${fmt(a.ok)} parsed without throwing)`,
+);
+console.log(
+  `(b) full pipeline to fixes:  ${fmt(rateB)} sentences per CPU-second (wall ${fmt(n / (b.wallMs / 1000))}/s; ${fmt(b.fixes)} epochs, ${fmt(b.recorded)} recorded)`,
+);
 console.log(`ratio b/a: ${(rateB / rateA).toFixed(2)}`);
 console.log(`peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);

@@ -44,7 +44,9 @@ export async function drain(n: number, concurrency: number, external: boolean): 
   });
   const s = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
-  const delivered = external ? ((await (await fetch(`${p.urls.adminUrl}/stats`)).json()) as { requests: { events: number } }).requests.events : p.sim.events.size;
+  const delivered = external
+    ? ((await (await fetch(`${p.urls.adminUrl}/stats`)).json()) as { requests: { events: number } }).requests.events
+    : p.sim.events.size;
   await uploader.stop();
   await outbox.stop();
   db.close();
@@ -106,7 +108,11 @@ export async function wire(n = 500): Promise<{ perEvent: number; bearerLine: num
   const token = (await p.tokens.accessToken()).token;
   const events = Array.from({ length: n }, (_, i) => {
     const f = fixAt(i);
-    return toLocationUpdateEvent({ ...f, lat: f.lat!, lon: f.lon!, eventId: formatUuid(eventIdBytes(DEVICE.externalSystemId, DEVICE.externalDeviceId, f.time)) }, DEVICE, { licensePlate: 'AB-123-C' });
+    return toLocationUpdateEvent(
+      { ...f, lat: f.lat!, lon: f.lon!, eventId: formatUuid(eventIdBytes(DEVICE.externalSystemId, DEVICE.externalDeviceId, f.time)) },
+      DEVICE,
+      { licensePlate: 'AB-123-C' },
+    );
   });
   const before = bytes;
   for (const e of events) await p.client.send({ method: 'PUT', url: `http://127.0.0.1:${port}/otm/api/v5/events`, json: e });
@@ -142,7 +148,10 @@ export function commitFloor(commits = 120): number {
  * simulator, measured after `warmupS` (start-up: module loading, registration, the first token,
  * the compiler and the GC's memory reducer settling).
  */
-export async function steady(seconds: number, warmupS = 30): Promise<{ cpuPerHour: number; rss: number; rssMax: number; recorded: number }> {
+export async function steady(
+  seconds: number,
+  warmupS = 30,
+): Promise<{ cpuPerHour: number; rss: number; rssMax: number; recorded: number }> {
   const dir = benchDir();
   const p = await platform(dir);
   const replay = path.join(dir, 'drive.nmea');

@@ -27,7 +27,17 @@ export const T0 = Date.UTC(2026, 10, 22, 8, 0, 0);
 
 /** A 10 Hz fix along a straight road. */
 export function fixAt(i: number): RecordedFix {
-  return { time: T0 + i * 100, mode: 3, lat: 52.1 + i * 1e-6, lon: 5.1 + i * 1.5e-6, altMSL: 4.2, speed: 13.9, track: 56.3, hdop: 0.7, satellitesUsed: 14 };
+  return {
+    time: T0 + i * 100,
+    mode: 3,
+    lat: 52.1 + i * 1e-6,
+    lon: 5.1 + i * 1.5e-6,
+    altMSL: 4.2,
+    speed: 13.9,
+    track: 56.3,
+    hdop: 0.7,
+    satellitesUsed: 14,
+  };
 }
 
 /** Temp dirs on the disk the data directory would be on (not tmpfs), so /proc/self/io sees writes. */
@@ -35,7 +45,11 @@ export function benchDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'ta-bench-'));
 }
 
-export function openOutbox(dataDir: string, storage: Partial<ReturnType<typeof configSchema.shape.storage.parse>> = {}, clock: Clock = systemClock): { db: Database; outbox: Outbox } {
+export function openOutbox(
+  dataDir: string,
+  storage: Partial<ReturnType<typeof configSchema.shape.storage.parse>> = {},
+  clock: Clock = systemClock,
+): { db: Database; outbox: Outbox } {
   const db = openDatabase({ dataDir, logger: silentLogger() });
   const outbox = new Outbox({
     db,
@@ -49,7 +63,11 @@ export function openOutbox(dataDir: string, storage: Partial<ReturnType<typeof c
   return { db, outbox };
 }
 
-export async function platform(dataDir: string, maxConnections = 16, external = false): Promise<{ sim: PlatformSimulator; urls: SimUrls; client: AuthorizedClient; tokens: TokenManager; close(): Promise<void> }> {
+export async function platform(
+  dataDir: string,
+  maxConnections = 16,
+  external = false,
+): Promise<{ sim: PlatformSimulator; urls: SimUrls; client: AuthorizedClient; tokens: TokenManager; close(): Promise<void> }> {
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
   const ext = external ? await externalSimulator() : undefined;
   const urls = ext ? ext.urls : await sim.start();
@@ -64,7 +82,16 @@ export async function platform(dataDir: string, maxConnections = 16, external = 
     clock: systemClock,
     bootClock: systemBootClock(),
     logger: silentLogger(),
-    tuning: { refreshMarginS: 120, passwordRetryMinS: 60, passwordRetryMaxS: 3600, serviceRetryMinS: 2, serviceRetryMaxS: 300, lockWaitMs: 10_000, lockStaleMs: 60_000, maintainIntervalMs: 60_000 },
+    tuning: {
+      refreshMarginS: 120,
+      passwordRetryMinS: 60,
+      passwordRetryMaxS: 3600,
+      serviceRetryMinS: 2,
+      serviceRetryMaxS: 300,
+      lockWaitMs: 10_000,
+      lockStaleMs: 60_000,
+      maintainIntervalMs: 60_000,
+    },
   });
   const client = new AuthorizedClient({ http, tokens, logger: silentLogger() });
   return {
@@ -88,7 +115,9 @@ export async function platform(dataDir: string, maxConnections = 16, external = 
  */
 export async function externalSimulator(): Promise<{ urls: SimUrls & { adminUrl: string }; stop(): Promise<void> }> {
   const main = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../cli/main.js');
-  const child = spawn(process.execPath, [main, 'sim', '--json', '--user', 'agent', '--password', 'pw'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [main, 'sim', '--json', '--user', 'agent', '--password', 'pw'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     let buf = '';
     child.stdout.on('data', (b: Buffer) => {

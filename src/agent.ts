@@ -72,13 +72,28 @@ export class Agent {
     });
     const meta = new MetaStore(db);
 
-    const platform = buildPlatform({ config, db, logger, clock, ...(this.#o.probes ? { probes: this.#o.probes } : {}), ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}) });
+    const platform = buildPlatform({
+      config,
+      db,
+      logger,
+      clock,
+      ...(this.#o.probes ? { probes: this.#o.probes } : {}),
+      ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
+    });
     this.#onStop('platform', () => platform.stop());
     await platform.start();
     // Known before registration (hardware serial or configuration): event ids are fixed at record time.
     const identity = await platform.registrar.identity();
 
-    const outbox = new Outbox({ db, meta, identity, storage: config.storage, dataDir: config.dataDir, clock, logger: logger.child({ component: 'outbox' }) });
+    const outbox = new Outbox({
+      db,
+      meta,
+      identity,
+      storage: config.storage,
+      dataDir: config.dataDir,
+      clock,
+      logger: logger.child({ component: 'outbox' }),
+    });
     this.#outbox = outbox;
     await outbox.start();
     this.#onStop('outbox', () => outbox.stop());
@@ -126,7 +141,10 @@ export class Agent {
 
     this.#notify.ready('recording');
     this.#startWatchdog();
-    logger.info({ dataDir: config.dataDir, externalDeviceId: identity.externalDeviceId, gnss: config.gnss.replayFile ?? config.gnss.path }, 'agent running');
+    logger.info(
+      { dataDir: config.dataDir, externalDeviceId: identity.externalDeviceId, gnss: config.gnss.replayFile ?? config.gnss.path },
+      'agent running',
+    );
   }
 
   /** Stops everything started, newest first; each step on its own so one failure stops no other. */
@@ -157,7 +175,13 @@ export class Agent {
   }
 
   /** The status socket is a window, not a duty: when it cannot open, the agent runs on without it. */
-  async #startStatus(pipeline: GnssPipeline, platform: PlatformParts, outbox: Outbox, uploader: Uploader, publisher: FixPublisher): Promise<void> {
+  async #startStatus(
+    pipeline: GnssPipeline,
+    platform: PlatformParts,
+    outbox: Outbox,
+    uploader: Uploader,
+    publisher: FixPublisher,
+  ): Promise<void> {
     const { config, logger } = this.#o;
     const provider = new DaemonStatusProvider({
       clock: this.#clock,
@@ -178,7 +202,9 @@ export class Agent {
           lines: g.link.lines,
           fixesRead: g.counters.decoder.epochs.epochs,
           // The pipeline stamps sentences on the wall clock; the provider measures ages on the monotonic one.
-          ...(sentenceAt !== undefined ? { lastSentenceMonoMs: this.#clock.monotonicMs() - Math.max(0, this.#clock.wallMs() - sentenceAt) } : {}),
+          ...(sentenceAt !== undefined
+            ? { lastSentenceMonoMs: this.#clock.monotonicMs() - Math.max(0, this.#clock.wallMs() - sentenceAt) }
+            : {}),
           ...(g.lastFix ? { lastFix: g.lastFix } : {}),
           ...(live && this.#lastEpochWallMs !== undefined ? { lastFixWallMs: this.#lastEpochWallMs } : {}),
           satellites: g.satellites,
@@ -190,12 +216,20 @@ export class Agent {
       outbox: () => outboxSummary(outbox.status(), pipeline.state().counters.recorded),
       upload: () => uploadSummary(uploader.status(), outbox.commitState()),
     });
-    const server = new StatusServer({ socketPath: statusSocketPath(config), provider, logger: logger.child({ component: 'status' }), fixes: publisher });
+    const server = new StatusServer({
+      socketPath: statusSocketPath(config),
+      provider,
+      logger: logger.child({ component: 'status' }),
+      fixes: publisher,
+    });
     try {
       await server.start();
       this.#onStop('status', () => server.stop());
     } catch (e) {
-      logger.error({ err: describeError(e), socketPath: server.socketPath }, 'status socket could not be opened; `telematics-agent status` falls back to reading the database');
+      logger.error(
+        { err: describeError(e), socketPath: server.socketPath },
+        'status socket could not be opened; `telematics-agent status` falls back to reading the database',
+      );
     }
   }
 

@@ -40,7 +40,13 @@ export class AgentError extends Error {
   }
 
   toJSON(): Record<string, unknown> {
-    return { code: this.code, class: this.errorClass, retryable: this.retryable, message: this.message, ...(this.details ? { details: this.details } : {}) };
+    return {
+      code: this.code,
+      class: this.errorClass,
+      retryable: this.retryable,
+      message: this.message,
+      ...(this.details ? { details: this.details } : {}),
+    };
   }
 }
 

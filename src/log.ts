@@ -6,7 +6,18 @@ export type { Logger } from 'pino';
  * Keys whose values are secrets wherever they appear (at any of the first levels of nesting).
  * pino's redaction works by path; `*.x` covers one level of nesting, so list both forms.
  */
-const SECRET_KEYS = ['authorization', 'Authorization', 'password', 'access_token', 'refresh_token', 'id_token', 'accessToken', 'refreshToken', 'idToken', 'token'];
+const SECRET_KEYS = [
+  'authorization',
+  'Authorization',
+  'password',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'accessToken',
+  'refreshToken',
+  'idToken',
+  'token',
+];
 
 export const REDACT_PATHS: string[] = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`, `headers.${k}`, `req.headers.${k}`]);
 

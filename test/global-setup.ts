@@ -8,7 +8,11 @@ import { fileURLToPath } from 'node:url';
  */
 export default function setup(): void {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const r = spawnSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.json'],
+    { cwd: root, encoding: 'utf8' },
+  );
   if (r.status !== 0) {
     const msg = `tsc build failed:\n${r.stdout}${r.stderr}`;
     if (process.env.CI) throw new Error(msg);

@@ -45,7 +45,8 @@ for (const op of ops) {
   for (const part of parts) {
     if (node[part] === undefined && kind === 'unset') break;
     if (node[part] === undefined) node[part] = {};
-    if (node[part] === null || typeof node[part] !== 'object' || Array.isArray(node[part])) fail(`cannot set ${key}: ${part} is not an object in the existing configuration`);
+    if (node[part] === null || typeof node[part] !== 'object' || Array.isArray(node[part]))
+      fail(`cannot set ${key}: ${part} is not an object in the existing configuration`);
     node = node[part];
   }
   if (kind === 'unset') {

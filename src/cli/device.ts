@@ -15,7 +15,9 @@ export function registerDeviceCommands(program: Command): void {
         const identity = await ctx.platform.registrar.identity();
         const found = await ctx.platform.registrar.fetch();
         if (found === undefined) {
-          process.stderr.write(`telematics-agent: device ${identity.externalDeviceId} (from ${identity.source}) is not registered in external system ${identity.externalSystemId}; run: telematics-agent register\n`);
+          process.stderr.write(
+            `telematics-agent: device ${identity.externalDeviceId} (from ${identity.source}) is not registered in external system ${identity.externalSystemId}; run: telematics-agent register\n`,
+          );
           process.exitCode = EXIT_FAILURE;
           return;
         }

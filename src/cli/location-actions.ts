@@ -4,7 +4,14 @@ import { AgentError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } fr
 import { QualityGate } from '../gnss/quality-gate.js';
 import { createLogger } from '../log.js';
 import { buildHereLocation } from '../locations/build.js';
-import { captureLocation, DEFAULT_MAX_SPREAD_M, DEFAULT_SAMPLES, defaultTimeoutMs, gateFrom, type CaptureResult } from '../locations/capture.js';
+import {
+  captureLocation,
+  DEFAULT_MAX_SPREAD_M,
+  DEFAULT_SAMPLES,
+  defaultTimeoutMs,
+  gateFrom,
+  type CaptureResult,
+} from '../locations/capture.js';
 import { chooseFeed } from '../locations/choose-feed.js';
 import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES, formatIssue, type LocationIssue, type OtmLocation } from '../locations/location-types.js';
 import { readLocationInput } from '../locations/read-input.js';
@@ -36,7 +43,14 @@ async function here(opts: HereOptions, signal: AbortSignal): Promise<number> {
       type: opts.type,
       lat,
       lon,
-      address: { street: opts.street, houseNumber: opts.houseNumber, houseNumberAddition: opts.houseNumberAddition, postalCode: opts.postalCode, city: opts.city, country: opts.country },
+      address: {
+        street: opts.street,
+        houseNumber: opts.houseNumber,
+        houseNumberAddition: opts.houseNumberAddition,
+        postalCode: opts.postalCode,
+        city: opts.city,
+        country: opts.country,
+      },
       ...(opts.id !== undefined ? { id: opts.id } : {}),
       ...(opts.phone !== undefined ? { phone: opts.phone } : {}),
       ...(opts.email !== undefined ? { email: opts.email } : {}),
@@ -46,11 +60,17 @@ async function here(opts: HereOptions, signal: AbortSignal): Promise<number> {
   const provisional = build(52, 5);
   const early = validateLocationBatch(provisional);
   if (!early.ok) {
-    printIssues('the options are invalid (nothing was surveyed or sent)', early.errors.map((e) => ({ ...e, path: optionName(e.path, provisional) })));
+    printIssues(
+      'the options are invalid (nothing was surveyed or sent)',
+      early.errors.map((e) => ({ ...e, path: optionName(e.path, provisional) })),
+    );
     return EXIT_CONFIG;
   }
   const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
-  const logger = createLogger({ level: config.log.level === 'info' ? 'warn' : config.log.level, destination: pino.destination({ dest: 2, sync: true }) });
+  const logger = createLogger({
+    level: config.log.level === 'info' ? 'warn' : config.log.level,
+    destination: pino.destination({ dest: 2, sync: true }),
+  });
   const feed = await chooseFeed(config, logger, opts.source);
   const gate = new QualityGate({ ...config.quality, minMode: 3 });
   const tty = process.stderr.isTTY === true;
@@ -89,12 +109,21 @@ function checked(batch: ReturnType<typeof validateLocationBatch>, name: string, 
   }
   const locations = batch.items.map((i) => i.location as OtmLocation);
   batch.items.forEach((item, i) => {
-    if (item.generatedId) process.stderr.write(`generated id ${item.location?.id}${batch.isArray ? ` for [${i}]` : ''}${item.location?.name ? ` (${item.location.name})` : ''}: use it to update this location later\n`);
+    if (item.generatedId)
+      process.stderr.write(
+        `generated id ${item.location?.id}${batch.isArray ? ` for [${i}]` : ''}${item.location?.name ? ` (${item.location.name})` : ''}: use it to update this location later\n`,
+      );
   });
   return locations;
 }
 
-async function deliver(locations: OtmLocation[], asArray: boolean, opts: CommonOptions, signal: AbortSignal, loaded?: Config): Promise<number> {
+async function deliver(
+  locations: OtmLocation[],
+  asArray: boolean,
+  opts: CommonOptions,
+  signal: AbortSignal,
+  loaded?: Config,
+): Promise<number> {
   if (opts.dryRun) {
     const url = loaded ? `${loaded.platform.planningUrl}${loaded.platform.locationsPath}` : '{planningUrl}{locationsPath}';
     process.stderr.write(`dry run: would send ${locations.length} request${locations.length === 1 ? '' : 's'} PUT ${url}\n`);
@@ -158,4 +187,3 @@ async function withExitCode(body: (signal: AbortSignal) => Promise<number>): Pro
     process.off('SIGTERM', onSignal);
   }
 }
-

@@ -38,11 +38,15 @@ export interface HereOptions extends CommonOptions {
 }
 
 export function registerLocationCommands(program: Command): void {
-  const location = program.command('location').description('Create or update OTM5 locations (depots, customer sites, yards) on the platform.');
+  const location = program
+    .command('location')
+    .description('Create or update OTM5 locations (depots, customer sites, yards) on the platform.');
 
   location
     .command('put')
-    .description('Validate and upload one location, or a JSON array of them (one request each), from FILE or - for standard input; prints what the platform stored.')
+    .description(
+      'Validate and upload one location, or a JSON array of them (one request each), from FILE or - for standard input; prints what the platform stored.',
+    )
     .argument('<file>', 'JSON file with one location object or an array of them; - reads standard input')
     .option(...CONFIG_OPTION)
     .option('--dry-run', 'validate and print the request body without sending (no configuration needed)')
@@ -54,13 +58,26 @@ export function registerLocationCommands(program: Command): void {
 
   location
     .command('here')
-    .description('Survey this spot with the receiver: average N fixes that pass the quality gate (3D only), refuse when the spread is too large, and upload the location.')
+    .description(
+      'Survey this spot with the receiver: average N fixes that pass the quality gate (3D only), refuse when the spread is too large, and upload the location.',
+    )
     .requiredOption('--name <name>', 'name of the location, e.g. "Depot Amersfoort"')
     .requiredOption('--type <type>', TYPE_HELP)
     .option('--samples <n>', 'number of fixes to average', positiveInt('--samples', 3600), DEFAULT_SAMPLES)
-    .option('--max-spread <metres>', `refuse when a fix lies further than this from the average (default ${DEFAULT_MAX_SPREAD_M} m: a receiver standing in the open stays within about 5 m; more means movement or reflections)`, positiveNumber('--max-spread'))
+    .option(
+      '--max-spread <metres>',
+      `refuse when a fix lies further than this from the average (default ${DEFAULT_MAX_SPREAD_M} m: a receiver standing in the open stays within about 5 m; more means movement or reflections)`,
+      positiveNumber('--max-spread'),
+    )
     .option('--timeout <seconds>', 'give up after this long (default 60 s plus 2 s per sample)', positiveNumber('--timeout'))
-    .addOption(new Option('--source <where>', 'where fixes come from: auto (the running daemon if there is one, else the receiver), daemon, receiver').choices(['auto', 'daemon', 'receiver']).default('auto'))
+    .addOption(
+      new Option(
+        '--source <where>',
+        'where fixes come from: auto (the running daemon if there is one, else the receiver), daemon, receiver',
+      )
+        .choices(['auto', 'daemon', 'receiver'])
+        .default('auto'),
+    )
     .option('--id <uuid>', 'update this location instead of creating a new one (default: a new UUID, printed)')
     .option('--street <street>')
     .option('--house-number <number>')

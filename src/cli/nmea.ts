@@ -21,7 +21,11 @@ export function fixToJson(fix: Fix): string {
   return JSON.stringify(out);
 }
 
-export async function decodeStream(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, options: { rollover?: boolean }): Promise<ReturnType<typeof createDecoder>['counters']> {
+export async function decodeStream(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  options: { rollover?: boolean },
+): Promise<ReturnType<typeof createDecoder>['counters']> {
   const decoder = createDecoder(options.rollover ? { correctTime: (t) => correctWeekRollover(t) } : {});
   let pending = '';
   const write = (fixes: Fix[]): void => {
@@ -49,7 +53,9 @@ export function registerNmeaCommands(program: Command): void {
   nmea
     .command('decode')
     .argument('[file]', 'NMEA log; stdin when absent or "-"')
-    .description('Print one JSON object per epoch (time, mode, lat, lon, altMSL, speed, track, satellitesUsed, hdop), as the receiver said it.')
+    .description(
+      'Print one JSON object per epoch (time, mode, lat, lon, altMSL, speed, track, satellitesUsed, hdop), as the receiver said it.',
+    )
     .option('--stats', 'print the counters (lines, sentences by type, rejections, epochs) to stderr at the end')
     .option('--rollover', "apply the live agent's GPS week-rollover correction to dates")
     .action(async (file: string | undefined, opts: { stats?: boolean; rollover?: boolean }) => {

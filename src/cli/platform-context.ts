@@ -21,7 +21,10 @@ export interface PlatformContext {
 
 export function openPlatformContext(configPath: string | undefined): PlatformContext {
   const config = loadConfig(configPath === undefined ? {} : { path: configPath });
-  const logger = createLogger({ level: config.log.level === 'info' ? 'warn' : config.log.level, destination: pino.destination({ dest: 2, sync: true }) });
+  const logger = createLogger({
+    level: config.log.level === 'info' ? 'warn' : config.log.level,
+    destination: pino.destination({ dest: 2, sync: true }),
+  });
   const db = openDatabase({ dataDir: config.dataDir, logger });
   const platform = buildPlatform({ config, db, logger, clock: systemClock });
   return {
@@ -40,7 +43,11 @@ export function openPlatformContext(configPath: string | undefined): PlatformCon
  * A one-shot platform command: opens the context, runs `body`, reports a failure as `what` failed
  * (exit code by class, never a token) and closes the context either way.
  */
-export async function runPlatformCommand(configPath: string | undefined, what: string, body: (ctx: PlatformContext) => Promise<void>): Promise<void> {
+export async function runPlatformCommand(
+  configPath: string | undefined,
+  what: string,
+  body: (ctx: PlatformContext) => Promise<void>,
+): Promise<void> {
   const ctx = openPlatformContext(configPath);
   try {
     await body(ctx);

@@ -12,7 +12,9 @@ export function registerRegisterCommand(program: Command): void {
       await runPlatformCommand(opts.config, 'registration', async (ctx) => {
         const { registered, device } = await ctx.platform.registrar.registerNow();
         process.stdout.write(`${JSON.stringify(device, null, 2)}\n`);
-        process.stderr.write(`registered: deviceUUID ${registered.deviceUUID}, externalDeviceId ${registered.externalDeviceId} (from ${registered.source}) in external system ${registered.externalSystemId}\n`);
+        process.stderr.write(
+          `registered: deviceUUID ${registered.deviceUUID}, externalDeviceId ${registered.externalDeviceId} (from ${registered.source}) in external system ${registered.externalSystemId}\n`,
+        );
       });
     });
 }

@@ -13,7 +13,11 @@ export function registerRunCommand(program: Command): void {
     .description('Run the agent: read the receiver, record fixes, deliver them to the platform (systemd service entry).')
     .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
     .action(async (opts: { config?: string }) => {
-      const [{ Agent }, { loadConfig }, { createLogger }] = await Promise.all([import('../agent.js'), import('../config/load.js'), import('../log.js')]);
+      const [{ Agent }, { loadConfig }, { createLogger }] = await Promise.all([
+        import('../agent.js'),
+        import('../config/load.js'),
+        import('../log.js'),
+      ]);
       const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
       const logger = createLogger({ level: config.log.level });
       const agent = new Agent({ config, logger });

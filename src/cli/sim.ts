@@ -16,12 +16,13 @@ interface SimOptions {
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
-
 /** `telematics-agent sim`: the platform simulator on loopback, until SIGINT/SIGTERM. */
 export function registerSimCommand(program: Command): void {
   program
     .command('sim')
-    .description('Run the platform simulator (token, tracking device and planning services) on 127.0.0.1, for tests, demos and integrators.')
+    .description(
+      'Run the platform simulator (token, tracking device and planning services) on 127.0.0.1, for tests, demos and integrators.',
+    )
     .option('-p, --port <n>', 'TCP port on 127.0.0.1 (0 = any free port)', numberIn(0, 65535), 0)
     .option('-u, --user <name>', 'an account (repeat with --password for several)', collect, [])
     .option('-P, --password <password>', 'password of the --user at the same position', collect, [])
@@ -33,11 +34,23 @@ export function registerSimCommand(program: Command): void {
     .option('--json', 'print the addresses as one JSON line instead of text')
     .action(async (opts: SimOptions) => {
       if (opts.user.length !== opts.password.length) throw new InvalidArgumentError('give one --password per --user, in the same order');
-      const carriers = opts.carriers?.split(',').map((c) => c.trim()).filter((c) => c !== '');
-      const users: SimUser[] = opts.user.length > 0 ? opts.user.map((username, i) => ({ username, password: opts.password[i] ?? '' })) : [{ username: 'agent', password: 'agent-password' }];
+      const carriers = opts.carriers
+        ?.split(',')
+        .map((c) => c.trim())
+        .filter((c) => c !== '');
+      const users: SimUser[] =
+        opts.user.length > 0
+          ? opts.user.map((username, i) => ({ username, password: opts.password[i] ?? '' }))
+          : [{ username: 'agent', password: 'agent-password' }];
       if (carriers) for (const u of users) u.carriers = carriers;
       const { configSnippet, PlatformSimulator } = await import('../sim/index.js');
-      const sim = new PlatformSimulator({ users, accessTtlS: opts.accessTtl, refreshTtlS: opts.refreshTtl, earlyExpiryFraction: opts.earlyExpiry, seed: opts.seed });
+      const sim = new PlatformSimulator({
+        users,
+        accessTtlS: opts.accessTtl,
+        refreshTtlS: opts.refreshTtl,
+        earlyExpiryFraction: opts.earlyExpiry,
+        seed: opts.seed,
+      });
       const urls = await sim.start({ port: opts.port });
       const first = users[0] ?? { username: 'agent', password: 'agent-password' };
       if (opts.json) {

@@ -13,13 +13,19 @@ interface StatusCliOptions {
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('Show the agent\'s state: receiver, fix, registration, token, outbox, uploads, disk. Exit 0 healthy, 1 degraded, 2 failing or not running.')
+    .description(
+      "Show the agent's state: receiver, fix, registration, token, outbox, uploads, disk. Exit 0 healthy, 1 degraded, 2 failing or not running.",
+    )
     .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
     .option('--json', 'print the facts as one JSON object, for scripts')
     .option('-w, --watch', 'refresh every second, with the satellite table (Ctrl-C ends)')
     .action(async (opts: StatusCliOptions) => {
       // Loaded on use: a technician waits for this command, and `run`'s modules are not its business.
-      const [{ assessHealth }, { renderStatus, useColor }, { fetchSnapshot, statusTarget }] = await Promise.all([import('../status/health.js'), import('../status/render.js'), import('../status/status-source.js')]);
+      const [{ assessHealth }, { renderStatus, useColor }, { fetchSnapshot, statusTarget }] = await Promise.all([
+        import('../status/health.js'),
+        import('../status/render.js'),
+        import('../status/status-source.js'),
+      ]);
       const target = statusTarget(opts.config);
       const once = async (): Promise<number> => {
         const snapshot = await fetchSnapshot(target);
@@ -27,7 +33,11 @@ export function registerStatusCommand(program: Command): void {
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ ...snapshot, health })}\n`);
         } else {
-          const text = renderStatus(snapshot, { color: useColor(process.stdout), satellites: opts.watch === true, nowMs: Date.now() }, health);
+          const text = renderStatus(
+            snapshot,
+            { color: useColor(process.stdout), satellites: opts.watch === true, nowMs: Date.now() },
+            health,
+          );
           // Home and clear-to-end on a terminal, so the screen redraws in place without flicker.
           process.stdout.write(opts.watch && process.stdout.isTTY ? `\u001b[H${text.replace(/\n/g, '\u001b[K\n')}\u001b[J` : text);
         }
@@ -41,7 +51,10 @@ export function registerStatusCommand(program: Command): void {
       let code = await once();
       await new Promise<void>((resolve) => {
         const timer = setInterval(() => {
-          void once().then((c) => (code = c), () => undefined);
+          void once().then(
+            (c) => (code = c),
+            () => undefined,
+          );
         }, 1000);
         const stop = (): void => {
           clearInterval(timer);

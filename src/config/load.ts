@@ -48,7 +48,12 @@ export function loadConfig(options: LoadOptions = {}): Config {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const hint = code === 'ENOENT' ? `no such file; pass --config FILE or set ${CONFIG_PATH_ENV}` : code === 'EACCES' ? 'permission denied; run as the service user or fix the file mode' : String(code ?? e);
+    const hint =
+      code === 'ENOENT'
+        ? `no such file; pass --config FILE or set ${CONFIG_PATH_ENV}`
+        : code === 'EACCES'
+          ? 'permission denied; run as the service user or fix the file mode'
+          : String(code ?? e);
     throw new ConfigError([{ path: '(file)', message: `cannot read ${file}: ${hint}` }]);
   }
   let json: unknown;
@@ -95,7 +100,8 @@ export function parseConfig(json: unknown, options: { source: string; env?: Node
 
 function rawCrossFieldIssues(json: unknown): ConfigIssue[] {
   const out: ConfigIssue[] = [];
-  const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  const obj = (v: unknown): Record<string, unknown> | undefined =>
+    v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   const root = obj(json);
   if (!root) return out;
   const creds = obj(root.credentials);
@@ -108,7 +114,8 @@ function rawCrossFieldIssues(json: unknown): ConfigIssue[] {
   return out;
 }
 
-const DEVICE_URL_REQUIRED = 'is required: the tracking device service has no published address; set it to the base your platform contact gave you (it ends in /api/public/v2/)';
+const DEVICE_URL_REQUIRED =
+  'is required: the tracking device service has no published address; set it to the base your platform contact gave you (it ends in /api/public/v2/)';
 
 function toIssue(issue: z.core.$ZodIssue): ConfigIssue {
   const keyPath = issue.path.map(String).join('.');
@@ -143,7 +150,12 @@ function resolveAddresses(raw: RawConfig, issues: ConfigIssue[]): Config['platfo
   };
 }
 
-function resolvePassword(raw: RawConfig, env: NodeJS.ProcessEnv, baseDir: string, issues: ConfigIssue[]): Config['credentials'] | undefined {
+function resolvePassword(
+  raw: RawConfig,
+  env: NodeJS.ProcessEnv,
+  baseDir: string,
+  issues: ConfigIssue[],
+): Config['credentials'] | undefined {
   const c = raw.credentials;
   if (c.password !== undefined && c.passwordFile !== undefined) {
     issues.push({ path: 'credentials.password', message: 'set either credentials.password or credentials.passwordFile, not both' });
@@ -196,11 +208,17 @@ function readSecretFile(file: string, key: string, issues: ConfigIssue[], opts: 
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (!opts.checkMode && code === 'ENOENT') return undefined;
-    issues.push({ path: key, message: `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code)}` });
+    issues.push({
+      path: key,
+      message: `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code)}`,
+    });
     return undefined;
   }
   if (opts.checkMode && (mode & 0o077) !== 0) {
-    issues.push({ path: key, message: `${file} is readable by group or others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); run: chmod 600 ${file}` });
+    issues.push({
+      path: key,
+      message: `${file} is readable by group or others (mode ${(mode & 0o777).toString(8).padStart(4, '0')}); run: chmod 600 ${file}`,
+    });
     return undefined;
   }
   let value: string;
@@ -222,7 +240,8 @@ function knownKeys(keyPath: string[]): string[] {
   let node: unknown = configSchema;
   for (const k of [...keyPath, '']) {
     // Unwrap defaults, prefaults and optionals until an object schema shows its shape.
-    for (let i = 0; i < 8 && node && !(node as { shape?: unknown }).shape; i++) node = (node as { _zod?: { def?: { innerType?: unknown } } })._zod?.def?.innerType;
+    for (let i = 0; i < 8 && node && !(node as { shape?: unknown }).shape; i++)
+      node = (node as { _zod?: { def?: { innerType?: unknown } } })._zod?.def?.innerType;
     const shape = (node as { shape?: Record<string, unknown> } | undefined)?.shape;
     if (!shape) return [];
     if (k === '') return Object.keys(shape);
@@ -244,7 +263,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length] ?? 0;

@@ -28,89 +28,216 @@ const platformUrl = (what: string) =>
     if (url.protocol === 'https:') return;
     if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
     if (url.protocol === 'http:') {
-      ctx.addIssue({ code: 'custom', message: `must use https:// (http:// is allowed only for loopback hosts such as 127.0.0.1 or localhost), got "${value}"` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `must use https:// (http:// is allowed only for loopback hosts such as 127.0.0.1 or localhost), got "${value}"`,
+      });
       return;
     }
     ctx.addIssue({ code: 'custom', message: `must be an https:// URL, got protocol "${url.protocol}"` });
   });
 
-const pathSuffix = (suffix: string) => (value: string) => new URL(value).pathname.replace(/\/+$/, '/').endsWith(suffix) || new URL(value).pathname.endsWith(suffix.replace(/\/$/, ''));
+const pathSuffix = (suffix: string) => (value: string) =>
+  new URL(value).pathname.replace(/\/+$/, '/').endsWith(suffix) || new URL(value).pathname.endsWith(suffix.replace(/\/$/, ''));
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
 export const platformSchema = z
   .strictObject({
     authUrl: platformUrl('the token service')
-      .refine((v) => safe(() => pathSuffix('/api/v1')(v)), { message: 'must end in /api/v1 (the token service base, e.g. https://auth-service.services.simacan.com/api/v1)' })
+      .refine((v) => safe(() => pathSuffix('/api/v1')(v)), {
+        message: 'must end in /api/v1 (the token service base, e.g. https://auth-service.services.simacan.com/api/v1)',
+      })
       .optional()
       .describe('Token service base; ends in /api/v1. Default: the production (or staging) address.'),
     deviceUrl: platformUrl('the tracking device service')
-      .refine((v) => safe(() => pathSuffix('/api/public/v2/')(v)), { message: 'must end in /api/public/v2/ (the tracking device service base)' })
+      .refine((v) => safe(() => pathSuffix('/api/public/v2/')(v)), {
+        message: 'must end in /api/public/v2/ (the tracking device service base)',
+      })
       .optional()
       .describe('Tracking device service base; ends in /api/public/v2/. No published address: required.'),
-    planningUrl: platformUrl('the planning host').optional().describe('Planning host for location upload and GPS events. Default: the production (or staging) address.'),
-    eventsPath: z.string().startsWith('/', 'must start with "/"').default('/otm/api/v5/events').describe('Path of the OTM5 event intake on the planning host.'),
-    locationsPath: z.string().startsWith('/', 'must start with "/"').default('/otm/api/v5/locations').describe('Path of the OTM5 location upload on the planning host.'),
-    caFile: z.string().min(1).optional().describe('Extra CA certificate (PEM) for private staging setups. TLS verification always stays on.'),
-    requestTimeoutMs: z.number().int().min(1000).max(300_000).default(30_000).describe('Total deadline for one platform request, headers and body together.'),
-    maxResponseBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024).describe('Largest response body accepted from the platform.'),
-    maxConnections: z.number().int().min(1).max(64).default(8).describe('Keep-alive connections per platform host (one shared HTTP dispatcher).'),
-    tokenRefreshMarginS: z.number().int().min(1).max(1800).default(120).describe('Refresh the access token this long before its lifetime (expires_in, measured from receipt on the monotonic clock) runs out; at most a tenth of the lifetime.'),
-    passwordRetryMinS: z.number().int().min(10).max(3600).default(120).describe('After the token service rejects the credentials: first wait before the next password attempt; doubles up to passwordRetryMaxS.'),
-    passwordRetryMaxS: z.number().int().min(60).max(86_400).default(3600).describe('Longest wait between password attempts while the credentials are rejected.'),
-    tokenServiceRetryMinS: z.number().int().min(1).max(600).default(2).describe('After a 5xx, 429 or network error of the token service: first wait; doubles up to tokenServiceRetryMaxS (never shorter than Retry-After).'),
-    tokenServiceRetryMaxS: z.number().int().min(1).max(3600).default(300).describe('Longest wait between token service attempts after transient failures.'),
-    registrationRetryMinS: z.number().int().min(1).max(3600).default(5).describe('Device registration after a 5xx, 429 or network error: first wait (with jitter); doubles up to registrationRetryMaxS.'),
-    registrationRetryMaxS: z.number().int().min(10).max(86_400).default(600).describe('Longest wait between device registration attempts after transient failures.'),
-    registrationConfigRetryS: z.number().int().min(60).max(86_400).default(3600).describe('Device registration refused with 400/403 (a configuration problem): wait this long before trying again.'),
+    planningUrl: platformUrl('the planning host')
+      .optional()
+      .describe('Planning host for location upload and GPS events. Default: the production (or staging) address.'),
+    eventsPath: z
+      .string()
+      .startsWith('/', 'must start with "/"')
+      .default('/otm/api/v5/events')
+      .describe('Path of the OTM5 event intake on the planning host.'),
+    locationsPath: z
+      .string()
+      .startsWith('/', 'must start with "/"')
+      .default('/otm/api/v5/locations')
+      .describe('Path of the OTM5 location upload on the planning host.'),
+    caFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Extra CA certificate (PEM) for private staging setups. TLS verification always stays on.'),
+    requestTimeoutMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(300_000)
+      .default(30_000)
+      .describe('Total deadline for one platform request, headers and body together.'),
+    maxResponseBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024)
+      .describe('Largest response body accepted from the platform.'),
+    maxConnections: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(8)
+      .describe('Keep-alive connections per platform host (one shared HTTP dispatcher).'),
+    tokenRefreshMarginS: z
+      .number()
+      .int()
+      .min(1)
+      .max(1800)
+      .default(120)
+      .describe(
+        'Refresh the access token this long before its lifetime (expires_in, measured from receipt on the monotonic clock) runs out; at most a tenth of the lifetime.',
+      ),
+    passwordRetryMinS: z
+      .number()
+      .int()
+      .min(10)
+      .max(3600)
+      .default(120)
+      .describe(
+        'After the token service rejects the credentials: first wait before the next password attempt; doubles up to passwordRetryMaxS.',
+      ),
+    passwordRetryMaxS: z
+      .number()
+      .int()
+      .min(60)
+      .max(86_400)
+      .default(3600)
+      .describe('Longest wait between password attempts while the credentials are rejected.'),
+    tokenServiceRetryMinS: z
+      .number()
+      .int()
+      .min(1)
+      .max(600)
+      .default(2)
+      .describe(
+        'After a 5xx, 429 or network error of the token service: first wait; doubles up to tokenServiceRetryMaxS (never shorter than Retry-After).',
+      ),
+    tokenServiceRetryMaxS: z
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .default(300)
+      .describe('Longest wait between token service attempts after transient failures.'),
+    registrationRetryMinS: z
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .default(5)
+      .describe('Device registration after a 5xx, 429 or network error: first wait (with jitter); doubles up to registrationRetryMaxS.'),
+    registrationRetryMaxS: z
+      .number()
+      .int()
+      .min(10)
+      .max(86_400)
+      .default(600)
+      .describe('Longest wait between device registration attempts after transient failures.'),
+    registrationConfigRetryS: z
+      .number()
+      .int()
+      .min(60)
+      .max(86_400)
+      .default(3600)
+      .describe('Device registration refused with 400/403 (a configuration problem): wait this long before trying again.'),
   })
   .prefault({});
 
 export const credentialsSchema = z
   .strictObject({
     username: nonEmpty.describe('Platform user name (per environment).'),
-    password: z.string().min(1, 'must not be empty').optional().describe('Platform password. Prefer passwordFile, the TELEMATICS_AGENT_PASSWORD variable or a systemd credential.'),
+    password: z
+      .string()
+      .min(1, 'must not be empty')
+      .optional()
+      .describe('Platform password. Prefer passwordFile, the TELEMATICS_AGENT_PASSWORD variable or a systemd credential.'),
     passwordFile: z.string().min(1, 'must not be empty').optional().describe('File holding the password (mode 0600).'),
   })
-  .describe('Platform credentials. Exactly one of password and passwordFile, unless TELEMATICS_AGENT_PASSWORD or $CREDENTIALS_DIRECTORY/password supplies it.');
+  .describe(
+    'Platform credentials. Exactly one of password and passwordFile, unless TELEMATICS_AGENT_PASSWORD or $CREDENTIALS_DIRECTORY/password supplies it.',
+  );
 
-export const deviceSchema = z
-  .strictObject({
-    externalSystemId: nonEmpty.describe('Identifier of the source system (shipper or carrier).'),
-    externalDeviceId: nonEmpty.optional().describe('This device in the source system. Default: the hardware serial (or /etc/machine-id).'),
-    carrierCode: nonEmpty.describe('Carrier code the platform matches the device with.'),
-    customerDeviceId: nonEmpty.optional().describe('Default: externalDeviceId.'),
-    licensePlate: nonEmpty.optional().describe('Licence plate of the vehicle; also sent inline with each position.'),
-    driverName: nonEmpty.optional(),
-    attributes: z.record(z.string(), z.unknown()).optional().describe('Free-form attributes sent with registration.'),
-    active: z.boolean().default(true),
-  });
+export const deviceSchema = z.strictObject({
+  externalSystemId: nonEmpty.describe('Identifier of the source system (shipper or carrier).'),
+  externalDeviceId: nonEmpty.optional().describe('This device in the source system. Default: the hardware serial (or /etc/machine-id).'),
+  carrierCode: nonEmpty.describe('Carrier code the platform matches the device with.'),
+  customerDeviceId: nonEmpty.optional().describe('Default: externalDeviceId.'),
+  licensePlate: nonEmpty.optional().describe('Licence plate of the vehicle; also sent inline with each position.'),
+  driverName: nonEmpty.optional(),
+  attributes: z.record(z.string(), z.unknown()).optional().describe('Free-form attributes sent with registration.'),
+  active: z.boolean().default(true),
+});
 
 export const gnssSchema = z
   .strictObject({
     path: z.string().min(1).optional().describe('Serial device of the receiver, e.g. /dev/ttyACM0.'),
-    baudRate: z.number().int().refine((b) => [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600].includes(b), { message: 'must be one of 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600' }).default(9600),
+    baudRate: z
+      .number()
+      .int()
+      .refine((b) => [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600].includes(b), {
+        message: 'must be one of 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600',
+      })
+      .default(9600),
     replayFile: z.string().min(1).optional().describe('Replay an NMEA log instead of a serial port.'),
     replaySpeed: z.number().min(0).default(1).describe('Replay pace: 1 = as recorded, 10 = ten times faster, 0 = as fast as possible.'),
-    maxLineLength: z.number().int().min(82).max(65_536).default(4096).describe('Longest line kept; longer runs without a newline are dropped and counted.'),
+    maxLineLength: z
+      .number()
+      .int()
+      .min(82)
+      .max(65_536)
+      .default(4096)
+      .describe('Longest line kept; longer runs without a newline are dropped and counted.'),
   })
   .prefault({})
   .superRefine((g, ctx) => {
-    if (g.path === undefined && g.replayFile === undefined) ctx.addIssue({ code: 'custom', path: ['path'], message: 'set gnss.path (serial device, e.g. /dev/ttyACM0) or gnss.replayFile (an NMEA log to replay)' });
+    if (g.path === undefined && g.replayFile === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['path'],
+        message: 'set gnss.path (serial device, e.g. /dev/ttyACM0) or gnss.replayFile (an NMEA log to replay)',
+      });
   });
 
 export const qualitySchema = z
   .strictObject({
-    minMode: z.union([z.literal(2), z.literal(3)]).default(2).describe('Lowest fix mode accepted (2 = 2D, 3 = 3D).'),
+    minMode: z
+      .union([z.literal(2), z.literal(3)])
+      .default(2)
+      .describe('Lowest fix mode accepted (2 = 2D, 3 = 3D).'),
     maxHdop: z.number().positive().default(20).describe('Fixes with a larger HDOP are rejected.'),
     maxSpeedKmh: z.number().positive().default(300).describe('A jump between fixes implying more than this speed is rejected.'),
-    minDateMarginDays: z.number().int().min(0).default(365).describe('Dates more than this before the release date are corrected for the GPS week rollover or rejected.'),
+    minDateMarginDays: z
+      .number()
+      .int()
+      .min(0)
+      .default(365)
+      .describe('Dates more than this before the release date are corrected for the GPS week rollover or rejected.'),
   })
   .prefault({});
 
 export const recordingSchema = z
   .strictObject({
-    mode: z.enum(['adaptive', 'all']).default('adaptive').describe('"adaptive" records like a hardware tracker; "all" records every fix that passes the gate.'),
+    mode: z
+      .enum(['adaptive', 'all'])
+      .default('adaptive')
+      .describe('"adaptive" records like a hardware tracker; "all" records every fix that passes the gate.'),
     maxIntervalS: z.number().positive().default(30).describe('While moving: record at least this often.'),
     minDistanceM: z.number().positive().default(100).describe('While moving: record after this distance.'),
     minHeadingChangeDeg: z.number().positive().max(180).default(10).describe('While moving: record after this change of heading.'),
@@ -122,21 +249,45 @@ export const recordingSchema = z
   })
   .prefault({})
   .superRefine((r, ctx) => {
-    if (r.movingSpeedKmh < r.stoppedSpeedKmh) ctx.addIssue({ code: 'custom', path: ['movingSpeedKmh'], message: `must be at least recording.stoppedSpeedKmh (${r.stoppedSpeedKmh}) so that stopped/moving has hysteresis` });
+    if (r.movingSpeedKmh < r.stoppedSpeedKmh)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['movingSpeedKmh'],
+        message: `must be at least recording.stoppedSpeedKmh (${r.stoppedSpeedKmh}) so that stopped/moving has hysteresis`,
+      });
   });
 
 export const storageSchema = z
   .strictObject({
-    maxFixes: z.number().int().min(1000).default(2_000_000).describe('Most fixes kept in the outbox; beyond it the oldest backlog is thinned.'),
-    minFreeBytes: z.number().int().min(0).default(200 * 1024 * 1024).describe('Free-disk floor for the data directory; below it the backlog is thinned.'),
-    commitIntervalMs: z.number().int().min(50).max(60_000).default(1000).describe('Recorded fixes are committed at least this often (a power cut loses at most this much).'),
+    maxFixes: z
+      .number()
+      .int()
+      .min(1000)
+      .default(2_000_000)
+      .describe('Most fixes kept in the outbox; beyond it the oldest backlog is thinned.'),
+    minFreeBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(200 * 1024 * 1024)
+      .describe('Free-disk floor for the data directory; below it the backlog is thinned.'),
+    commitIntervalMs: z
+      .number()
+      .int()
+      .min(50)
+      .max(60_000)
+      .default(1000)
+      .describe('Recorded fixes are committed at least this often (a power cut loses at most this much).'),
     commitMaxFixes: z.number().int().min(1).max(10_000).default(100).describe('... or as soon as this many are waiting.'),
   })
   .prefault({});
 
 export const uploadSchema = z
   .strictObject({
-    order: z.enum(['live-first', 'oldest-first']).default('live-first').describe('"live-first": the newest fix at once, the backlog oldest-first behind it; "oldest-first": strictly in order.'),
+    order: z
+      .enum(['live-first', 'oldest-first'])
+      .default('live-first')
+      .describe('"live-first": the newest fix at once, the backlog oldest-first behind it; "oldest-first": strictly in order.'),
     concurrency: z.number().int().min(1).max(32).default(4).describe('Event requests in flight at once.'),
     minBackoffMs: z.number().int().min(100).default(1000).describe('First retry delay after 429/5xx/network errors.'),
     maxBackoffMs: z.number().int().min(1000).default(300_000).describe('Longest retry delay.'),
@@ -151,7 +302,13 @@ export const logSchema = z
 
 export const statusSchema = z
   .strictObject({
-    socketPath: z.string().min(1).optional().describe('Unix socket of the running daemon for status. Default: /run/telematics-agent/status.sock, or <dataDir>/status.sock when /run/telematics-agent is not writable.'),
+    socketPath: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Unix socket of the running daemon for status. Default: /run/telematics-agent/status.sock, or <dataDir>/status.sock when /run/telematics-agent is not writable.',
+      ),
   })
   .prefault({});
 

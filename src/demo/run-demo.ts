@@ -56,7 +56,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   writeFileAtomic(replayFile, driveText(drive), { mode: 0o644 });
   const driveMs = (drive.epochs - 1) * 1000;
   const outage = new DemoOutage({ ...(o.outage ?? { from: 0.4, to: 0.55 }), minMs: o.minOutageMs ?? 4000 });
-  say(`demo: ${(drive.epochs / 60).toFixed(1)} min synthetic drive (${drive.phases.map((p) => p.phase).join(' > ')}) at ${o.speed}x, data in ${dir}\n`);
+  say(
+    `demo: ${(drive.epochs / 60).toFixed(1)} min synthetic drive (${drive.phases.map((p) => p.phase).join(' > ')}) at ${o.speed}x, data in ${dir}\n`,
+  );
 
   const sim = new PlatformSimulator({ users: [DEMO_USER], accessTtlS: o.accessTtlS ?? 30, seed: o.seed });
   const urls = await sim.start();
@@ -75,7 +77,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const frame = (h: DemoHeader): string[] => demoFrame(h, last, { color: o.color, satellites: screen.tty, nowMs: Date.now() });
   // Generous: three times the replay's duration plus start-up; a stuck demo fails instead of hanging.
   const deadline = Date.now() + (driveMs / Math.max(o.speed, 0.1)) * 3 + 60_000;
-  const phaseNow = (): DemoPhase => outage.phase({ haveFix: (last?.receiver?.mode ?? 1) >= 2, driveEnded: last?.receiver?.link === 'ended' });
+  const phaseNow = (): DemoPhase =>
+    outage.phase({ haveFix: (last?.receiver?.mode ?? 1) >= 2, driveEnded: last?.receiver?.link === 'ended' });
   /** city, depot or highway where the replay is now. */
   const stretchAt = (fixTime: number): string | undefined => {
     const t = (fixTime - drive.startTimeMs) / 1000;
@@ -87,7 +90,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     for (;;) {
       if (o.signal?.aborted) throw new Error('demo interrupted');
       if (exited !== undefined) throw new Error(`the daemon exited with code ${exited}:\n${tail(logFile)}`);
-      if (Date.now() > deadline) throw new Error(`the demo did not finish in time; last status:\n${last ? JSON.stringify(last.outbox) : 'none'}\n${tail(logFile)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the demo did not finish in time; last status:\n${last ? JSON.stringify(last.outbox) : 'none'}\n${tail(logFile)}`);
       last = await requestSnapshot(socketPath, 1000).catch(() => last);
       const r = last?.receiver;
       // The replay read to its end is the whole drive (the decoder drops a last epoch it cannot know is complete).
@@ -111,7 +115,11 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       };
       screen.show(frame(header), now !== phase);
       phase = now;
-      const finished = r?.link === 'ended' && outage.state === 'after' && last?.outbox.pending === 0 && sim.events.size >= (last?.outbox.recorded ?? Infinity);
+      const finished =
+        r?.link === 'ended' &&
+        outage.state === 'after' &&
+        last?.outbox.pending === 0 &&
+        sim.events.size >= (last?.outbox.recorded ?? Infinity);
       if (finished) break;
       await new Promise((res) => setTimeout(res, POLL_MS));
     }

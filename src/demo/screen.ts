@@ -26,9 +26,13 @@ export interface DemoScreenOptions {
 }
 
 /** The header and the status screen (with the satellite table on a terminal), 80x24 at most. */
-export function demoFrame(header: DemoHeader, snapshot: StatusSnapshot | undefined, o: { color: boolean; satellites: boolean; nowMs: number }): string[] {
+export function demoFrame(
+  header: DemoHeader,
+  snapshot: StatusSnapshot | undefined,
+  o: { color: boolean; satellites: boolean; nowMs: number },
+): string[] {
   const top = renderDemoHeader(header, o.color);
-  if (!snapshot) return [...top, 'waiting for the daemon\'s status socket ...'];
+  if (!snapshot) return [...top, "waiting for the daemon's status socket ..."];
   const status = renderStatus(snapshot, { color: o.color, satellites: o.satellites, nowMs: o.nowMs, maxLines: SCREEN_LINES - top.length });
   return [...top, ...status.trimEnd().split('\n')];
 }

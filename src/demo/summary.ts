@@ -38,7 +38,9 @@ export function renderSummary(s: DemoSummary): string {
   return [
     'demo summary',
     ...rows.map(([k, v]) => `  ${k.padEnd(16)} ${v}`),
-    problems.length === 0 ? 'result: every recorded fix delivered exactly once, one password grant' : `result: FAILED: ${problems.join('; ')}`,
+    problems.length === 0
+      ? 'result: every recorded fix delivered exactly once, one password grant'
+      : `result: FAILED: ${problems.join('; ')}`,
     '',
   ].join('\n');
 }

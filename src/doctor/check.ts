@@ -26,7 +26,9 @@ export function renderResults(results: readonly CheckResult[], color: boolean): 
     const code = v.startsWith('PASS') ? '32' : v.startsWith('WARN') ? '33' : v.startsWith('FAIL') ? '31' : '2';
     return `\u001b[${code}m${v}\u001b[0m`;
   };
-  const lines = results.map((r) => `${paint(r.verdict.padEnd(4))}  ${r.name.padEnd(20)} ${r.detail}${r.fix ? `\n${' '.repeat(27)}fix: ${r.fix}` : ''}`);
+  const lines = results.map(
+    (r) => `${paint(r.verdict.padEnd(4))}  ${r.name.padEnd(20)} ${r.detail}${r.fix ? `\n${' '.repeat(27)}fix: ${r.fix}` : ''}`,
+  );
   const failed = results.filter((r) => r.verdict === 'FAIL').length;
   const warned = results.filter((r) => r.verdict === 'WARN').length;
   return `${lines.join('\n')}\n${failed === 0 ? (warned === 0 ? 'all checks passed' : `${warned} warning(s), nothing failed`) : `${failed} check(s) failed`}\n`;

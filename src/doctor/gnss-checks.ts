@@ -40,23 +40,55 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
   try {
     sample = decode(await o.read(o.configuredBaud, o.listenMs));
   } catch (e) {
-    return [fail('NMEA', `cannot read the receiver: ${(e as Error).message}`, 'check gnss.path and that no other program holds the port (stop the service first)'), skip('fix', 'no NMEA'), skip('clock vs GNSS', 'no NMEA')];
+    return [
+      fail(
+        'NMEA',
+        `cannot read the receiver: ${(e as Error).message}`,
+        'check gnss.path and that no other program holds the port (stop the service first)',
+      ),
+      skip('fix', 'no NMEA'),
+      skip('clock vs GNSS', 'no NMEA'),
+    ];
   }
   const seconds = (o.listenMs / 1000).toFixed(0);
   if (sample.valid === 0) {
-    if (sample.bytes === 0) return [fail('NMEA', `nothing arrived in ${seconds} s`, 'check the cable and the receiver power; some receivers need NMEA output enabled'), skip('fix', 'no NMEA'), skip('clock vs GNSS', 'no NMEA')];
+    if (sample.bytes === 0)
+      return [
+        fail('NMEA', `nothing arrived in ${seconds} s`, 'check the cable and the receiver power; some receivers need NMEA output enabled'),
+        skip('fix', 'no NMEA'),
+        skip('clock vs GNSS', 'no NMEA'),
+      ];
     if (o.configuredBaud !== undefined) {
       for (const baud of PROBE_BAUDS.filter((b) => b !== o.configuredBaud)) {
         const probe = decode(await o.read(baud, Math.min(o.listenMs, 2000)).catch(() => Buffer.alloc(0)));
-        if (probe.valid > 0) return [fail('NMEA', `${sample.bytes} bytes of garbage at ${o.configuredBaud} baud; valid NMEA at ${baud}`, `set gnss.baudRate to ${baud}`), skip('fix', 'wrong baud rate'), skip('clock vs GNSS', 'wrong baud rate')];
+        if (probe.valid > 0)
+          return [
+            fail(
+              'NMEA',
+              `${sample.bytes} bytes of garbage at ${o.configuredBaud} baud; valid NMEA at ${baud}`,
+              `set gnss.baudRate to ${baud}`,
+            ),
+            skip('fix', 'wrong baud rate'),
+            skip('clock vs GNSS', 'wrong baud rate'),
+          ];
       }
     }
-    return [fail('NMEA', `${sample.bytes} bytes but no valid NMEA sentence`, 'the device may not be a GNSS receiver, or it speaks a binary protocol only; enable NMEA output'), skip('fix', 'no NMEA'), skip('clock vs GNSS', 'no NMEA')];
+    return [
+      fail(
+        'NMEA',
+        `${sample.bytes} bytes but no valid NMEA sentence`,
+        'the device may not be a GNSS receiver, or it speaks a binary protocol only; enable NMEA output',
+      ),
+      skip('fix', 'no NMEA'),
+      skip('clock vs GNSS', 'no NMEA'),
+    ];
   }
   const out: CheckResult[] = [pass('NMEA', `${sample.valid} valid sentences in ${seconds} s`)];
   const fix = [...sample.fixes].reverse().find((f) => f.mode >= 2);
   if (!fix) {
-    out.push(warn('fix', `no position fix within ${seconds} s`, 'give the antenna a clear view of the sky; a cold start can take a few minutes'));
+    out.push(
+      warn('fix', `no position fix within ${seconds} s`, 'give the antenna a clear view of the sky; a cold start can take a few minutes'),
+    );
     const timed = sample.fixes.at(-1);
     out.push(timed ? clock(timed, o) : skip('clock vs GNSS', 'no GNSS time yet'));
     return out;
@@ -72,6 +104,7 @@ function clock(fix: Fix, o: GnssCheckOptions): CheckResult {
   const text = `system clock ${offset >= 0 ? 'ahead of' : 'behind'} GNSS time by ${Math.abs(offset).toFixed(1)} s`;
   // Fix times never come from the host clock, so an offset does not corrupt data; it breaks TLS
   // certificate checks and log correlation, hence a warning, not a failure.
-  if (Math.abs(offset) > max) return warn('clock vs GNSS', text, 'enable time sync (systemd-timesyncd or chrony); TLS fails when the clock is far off');
+  if (Math.abs(offset) > max)
+    return warn('clock vs GNSS', text, 'enable time sync (systemd-timesyncd or chrony); TLS fails when the clock is far off');
   return pass('clock vs GNSS', text);
 }

@@ -27,7 +27,8 @@ export function checkPasswordFile(config: Config, stat: (f: string) => Stats = s
     return fail('password file', `${c.passwordFile} does not exist`, `write the password into ${c.passwordFile} (mode 0600)`);
   }
   const mode = st.mode & 0o777;
-  if ((mode & 0o077) !== 0) return fail('password file', `${c.passwordFile} has mode ${mode.toString(8).padStart(4, '0')}`, `chmod 600 ${c.passwordFile}`);
+  if ((mode & 0o077) !== 0)
+    return fail('password file', `${c.passwordFile} has mode ${mode.toString(8).padStart(4, '0')}`, `chmod 600 ${c.passwordFile}`);
   return pass('password file', `${c.passwordFile} mode ${mode.toString(8).padStart(4, '0')}`);
 }
 
@@ -49,15 +50,26 @@ export function checkSerialDevice(config: Config, facts: SerialFacts): CheckResu
   } catch {
     return fail('serial device', `${dev} does not exist`, 'plug the receiver in, check `ls /dev/ttyACM* /dev/ttyUSB*`, and set gnss.path');
   }
-  if (!st.isCharacterDevice()) return fail('serial device', `${dev} is not a character device`, 'set gnss.path to the receiver (e.g. /dev/ttyACM0)');
+  if (!st.isCharacterDevice())
+    return fail('serial device', `${dev} is not a character device`, 'set gnss.path to the receiver (e.g. /dev/ttyACM0)');
   const user = facts.serviceUserGroups();
   if (user) {
     const byGroup = user.gids.includes(st.gid) && (st.mode & 0o040) !== 0;
     const byOther = (st.mode & 0o004) !== 0;
-    if (!byGroup && !byOther) return fail('serial device', `${dev} (gid ${st.gid}, mode ${(st.mode & 0o777).toString(8)}) is not readable by ${SERVICE_USER}`, `usermod -aG dialout ${SERVICE_USER} (or the device's group), then restart the service`);
+    if (!byGroup && !byOther)
+      return fail(
+        'serial device',
+        `${dev} (gid ${st.gid}, mode ${(st.mode & 0o777).toString(8)}) is not readable by ${SERVICE_USER}`,
+        `usermod -aG dialout ${SERVICE_USER} (or the device's group), then restart the service`,
+      );
     return pass('serial device', `${dev} readable by ${SERVICE_USER} (groups ${user.names.join(',')})`);
   }
-  if (!facts.readable(dev)) return fail('serial device', `${dev} is not readable by this user`, 'run doctor as root or the service user, or add yourself to group dialout');
+  if (!facts.readable(dev))
+    return fail(
+      'serial device',
+      `${dev} is not readable by this user`,
+      'run doctor as root or the service user, or add yourself to group dialout',
+    );
   return pass('serial device', `${dev} present and readable (no ${SERVICE_USER} user here)`);
 }
 
@@ -90,7 +102,11 @@ export function defaultSerialFacts(readGroupFile: () => string, uidOf: () => { g
   };
 }
 
-export function checkDisk(dataDir: string, minFreeBytes: number, statfs: (p: string) => { bavail: number; bsize: number } = statfsSync): CheckResult {
+export function checkDisk(
+  dataDir: string,
+  minFreeBytes: number,
+  statfs: (p: string) => { bavail: number; bsize: number } = statfsSync,
+): CheckResult {
   let free: number;
   try {
     const s = statfs(dataDir);
@@ -99,7 +115,13 @@ export function checkDisk(dataDir: string, minFreeBytes: number, statfs: (p: str
     return fail('disk space', `cannot stat ${dataDir}`, `create ${dataDir} for the service user (or set dataDir)`);
   }
   const mib = (n: number): string => `${Math.round(n / 2 ** 20)} MiB`;
-  if (free < minFreeBytes) return fail('disk space', `${mib(free)} free in ${dataDir}, below storage.minFreeBytes (${mib(minFreeBytes)})`, 'free space on the data partition; the backlog is being thinned');
-  if (free < 2 * minFreeBytes) return warn('disk space', `${mib(free)} free in ${dataDir}`, 'free space soon: below storage.minFreeBytes the backlog is thinned');
+  if (free < minFreeBytes)
+    return fail(
+      'disk space',
+      `${mib(free)} free in ${dataDir}, below storage.minFreeBytes (${mib(minFreeBytes)})`,
+      'free space on the data partition; the backlog is being thinned',
+    );
+  if (free < 2 * minFreeBytes)
+    return warn('disk space', `${mib(free)} free in ${dataDir}`, 'free space soon: below storage.minFreeBytes the backlog is thinned');
   return pass('disk space', `${mib(free)} free in ${dataDir}`);
 }

@@ -25,7 +25,13 @@ export async function checkAddresses(urls: Record<string, string>, p: PlatformPr
     try {
       await p.lookup(host);
     } catch (e) {
-      out.push(fail(name, `${host} does not resolve (${describeError(e)})`, 'check DNS and the mobile data connection, or the address in platform.' + key));
+      out.push(
+        fail(
+          name,
+          `${host} does not resolve (${describeError(e)})`,
+          'check DNS and the mobile data connection, or the address in platform.' + key,
+        ),
+      );
       continue;
     }
     try {
@@ -34,7 +40,15 @@ export async function checkAddresses(urls: Record<string, string>, p: PlatformPr
     } catch (e) {
       const msg = describeError(e);
       const tls = /certificate|CERT|TLS|SSL/i.test(msg);
-      out.push(fail(name, `${new URL(url).origin}: ${msg.slice(0, 90)}`, tls ? 'check the system clock and platform.caFile; TLS verification stays on' : 'check the network path (firewall, APN) to this host'));
+      out.push(
+        fail(
+          name,
+          `${new URL(url).origin}: ${msg.slice(0, 90)}`,
+          tls
+            ? 'check the system clock and platform.caFile; TLS verification stays on'
+            : 'check the network path (firewall, APN) to this host',
+        ),
+      );
     }
   }
   return out;
@@ -43,16 +57,28 @@ export async function checkAddresses(urls: Record<string, string>, p: PlatformPr
 export async function checkCredentials(p: PlatformProbes): Promise<CheckResult> {
   try {
     const r = await p.grant();
-    return r === 'accepted' ? pass('credentials', 'the token service accepted the password') : fail('credentials', 'the token service rejected the user name or password', 'correct credentials.username and the password file for this environment');
+    return r === 'accepted'
+      ? pass('credentials', 'the token service accepted the password')
+      : fail(
+          'credentials',
+          'the token service rejected the user name or password',
+          'correct credentials.username and the password file for this environment',
+        );
   } catch (e) {
-    return warn('credentials', `could not ask the token service: ${describeError(e).slice(0, 80)}`, 'fix the platform address checks above first');
+    return warn(
+      'credentials',
+      `could not ask the token service: ${describeError(e).slice(0, 80)}`,
+      'fix the platform address checks above first',
+    );
   }
 }
 
 export async function checkRegistration(p: PlatformProbes): Promise<CheckResult> {
   try {
     const uuid = await p.registeredDevice();
-    return uuid ? pass('device registered', `deviceUUID ${uuid}`) : warn('device registered', 'not registered yet', 'start the service (it registers on start) or run: telematics-agent register');
+    return uuid
+      ? pass('device registered', `deviceUUID ${uuid}`)
+      : warn('device registered', 'not registered yet', 'start the service (it registers on start) or run: telematics-agent register');
   } catch (e) {
     return skip('device registered', describeError(e).slice(0, 90));
   }

@@ -22,10 +22,30 @@ export async function runDoctor(configPath: string | undefined, env: NodeJS.Proc
   const results = [result];
   if (!config) return results;
   results.push(checkPasswordFile(config));
-  results.push(checkSerialDevice(config, defaultSerialFacts(() => safeRead('/etc/group'), () => serviceUser())));
-  results.push(...(await checkReceiver({ read: nmeaReader(config), configuredBaud: config.gnss.path ? config.gnss.baudRate : undefined, listenMs: config.gnss.path ? 5000 : 1000, wallMs: Date.now })));
+  results.push(
+    checkSerialDevice(
+      config,
+      defaultSerialFacts(
+        () => safeRead('/etc/group'),
+        () => serviceUser(),
+      ),
+    ),
+  );
+  results.push(
+    ...(await checkReceiver({
+      read: nmeaReader(config),
+      configuredBaud: config.gnss.path ? config.gnss.baudRate : undefined,
+      listenMs: config.gnss.path ? 5000 : 1000,
+      wallMs: Date.now,
+    })),
+  );
   const probes = platformProbes(config);
-  results.push(...(await checkAddresses({ authUrl: config.platform.authUrl, deviceUrl: config.platform.deviceUrl, planningUrl: config.platform.planningUrl }, probes)));
+  results.push(
+    ...(await checkAddresses(
+      { authUrl: config.platform.authUrl, deviceUrl: config.platform.deviceUrl, planningUrl: config.platform.planningUrl },
+      probes,
+    )),
+  );
   results.push(await checkCredentials(probes));
   results.push(await checkRegistration(probes));
   results.push(checkDisk(config.dataDir, config.storage.minFreeBytes));
@@ -67,13 +87,20 @@ function nmeaReader(config: Config): NmeaReader {
 }
 
 function platformProbes(config: Config): PlatformProbes {
-  const dispatcher = createPlatformDispatcher({ maxConnections: 2, requestTimeoutMs: 10_000, ...(config.platform.caFile ? { caFile: config.platform.caFile } : {}) });
+  const dispatcher = createPlatformDispatcher({
+    maxConnections: 2,
+    requestTimeoutMs: 10_000,
+    ...(config.platform.caFile ? { caFile: config.platform.caFile } : {}),
+  });
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: config.platform.maxResponseBytes });
   return {
     lookup: async (host) => (await lookup(host)).address,
     probe: (url) => http.probe(url, 'address check'),
     grant: async () => {
-      const outcome = await new TokenClient({ http, authUrl: config.platform.authUrl, wallMs: Date.now }).password(config.credentials.username, config.credentials.password);
+      const outcome = await new TokenClient({ http, authUrl: config.platform.authUrl, wallMs: Date.now }).password(
+        config.credentials.username,
+        config.credentials.password,
+      );
       if (outcome.kind === 'pair') return 'accepted';
       if (outcome.kind === 'rejected') return 'rejected';
       throw outcome.error;
@@ -91,4 +118,3 @@ function platformProbes(config: Config): PlatformProbes {
     },
   };
 }
-

@@ -51,7 +51,10 @@ const MAX_HELD = 64;
  */
 function timeOf(s: Sentence): number | undefined {
   switch (s.kind) {
-    case 'GGA': case 'RMC': case 'GLL': case 'GNS':
+    case 'GGA':
+    case 'RMC':
+    case 'GLL':
+    case 'GNS':
       return s.timeOfDay;
     default:
       return undefined;

@@ -20,10 +20,18 @@ export function distanceAndBearing(lat1: number, lon1: number, lat2: number, lon
   const L = (lon2 - lon1) * RAD;
   const U1 = Math.atan((1 - F) * Math.tan(lat1 * RAD));
   const U2 = Math.atan((1 - F) * Math.tan(lat2 * RAD));
-  const sinU1 = Math.sin(U1), cosU1 = Math.cos(U1);
-  const sinU2 = Math.sin(U2), cosU2 = Math.cos(U2);
+  const sinU1 = Math.sin(U1),
+    cosU1 = Math.cos(U1);
+  const sinU2 = Math.sin(U2),
+    cosU2 = Math.cos(U2);
   let lambda = L;
-  let sinSigma = 0, cosSigma = 1, sigma = 0, cosSqAlpha = 1, cos2SigmaM = 0, sinLambda = 0, cosLambda = 1;
+  let sinSigma = 0,
+    cosSigma = 1,
+    sigma = 0,
+    cosSqAlpha = 1,
+    cos2SigmaM = 0,
+    sinLambda = 0,
+    cosLambda = 1;
   for (let i = 0; i < 100; i++) {
     sinLambda = Math.sin(lambda);
     cosLambda = Math.cos(lambda);
@@ -44,7 +52,13 @@ export function distanceAndBearing(lat1: number, lon1: number, lat2: number, lon
   const uSq = (cosSqAlpha * (A * A - B * B)) / (B * B);
   const bigA = 1 + (uSq / 16384) * (4096 + uSq * (-768 + uSq * (320 - 175 * uSq)));
   const bigB = (uSq / 1024) * (256 + uSq * (-128 + uSq * (74 - 47 * uSq)));
-  const deltaSigma = bigB * sinSigma * (cos2SigmaM + (bigB / 4) * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM) - (bigB / 6) * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)));
+  const deltaSigma =
+    bigB *
+    sinSigma *
+    (cos2SigmaM +
+      (bigB / 4) *
+        (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM) -
+          (bigB / 6) * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)));
   const distance = B * bigA * (sigma - deltaSigma);
   const bearing = Math.atan2(cosU2 * sinLambda, cosU1 * sinU2 - sinU1 * cosU2 * cosLambda) / RAD;
   return { distance, bearing: (bearing + 360) % 360 };

@@ -20,7 +20,17 @@ export interface QualityGateOptions {
 
 export const QUALITY_DEFAULTS: QualityGateOptions = { minMode: 2, maxHdop: 20, maxSpeedKmh: 300, minDateMarginDays: 365 };
 
-export type RejectionReason = 'noFix' | 'modeTooLow' | 'noPosition' | 'outOfRange' | 'nullIsland' | 'hdopTooHigh' | 'dateTooOld' | 'timeBackwards' | 'timeRepeated' | 'impossibleJump';
+export type RejectionReason =
+  | 'noFix'
+  | 'modeTooLow'
+  | 'noPosition'
+  | 'outOfRange'
+  | 'nullIsland'
+  | 'hdopTooHigh'
+  | 'dateTooOld'
+  | 'timeBackwards'
+  | 'timeRepeated'
+  | 'impossibleJump';
 
 export interface QualityCounters {
   accepted: number;
@@ -38,7 +48,18 @@ const REANCHOR_AFTER = 5;
 export class QualityGate {
   readonly counters: QualityCounters = {
     accepted: 0,
-    rejected: { noFix: 0, modeTooLow: 0, noPosition: 0, outOfRange: 0, nullIsland: 0, hdopTooHigh: 0, dateTooOld: 0, timeBackwards: 0, timeRepeated: 0, impossibleJump: 0 },
+    rejected: {
+      noFix: 0,
+      modeTooLow: 0,
+      noPosition: 0,
+      outOfRange: 0,
+      nullIsland: 0,
+      hdopTooHigh: 0,
+      dateTooOld: 0,
+      timeBackwards: 0,
+      timeRepeated: 0,
+      impossibleJump: 0,
+    },
     reanchored: 0,
   };
   readonly #options: QualityGateOptions;
@@ -81,7 +102,8 @@ export class QualityGate {
     if (fix.time < last.time) return 'timeBackwards';
     if (this.#plausible(last, fix)) return undefined;
     const candidate = this.#candidate;
-    this.#candidateRun = candidate !== undefined && fix.time > candidate.time && this.#plausible(candidate, fix) ? this.#candidateRun + 1 : 1;
+    this.#candidateRun =
+      candidate !== undefined && fix.time > candidate.time && this.#plausible(candidate, fix) ? this.#candidateRun + 1 : 1;
     this.#candidate = fix;
     if (this.#candidateRun >= REANCHOR_AFTER) {
       this.counters.reanchored++;

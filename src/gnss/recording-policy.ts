@@ -78,9 +78,11 @@ export class RecordingPolicy {
     if (fix.lat !== undefined && fix.lon !== undefined && last.lat !== undefined && last.lon !== undefined) {
       if (distanceAndBearing(last.lat, last.lon, fix.lat, fix.lon).distance >= o.minDistanceM) return this.#record(fix, 'distance');
     }
-    if (fix.track !== undefined && last.track !== undefined && headingDifference(fix.track, last.track) >= o.minHeadingChangeDeg) return this.#record(fix, 'heading');
+    if (fix.track !== undefined && last.track !== undefined && headingDifference(fix.track, last.track) >= o.minHeadingChangeDeg)
+      return this.#record(fix, 'heading');
     const lastKmh = last.speed === undefined ? undefined : last.speed * 3.6;
-    if (speedKmh !== undefined && lastKmh !== undefined && Math.abs(speedKmh - lastKmh) >= o.minSpeedChangeKmh) return this.#record(fix, 'speed');
+    if (speedKmh !== undefined && lastKmh !== undefined && Math.abs(speedKmh - lastKmh) >= o.minSpeedChangeKmh)
+      return this.#record(fix, 'speed');
     return undefined;
   }
 
@@ -88,7 +90,8 @@ export class RecordingPolicy {
   #speedKmh(fix: Fix): number | undefined {
     if (fix.speed !== undefined) return fix.speed * 3.6;
     const p = this.#previous;
-    if (p?.lat === undefined || p.lon === undefined || fix.lat === undefined || fix.lon === undefined || fix.time <= p.time) return undefined;
+    if (p?.lat === undefined || p.lon === undefined || fix.lat === undefined || fix.lon === undefined || fix.time <= p.time)
+      return undefined;
     return (distanceAndBearing(p.lat, p.lon, fix.lat, fix.lon).distance / ((fix.time - p.time) / 1000)) * 3.6;
   }
 

@@ -51,7 +51,10 @@ export function averageFixes(fixes: readonly PositionedFix[]): AveragedPosition 
   const lon = wrapDeg(lon0 + mx / (cos0 * k));
   const alts = fixes.map((f) => f.altMSL).filter((a): a is number => typeof a === 'number');
   const hdops = fixes.map((f) => f.hdop).filter((h): h is number => typeof h === 'number');
-  const speeds = fixes.map((f) => f.speed).filter((s): s is number => typeof s === 'number').sort((a, b) => a - b);
+  const speeds = fixes
+    .map((f) => f.speed)
+    .filter((s): s is number => typeof s === 'number')
+    .sort((a, b) => a - b);
   return {
     lat,
     lon,

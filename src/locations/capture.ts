@@ -93,7 +93,8 @@ export async function captureLocation(feed: FixFeed, options: CaptureOptions): P
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onOuterAbort);
   }
-  if (options.signal?.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new AgentError('ABORTED', 'interrupted', { class: 'internal' });
+  if (options.signal?.aborted)
+    throw options.signal.reason instanceof Error ? options.signal.reason : new AgentError('ABORTED', 'interrupted', { class: 'internal' });
 
   const details = { source: feed.description, seen, accepted: accepted.length, wanted: options.samples, rejected };
   const why = Object.entries(rejected)
@@ -104,16 +105,33 @@ export async function captureLocation(feed: FixFeed, options: CaptureOptions): P
   if (accepted.length < options.samples) {
     if (bestMode < 3) {
       const diagnosis = seen === 0 ? feed.diagnose?.() : undefined;
-      const what = seen === 0 ? `no fix at all came${diagnosis ? ` (${diagnosis})` : ''}` : bestMode === 2 ? `only 2D fixes came (${seen} fixes)` : `no position came (${seen} epochs without a fix)`;
-      throw new CaptureError('LOCATION_NO_3D_FIX', `no 3D fix from ${feed.description} ${ended}: ${what}. A location needs a 3D fix (4 or more satellites): move the vehicle to open sky, check the antenna, and try again`, details);
+      const what =
+        seen === 0
+          ? `no fix at all came${diagnosis ? ` (${diagnosis})` : ''}`
+          : bestMode === 2
+            ? `only 2D fixes came (${seen} fixes)`
+            : `no position came (${seen} epochs without a fix)`;
+      throw new CaptureError(
+        'LOCATION_NO_3D_FIX',
+        `no 3D fix from ${feed.description} ${ended}: ${what}. A location needs a 3D fix (4 or more satellites): move the vehicle to open sky, check the antenna, and try again`,
+        details,
+      );
     }
-    throw new CaptureError('LOCATION_TOO_FEW_FIXES', `only ${accepted.length} of ${options.samples} fixes from ${feed.description} passed the quality gate ${ended} (not used: ${why || 'none'}). Wait for a better fix, or lower --samples`, details);
+    throw new CaptureError(
+      'LOCATION_TOO_FEW_FIXES',
+      `only ${accepted.length} of ${options.samples} fixes from ${feed.description} passed the quality gate ${ended} (not used: ${why || 'none'}). Wait for a better fix, or lower --samples`,
+      details,
+    );
   }
   const avg = averageFixes(accepted);
   const result: CaptureResult = { ...avg, seen, rejected };
   const maxSpeed = options.maxSpeedMps ?? DEFAULT_MAX_SPEED_MPS;
   if (avg.medianSpeedMps !== undefined && avg.medianSpeedMps > maxSpeed) {
-    throw new CaptureError('LOCATION_MOVING', `the vehicle is moving (median speed ${(avg.medianSpeedMps * 3.6).toFixed(1)} km/h over ${avg.samples} fixes): stop at the site and run the command again`, { ...details, medianSpeedMps: avg.medianSpeedMps });
+    throw new CaptureError(
+      'LOCATION_MOVING',
+      `the vehicle is moving (median speed ${(avg.medianSpeedMps * 3.6).toFixed(1)} km/h over ${avg.samples} fixes): stop at the site and run the command again`,
+      { ...details, medianSpeedMps: avg.medianSpeedMps },
+    );
   }
   if (avg.spreadM > options.maxSpreadM) {
     throw new CaptureError(

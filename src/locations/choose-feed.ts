@@ -20,21 +20,33 @@ export async function chooseFeed(config: Config, logger: Logger, choice: FeedCho
   const socketPath = statusSocketPath(config);
   if (choice === 'daemon' || (choice === 'auto' && (await isDaemonListening(socketPath)))) {
     if (choice === 'daemon' && !(await isDaemonListening(socketPath))) {
-      throw new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath} (status.socketPath); start it, or use --source receiver`, { class: 'config', retryable: false });
+      throw new AgentError(
+        'DAEMON_NOT_RUNNING',
+        `no daemon is listening on ${socketPath} (status.socketPath); start it, or use --source receiver`,
+        { class: 'config', retryable: false },
+      );
     }
     return new DaemonFixFeed({ socketPath });
   }
   const g = config.gnss;
   // A replay file can be read twice; a serial port cannot be shared with the daemon reading it.
   if (choice === 'receiver' && g.replayFile === undefined && (await isDaemonListening(socketPath))) {
-    throw new AgentError('RECEIVER_HELD_BY_DAEMON', `the running daemon holds the receiver ${g.path ?? ''}: a second reader would split its data between the two; use --source daemon (or auto), or stop the daemon first`, { class: 'config', retryable: false });
+    throw new AgentError(
+      'RECEIVER_HELD_BY_DAEMON',
+      `the running daemon holds the receiver ${g.path ?? ''}: a second reader would split its data between the two; use --source daemon (or auto), or stop the daemon first`,
+      { class: 'config', retryable: false },
+    );
   }
   const common = { maxLineLength: g.maxLineLength, rollover: { minDateMarginDays: config.quality.minDateMarginDays } };
   if (g.replayFile !== undefined) {
     const source = new ReplaySource({ file: g.replayFile, speed: g.replaySpeed, logger: logger.child({ component: 'gnss' }) });
     return new GnssFixFeed({ source, description: `the replay of ${g.replayFile}`, ...common });
   }
-  if (g.path === undefined) throw new AgentError('GNSS_NOT_CONFIGURED', 'set gnss.path (the receiver, e.g. /dev/ttyACM0) or gnss.replayFile in the configuration', { class: 'config', retryable: false });
+  if (g.path === undefined)
+    throw new AgentError('GNSS_NOT_CONFIGURED', 'set gnss.path (the receiver, e.g. /dev/ttyACM0) or gnss.replayFile in the configuration', {
+      class: 'config',
+      retryable: false,
+    });
   const source = new SerialSource({ path: g.path, baudRate: g.baudRate, logger: logger.child({ component: 'gnss' }) });
   return new GnssFixFeed({ source, description: `the receiver on ${g.path}`, ...common });
 }

@@ -40,18 +40,31 @@ export class DaemonFixFeed implements FixFeed {
       const first = ack.line === undefined ? undefined : safeParse(ack.line);
       if (!isAck(first)) {
         const said = errorOf(first);
-        const why = ack.timedOut ? 'it did not answer the fix subscription' : said ? `it answered: ${said}` : ack.line === undefined ? 'it closed the connection' : 'it does not know the fix subscription';
-        throw new AgentError('DAEMON_NO_FIXES', `the running daemon cannot serve fixes (${why}); it holds the receiver, so stop it first (systemctl stop telematics-agent) and run the command again, or update the agent`, { class: 'config', retryable: false });
+        const why = ack.timedOut
+          ? 'it did not answer the fix subscription'
+          : said
+            ? `it answered: ${said}`
+            : ack.line === undefined
+              ? 'it closed the connection'
+              : 'it does not know the fix subscription';
+        throw new AgentError(
+          'DAEMON_NO_FIXES',
+          `the running daemon cannot serve fixes (${why}); it holds the receiver, so stop it first (systemctl stop telematics-agent) and run the command again, or update the agent`,
+          { class: 'config', retryable: false },
+        );
       }
       for (;;) {
         const next = await lines.next();
         if (next.line === undefined) {
           if (signal.aborted) return;
-          throw new AgentError('DAEMON_FEED_CLOSED', 'the running daemon closed the fix subscription (is it stopping?)', { class: 'transient' });
+          throw new AgentError('DAEMON_FEED_CLOSED', 'the running daemon closed the fix subscription (is it stopping?)', {
+            class: 'transient',
+          });
         }
         const message = safeParse(next.line);
         const said = errorOf(message);
-        if (said) throw new AgentError('DAEMON_FEED_ERROR', `the running daemon ended the fix subscription: ${said}`, { class: 'transient' });
+        if (said)
+          throw new AgentError('DAEMON_FEED_ERROR', `the running daemon ended the fix subscription: ${said}`, { class: 'transient' });
         if (typeof message === 'object' && message !== null && 'fix' in message) {
           const fix = parseFix((message as { fix: unknown }).fix);
           if (fix) yield fix;
@@ -91,8 +104,16 @@ function openSocket(socketPath: string): Promise<Socket> {
     });
     socket.once('error', (e: NodeJS.ErrnoException) => {
       socket.destroy();
-      if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED') reject(new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }));
-      else if (e.code === 'EACCES') reject(new AgentError('DAEMON_SOCKET_DENIED', `permission denied on ${socketPath}: run as the service user (or root)`, { class: 'config', retryable: false, cause: e }));
+      if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED')
+        reject(new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }));
+      else if (e.code === 'EACCES')
+        reject(
+          new AgentError('DAEMON_SOCKET_DENIED', `permission denied on ${socketPath}: run as the service user (or root)`, {
+            class: 'config',
+            retryable: false,
+            cause: e,
+          }),
+        );
       else reject(new AgentError('DAEMON_SOCKET_ERROR', `cannot connect to ${socketPath}: ${e.message}`, { class: 'transient', cause: e }));
     });
   });

@@ -36,7 +36,11 @@ export class GnssFixFeed implements FixFeed {
   /** The link's last error, for a capture that got nothing ("cannot open /dev/ttyACM0: ..."). */
   diagnose(): string | undefined {
     const link = this.#o.source.link();
-    return link.lastError !== undefined ? `${link.path}: ${link.lastError}` : link.bytes === 0 ? `no bytes arrived from ${link.path}` : undefined;
+    return link.lastError !== undefined
+      ? `${link.path}: ${link.lastError}`
+      : link.bytes === 0
+        ? `no bytes arrived from ${link.path}`
+        : undefined;
   }
 
   async *fixes(signal: AbortSignal): AsyncGenerator<Fix> {

@@ -12,7 +12,19 @@ export type LocationType = (typeof LOCATION_TYPES)[number];
 export const PLATFORM_LOCATION_TYPES: readonly LocationType[] = ['warehouse', 'store', 'customer'];
 
 /** OTM 5.6 contact detail types (the discriminator values of `location.contactDetails[]`). */
-export const CONTACT_TYPES = ['phone', 'mobilePhone', 'email', 'firstName', 'lastName', 'name', 'vatCode', 'gln', 'iban', 'eori', 'other'] as const;
+export const CONTACT_TYPES = [
+  'phone',
+  'mobilePhone',
+  'email',
+  'firstName',
+  'lastName',
+  'name',
+  'vatCode',
+  'gln',
+  'iban',
+  'eori',
+  'other',
+] as const;
 export type ContactType = (typeof CONTACT_TYPES)[number];
 
 /** The two geoReference variants the platform documents (platform-spec.md 2.4). */
@@ -64,7 +76,9 @@ export type LocationForm = 'coordinate-with-address' | 'address-only' | 'coordin
 
 export function locationForm(location: Pick<OtmLocation, 'geoReference' | 'administrativeReference' | 'contactDetails'>): LocationForm {
   if (location.geoReference.type === 'addressGeoReference') return 'address-only';
-  return location.administrativeReference !== undefined || (location.contactDetails?.length ?? 0) > 0 ? 'coordinate-with-address' : 'coordinate-only';
+  return location.administrativeReference !== undefined || (location.contactDetails?.length ?? 0) > 0
+    ? 'coordinate-with-address'
+    : 'coordinate-only';
 }
 
 /** Field-path problems (`geoReference.lat: must be between -90 and 90`). */

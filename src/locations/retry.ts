@@ -38,7 +38,8 @@ export function decideRetry(facts: RetryFacts, policy: RetryPolicy, random: () =
   if (status !== undefined && status >= 200 && status < 300) return { action: 'done' };
   const transient = status === undefined ? facts.retryable === true : status === 408 || status === 429 || status >= 500;
   if (!transient) return { action: 'stop' };
-  if (facts.attempt >= policy.maxAttempts) return { action: 'give-up', reason: `gave up after ${facts.attempt} attempt${facts.attempt === 1 ? '' : 's'}` };
+  if (facts.attempt >= policy.maxAttempts)
+    return { action: 'give-up', reason: `gave up after ${facts.attempt} attempt${facts.attempt === 1 ? '' : 's'}` };
   if (facts.retryAfterMs !== undefined && facts.retryAfterMs > policy.maxBackoffMs) {
     return { action: 'give-up', reason: `the platform asks to wait ${Math.ceil(facts.retryAfterMs / 1000)} s before trying again` };
   }

@@ -28,22 +28,21 @@ export function describeValue(v: unknown): string {
 }
 
 function typeHint(expected: string, input: unknown): string {
-  if (expected === 'number' && typeof input === 'string' && input.trim() !== '' && Number.isFinite(Number(input))) return ' (remove the quotes)';
+  if (expected === 'number' && typeof input === 'string' && input.trim() !== '' && Number.isFinite(Number(input)))
+    return ' (remove the quotes)';
   if (expected === 'string' && typeof input === 'number') return ` (write "${input}")`;
   return '';
 }
 
 const text = () =>
-  z
-    .string({ error: typeError('string') })
-    .refine((s) => s.trim() !== '', { message: 'must not be empty (leave the field out instead)' });
+  z.string({ error: typeError('string') }).refine((s) => s.trim() !== '', { message: 'must not be empty (leave the field out instead)' });
 
 const oneOf = (values: readonly string[]) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? `is required; one of ${values.join(', ')}` : `must be one of ${values.join(', ')} (got ${describeValue(issue.input)})`;
+  issue.input === undefined
+    ? `is required; one of ${values.join(', ')}`
+    : `must be one of ${values.join(', ')} (got ${describeValue(issue.input)})`;
 
-const country = z
-  .string({ error: typeError('string') })
-  .refine((s) => /^[A-Z]{2}$/.test(s), { error: (i) => countryMessage(i.input) });
+const country = z.string({ error: typeError('string') }).refine((s) => /^[A-Z]{2}$/.test(s), { error: (i) => countryMessage(i.input) });
 
 function countryMessage(input: unknown): string {
   const s = String(input);
@@ -64,9 +63,7 @@ const addressShape = {
 
 export const addressSchema = z.strictObject(addressShape, { error: typeError('object') });
 
-const latitude = z
-  .number({ error: typeError('number') })
-  .refine((v) => v >= -90 && v <= 90, { message: 'must be between -90 and 90' });
+const latitude = z.number({ error: typeError('number') }).refine((v) => v >= -90 && v <= 90, { message: 'must be between -90 and 90' });
 const longitude = z
   .number({ error: typeError('number') })
   .refine((v) => v >= -180 && v <= 180, { message: 'must be between -180 and 180' });
@@ -74,7 +71,8 @@ const longitude = z
 export const pointSchema = z.strictObject({ type: z.literal('latLonPointGeoReference'), lat: latitude, lon: longitude });
 export const addressGeoSchema = z.strictObject({ type: z.literal('addressGeoReference'), ...addressShape });
 
-export const GEO_TYPE_MESSAGE = 'must be latLonPointGeoReference (a coordinate: lat, lon) or addressGeoReference (an address the platform geocodes)';
+export const GEO_TYPE_MESSAGE =
+  'must be latLonPointGeoReference (a coordinate: lat, lon) or addressGeoReference (an address the platform geocodes)';
 
 export const geoReferenceSchema = z.discriminatedUnion('type', [pointSchema, addressGeoSchema], {
   error: (issue) => ((issue.code as string) === 'invalid_type' ? typeError('object')(issue) : GEO_TYPE_MESSAGE),
@@ -85,30 +83,61 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9 ()./-]{6,}$/;
 
 export const contactSchema = z
-  .strictObject({
-    type: z.enum(CONTACT_TYPES, { error: oneOf(CONTACT_TYPES) }),
-    value: text(),
-    remark: text().optional(),
-    language: z
-      .string({ error: typeError('string') })
-      .refine((s) => /^[a-z]{3}$/.test(s), { message: 'must be an ISO 639-3 language code such as nld or eng' })
-      .optional(),
-  }, { error: typeError('object') })
+  .strictObject(
+    {
+      type: z.enum(CONTACT_TYPES, { error: oneOf(CONTACT_TYPES) }),
+      value: text(),
+      remark: text().optional(),
+      language: z
+        .string({ error: typeError('string') })
+        .refine((s) => /^[a-z]{3}$/.test(s), { message: 'must be an ISO 639-3 language code such as nld or eng' })
+        .optional(),
+    },
+    { error: typeError('object') },
+  )
   .superRefine((c, ctx) => {
-    if (c.type === 'email' && !EMAIL.test(c.value)) ctx.addIssue({ code: 'custom', path: ['value'], message: `must be an email address such as planning@example.com (got ${describeValue(c.value)})` });
+    if (c.type === 'email' && !EMAIL.test(c.value))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: `must be an email address such as planning@example.com (got ${describeValue(c.value)})`,
+      });
     if ((c.type === 'phone' || c.type === 'mobilePhone') && (!PHONE.test(c.value) || (c.value.match(/[0-9]/g)?.length ?? 0) < 6)) {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: `must be a phone number (digits, optionally +, spaces, dashes), e.g. +31 33 123 4567 (got ${describeValue(c.value)})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: `must be a phone number (digits, optionally +, spaces, dashes), e.g. +31 33 123 4567 (got ${describeValue(c.value)})`,
+      });
     }
   });
 
-export const LOCATION_FIELDS = ['entityType', 'id', 'name', 'type', 'geoReference', 'administrativeReference', 'contactDetails', 'remark', 'externalAttributes', 'unCode', 'gln'] as const;
+export const LOCATION_FIELDS = [
+  'entityType',
+  'id',
+  'name',
+  'type',
+  'geoReference',
+  'administrativeReference',
+  'contactDetails',
+  'remark',
+  'externalAttributes',
+  'unCode',
+  'gln',
+] as const;
 
 export const locationSchema = z.strictObject(
   {
-    entityType: z.literal('location', { error: (i) => (i.input === undefined ? 'is required' : `must be "location" (got ${describeValue(i.input)}); it may be left out`) }).optional(),
+    entityType: z
+      .literal('location', {
+        error: (i) => (i.input === undefined ? 'is required' : `must be "location" (got ${describeValue(i.input)}); it may be left out`),
+      })
+      .optional(),
     id: z
       .string({ error: typeError('string') })
-      .refine((s) => UUID_PATTERN.test(s), { error: (i) => `must be a UUID such as 3f0c2a9e-5b1d-4c7e-9a2f-6d8b1e4c7a90 (got ${describeValue(i.input)}); leave it out to have one generated` })
+      .refine((s) => UUID_PATTERN.test(s), {
+        error: (i) =>
+          `must be a UUID such as 3f0c2a9e-5b1d-4c7e-9a2f-6d8b1e4c7a90 (got ${describeValue(i.input)}); leave it out to have one generated`,
+      })
       .optional(),
     name: text().optional(),
     type: z.enum(LOCATION_TYPES, { error: oneOf(LOCATION_TYPES) }),

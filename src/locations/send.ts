@@ -23,7 +23,12 @@ export interface SendOutput {
   info(line: string): void;
 }
 
-export async function sendLocations(locations: readonly OtmLocation[], uploader: LocationUploader, output: SendOutput, signal?: AbortSignal): Promise<SendReport> {
+export async function sendLocations(
+  locations: readonly OtmLocation[],
+  uploader: LocationUploader,
+  output: SendOutput,
+  signal?: AbortSignal,
+): Promise<SendReport> {
   const report: SendReport = { stored: [], rejected: 0, notSent: 0 };
   const many = locations.length > 1;
   for (const [i, location] of locations.entries()) {
@@ -34,7 +39,8 @@ export async function sendLocations(locations: readonly OtmLocation[], uploader:
       output.info(`stored ${label}: HTTP ${outcome.status}${outcome.attempts > 1 ? ` after ${outcome.attempts} attempts` : ''}`);
     } else if (outcome.kind === 'rejected') {
       report.rejected++;
-      const lines = outcome.problems.length > 0 ? outcome.problems.map((p) => `  - ${formatProblem(p)}`) : ['  (the platform gave no reason)'];
+      const lines =
+        outcome.problems.length > 0 ? outcome.problems.map((p) => `  - ${formatProblem(p)}`) : ['  (the platform gave no reason)'];
       output.info(`rejected ${label}: the platform answered HTTP ${outcome.status}:\n${lines.join('\n')}`);
     } else {
       report.failure = outcome.error;

@@ -21,7 +21,12 @@ export function swapWarnings(lat: number, lon: number, country: string | undefin
   if (country !== undefined && isKnownCountry(country)) {
     if (inCountry(country, lat, lon)) return [];
     if (swappedValid && lat !== lon && inCountry(country, lon, lat)) {
-      return [{ path, message: `${given} lies outside ${country}, but ${swapped} lies inside: latitude and longitude look swapped (did you mean ${swapped}?)` }];
+      return [
+        {
+          path,
+          message: `${given} lies outside ${country}, but ${swapped} lies inside: latitude and longitude look swapped (did you mean ${swapped}?)`,
+        },
+      ];
     }
     return [{ path, message: `${given} lies outside ${country} (administrativeReference.country); check the coordinate and the country` }];
   }
@@ -29,7 +34,12 @@ export function swapWarnings(lat: number, lon: number, country: string | undefin
   if (countriesAt(lat, lon).length > 0) return [];
   const there = countriesAt(lon, lat);
   if (there.length === 0) return [];
-  return [{ path, message: `${given} lies in none of the countries this check knows, but ${swapped} lies in ${there.join('/')}: latitude and longitude look swapped (did you mean ${swapped}?; set administrativeReference.country to make this check exact)` }];
+  return [
+    {
+      path,
+      message: `${given} lies in none of the countries this check knows, but ${swapped} lies in ${there.join('/')}: latitude and longitude look swapped (did you mean ${swapped}?; set administrativeReference.country to make this check exact)`,
+    },
+  ];
 }
 
 function fmt(n: number): string {

@@ -60,25 +60,50 @@ export class LocationUploader {
       }
       const facts = response
         ? { status: response.status, attempt, ...retryAfter(response) }
-        : { retryable: failure instanceof AgentError ? failure.retryable : true, attempt, ...(failure instanceof PlatformError && failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}) };
+        : {
+            retryable: failure instanceof AgentError ? failure.retryable : true,
+            attempt,
+            ...(failure instanceof PlatformError && failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+          };
       const decision = decideRetry(facts, policy, this.#o.random);
-      if (decision.action === 'done' && response) return { kind: 'stored', status: response.status, body: response.body, text: response.text, attempts: attempt };
+      if (decision.action === 'done' && response)
+        return { kind: 'stored', status: response.status, body: response.body, text: response.text, attempts: attempt };
       if (decision.action === 'retry') {
-        this.#o.onRetry?.({ attempt, maxAttempts: policy.maxAttempts, delayMs: decision.delayMs, cause: response ? `HTTP ${response.status}` : describe(failure) });
+        this.#o.onRetry?.({
+          attempt,
+          maxAttempts: policy.maxAttempts,
+          delayMs: decision.delayMs,
+          cause: response ? `HTTP ${response.status}` : describe(failure),
+        });
         await sleep(decision.delayMs, signal);
         continue;
       }
       if (decision.action === 'give-up') {
         const cause = response ? `the platform answered HTTP ${response.status}` : describe(failure);
-        const error = new PlatformError('LOCATION_UPLOAD_UNAVAILABLE', `location upload failed: ${cause}; ${decision.reason}. Nothing was changed locally; run the command again later`, {
-          class: 'transient',
-          ...(response ? { status: response.status } : {}),
-          ...(failure !== undefined ? { cause: failure } : {}),
-        });
+        const error = new PlatformError(
+          'LOCATION_UPLOAD_UNAVAILABLE',
+          `location upload failed: ${cause}; ${decision.reason}. Nothing was changed locally; run the command again later`,
+          {
+            class: 'transient',
+            ...(response ? { status: response.status } : {}),
+            ...(failure !== undefined ? { cause: failure } : {}),
+          },
+        );
         return { kind: 'failed', error, attempts: attempt };
       }
       // stop: not worth repeating.
-      if (!response) return { kind: 'failed', error: failure instanceof AgentError ? failure : new PlatformError('LOCATION_UPLOAD_FAILED', `location upload failed: ${describe(failure)}`, { class: 'internal', cause: failure }), attempts: attempt };
+      if (!response)
+        return {
+          kind: 'failed',
+          error:
+            failure instanceof AgentError
+              ? failure
+              : new PlatformError('LOCATION_UPLOAD_FAILED', `location upload failed: ${describe(failure)}`, {
+                  class: 'internal',
+                  cause: failure,
+                }),
+          attempts: attempt,
+        };
       const classified = classifyRefusal(response, this.#o.url);
       if (classified) return { kind: 'failed', error: classified, attempts: attempt };
       return { kind: 'rejected', status: response.status, problems: problemsFromBody(response.body, response.text), attempts: attempt };
@@ -90,13 +115,25 @@ export class LocationUploader {
 function classifyRefusal(response: PlatformResponse, url: string): PlatformError | undefined {
   const status = response.status;
   if (status === 401) {
-    return new PlatformError('LOCATION_UPLOAD_UNAUTHORIZED', 'the platform answered 401 even after the token was refreshed: check that the account may upload locations and that platform.planningUrl belongs to the same environment as platform.authUrl', { class: 'auth', retryable: false, status });
+    return new PlatformError(
+      'LOCATION_UPLOAD_UNAUTHORIZED',
+      'the platform answered 401 even after the token was refreshed: check that the account may upload locations and that platform.planningUrl belongs to the same environment as platform.authUrl',
+      { class: 'auth', retryable: false, status },
+    );
   }
   if (status === 403) {
-    return new PlatformError('LOCATION_UPLOAD_FORBIDDEN', 'the platform answered 403: the account is authenticated but not permitted to upload locations; ask the platform contact to grant it', { class: 'config', status });
+    return new PlatformError(
+      'LOCATION_UPLOAD_FORBIDDEN',
+      'the platform answered 403: the account is authenticated but not permitted to upload locations; ask the platform contact to grant it',
+      { class: 'config', status },
+    );
   }
   if (status === 404 || status === 405) {
-    return new PlatformError('LOCATION_UPLOAD_NOT_FOUND', `the platform answered ${status} for PUT ${url}: check platform.planningUrl and platform.locationsPath (default /otm/api/v5/locations)`, { class: 'config', status });
+    return new PlatformError(
+      'LOCATION_UPLOAD_NOT_FOUND',
+      `the platform answered ${status} for PUT ${url}: check platform.planningUrl and platform.locationsPath (default /otm/api/v5/locations)`,
+      { class: 'config', status },
+    );
   }
   return undefined;
 }

@@ -64,7 +64,14 @@ export function validateLocationBatch(input: unknown, options: ValidateOptions =
     const one = validateLocation(input, options);
     return { ok: one.ok, items: [one], errors: one.errors, warnings: one.warnings, isArray: false };
   }
-  if (input.length === 0) return { ok: false, items: [], errors: [{ path: '', message: 'the input is an empty array: there is no location to upload' }], warnings: [], isArray: true };
+  if (input.length === 0)
+    return {
+      ok: false,
+      items: [],
+      errors: [{ path: '', message: 'the input is an empty array: there is no location to upload' }],
+      warnings: [],
+      isArray: true,
+    };
   const items = input.map((entry) => validateLocation(entry, options));
   const errors = items.flatMap((it, i) => it.errors.map((e) => prefixed(i, e)));
   const warnings = items.flatMap((it, i) => it.warnings.map((w) => prefixed(i, w)));
@@ -75,7 +82,11 @@ export function validateLocationBatch(input: unknown, options: ValidateOptions =
     if (id === undefined) return;
     const first = firstIndexOfId.get(id.toLowerCase());
     if (first === undefined) firstIndexOfId.set(id.toLowerCase(), i);
-    else errors.push({ path: `[${i}].id`, message: `is the same as [${first}].id; the platform stores one location per id, so the later one would overwrite the earlier` });
+    else
+      errors.push({
+        path: `[${i}].id`,
+        message: `is the same as [${first}].id; the platform stores one location per id, so the later one would overwrite the earlier`,
+      });
   });
   return { ok: errors.length === 0, items, errors: byIndex(errors), warnings, isArray: true };
 }
@@ -93,7 +104,11 @@ function crossFieldRules(input: Record<string, unknown>, errors: LocationIssue[]
   if (geo?.type === 'latLonPointGeoReference') {
     const formThree = input.administrativeReference === undefined && input.contactDetails === undefined;
     if (formThree && nameMissing) {
-      errors.push({ path: 'name', message: 'is required for a location with a coordinate and no address (platform-spec 2.4, form 3: a coordinate with a top-level name and type)' });
+      errors.push({
+        path: 'name',
+        message:
+          'is required for a location with a coordinate and no address (platform-spec 2.4, form 3: a coordinate with a top-level name and type)',
+      });
     } else if (!formThree && nameMissing && !isText(admin?.name)) {
       errors.push({ path: 'name', message: 'is required: set name, or administrativeReference.name' });
     }
@@ -101,14 +116,25 @@ function crossFieldRules(input: Record<string, unknown>, errors: LocationIssue[]
   } else if (geo?.type === 'addressGeoReference') {
     if (nameMissing && !isText(geo.name)) errors.push({ path: 'name', message: 'is required: set name, or geoReference.name' });
     if (!isText(geo.city) && !isText(geo.postalCode)) {
-      errors.push({ path: 'geoReference', message: 'an address the platform is to geocode needs at least a city or a postal code (platform-spec 4.3 rule 3)' });
+      errors.push({
+        path: 'geoReference',
+        message: 'an address the platform is to geocode needs at least a city or a postal code (platform-spec 4.3 rule 3)',
+      });
     } else if (!isText(geo.street)) {
-      warnings.push({ path: 'geoReference.street', message: 'is missing: the platform can only place the location at the postal code or city, not at the site' });
+      warnings.push({
+        path: 'geoReference.street',
+        message: 'is missing: the platform can only place the location at the postal code or city, not at the site',
+      });
     }
   }
 }
 
-function pointRules(geo: Record<string, unknown>, admin: Record<string, unknown> | undefined, errors: LocationIssue[], warnings: LocationIssue[]): void {
+function pointRules(
+  geo: Record<string, unknown>,
+  admin: Record<string, unknown> | undefined,
+  errors: LocationIssue[],
+  warnings: LocationIssue[],
+): void {
   const { lat, lon } = geo;
   if (typeof lat !== 'number' || typeof lon !== 'number') return;
   // Out of range, but the other way round a point in a known country: say so in the range error.
@@ -119,7 +145,10 @@ function pointRules(geo: Record<string, unknown>, admin: Record<string, unknown>
   }
   if (Math.abs(lat) > 90 || Math.abs(lon) > 180) return;
   if (lat === 0 && lon === 0) {
-    warnings.push({ path: 'geoReference', message: 'lat 0, lon 0 is in the Gulf of Guinea ("Null Island"): usually a missing coordinate, not a real site' });
+    warnings.push({
+      path: 'geoReference',
+      message: 'lat 0, lon 0 is in the Gulf of Guinea ("Null Island"): usually a missing coordinate, not a real site',
+    });
     return;
   }
   const country = typeof admin?.country === 'string' && /^[A-Z]{2}$/.test(admin.country) ? admin.country : undefined;
@@ -131,7 +160,10 @@ function fromZod(issue: z.core.$ZodIssue, input: unknown): LocationIssue[] {
   const path = formatPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
     const allowed = allowedKeysAt(issue.path, input);
-    return issue.keys.map((key) => ({ path: path === '' ? key : `${path}.${key}`, message: unknownKeyMessage(key, issue.path.length === 0, allowed) }));
+    return issue.keys.map((key) => ({
+      path: path === '' ? key : `${path}.${key}`,
+      message: unknownKeyMessage(key, issue.path.length === 0, allowed),
+    }));
   }
   if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
     return [{ path, message: `must be ${issue.expected}` }];
@@ -169,7 +201,9 @@ function unknownKeyMessage(key: string, atRoot: boolean, allowed: readonly strin
   if (hint) return `unknown field: ${hint}`;
   // Short names are all close to each other: only suggest when the typo is small for its length.
   const limit = key.length >= 6 ? 2 : 1;
-  const near = allowed.find((a) => a.toLowerCase() === key.toLowerCase()) ?? allowed.find((a) => editDistance(a.toLowerCase(), key.toLowerCase()) <= limit);
+  const near =
+    allowed.find((a) => a.toLowerCase() === key.toLowerCase()) ??
+    allowed.find((a) => editDistance(a.toLowerCase(), key.toLowerCase()) <= limit);
   return `unknown field${near ? ` (did you mean ${near}?)` : ''}; allowed here: ${allowed.join(', ')}`;
 }
 
@@ -194,13 +228,19 @@ export function formatPath(path: readonly PropertyKey[]): string {
 }
 
 function prefixed(index: number, issue: LocationIssue): LocationIssue {
-  return { path: issue.path === '' ? `[${index}]` : issue.path.startsWith('[') ? `[${index}]${issue.path}` : `[${index}].${issue.path}`, message: issue.message };
+  return {
+    path: issue.path === '' ? `[${index}]` : issue.path.startsWith('[') ? `[${index}]${issue.path}` : `[${index}].${issue.path}`,
+    message: issue.message,
+  };
 }
 
 /** Stable sort of `[i]...` issues by i, so each location's problems read together. */
 function byIndex(issues: LocationIssue[]): LocationIssue[] {
   const index = (i: LocationIssue) => Number(/^\[(\d+)\]/.exec(i.path)?.[1] ?? -1);
-  return issues.map((issue, order) => ({ issue, order })).sort((a, b) => index(a.issue) - index(b.issue) || a.order - b.order).map((x) => x.issue);
+  return issues
+    .map((issue, order) => ({ issue, order }))
+    .sort((a, b) => index(a.issue) - index(b.issue) || a.order - b.order)
+    .map((x) => x.issue);
 }
 
 function dedupe(issues: LocationIssue[]): LocationIssue[] {

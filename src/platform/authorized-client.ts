@@ -24,7 +24,10 @@ export class AuthorizedClient implements AuthorizedRequester {
     const first = await this.#tokens.accessToken(request.signal);
     const res = await this.#once(request, first.token);
     if (res.status !== 401) return res;
-    this.#logger.debug({ method: request.method, path: pathOf(request.url), generation: first.generation }, 'service answered 401: refreshing the token and retrying once');
+    this.#logger.debug(
+      { method: request.method, path: pathOf(request.url), generation: first.generation },
+      'service answered 401: refreshing the token and retrying once',
+    );
     const second = await this.#tokens.renewAfterUnauthorized(first.generation, request.signal);
     return this.#once(request, second.token);
   }

@@ -43,7 +43,13 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   const { config, db, logger, clock } = deps;
   const p = config.platform;
   const ownDispatcher = deps.dispatcher === undefined;
-  const dispatcher = deps.dispatcher ?? createPlatformDispatcher({ ...(p.caFile !== undefined ? { caFile: p.caFile } : {}), maxConnections: p.maxConnections, requestTimeoutMs: p.requestTimeoutMs });
+  const dispatcher =
+    deps.dispatcher ??
+    createPlatformDispatcher({
+      ...(p.caFile !== undefined ? { caFile: p.caFile } : {}),
+      maxConnections: p.maxConnections,
+      requestTimeoutMs: p.requestTimeoutMs,
+    });
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: p.requestTimeoutMs, maxResponseBytes: p.maxResponseBytes });
   const tokens = new TokenManager({
     db,

@@ -22,13 +22,20 @@ export class DeviceClient {
     if (res.status !== 200 && res.status !== 201) throw this.#error(res, 'device registration');
     const deviceUUID = deviceUuidOf(res.body);
     if (deviceUUID === undefined) {
-      throw new PlatformError('DEVICE_RESPONSE_MALFORMED', `device registration: HTTP ${res.status} answer has no deviceUUID`, { class: 'transient', status: res.status });
+      throw new PlatformError('DEVICE_RESPONSE_MALFORMED', `device registration: HTTP ${res.status} answer has no deviceUUID`, {
+        class: 'transient',
+        status: res.status,
+      });
     }
     return { device: res.body as Record<string, unknown>, deviceUUID };
   }
 
   /** GET external-system/{id}/external-device/{id}; undefined when the platform answers 404. */
-  async byExternalId(externalSystemId: string, externalDeviceId: string, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+  async byExternalId(
+    externalSystemId: string,
+    externalDeviceId: string,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown> | undefined> {
     const url = `${this.#base}external-system/${encodeURIComponent(externalSystemId)}/external-device/${encodeURIComponent(externalDeviceId)}`;
     const res = await this.#requester.send({ method: 'GET', url, ...(signal ? { signal } : {}) });
     if (res.status === 404) return undefined;
@@ -40,7 +47,17 @@ export class DeviceClient {
     const e = errorFromResponse(res, what, this.#wallMs());
     if (!isConfigStatus(res.status)) return e;
     // platform-notes.md: 400 and 403 of the device service are configuration problems.
-    const hint = res.status === 403 ? 'the account may not register this device: check device.carrierCode and the credentials' : res.status === 404 || res.status === 405 ? 'check platform.deviceUrl' : 'check the device section of the configuration';
-    return new PlatformError(e.code, `${e.message}; ${hint}`, { class: 'config', retryable: true, status: res.status, ...(e.details ? { details: e.details } : {}) });
+    const hint =
+      res.status === 403
+        ? 'the account may not register this device: check device.carrierCode and the credentials'
+        : res.status === 404 || res.status === 405
+          ? 'check platform.deviceUrl'
+          : 'check the device section of the configuration';
+    return new PlatformError(e.code, `${e.message}; ${hint}`, {
+      class: 'config',
+      retryable: true,
+      status: res.status,
+      ...(e.details ? { details: e.details } : {}),
+    });
   }
 }

@@ -69,12 +69,18 @@ export class DeviceRegistrar implements RegistrationState {
     const identity = await this.identity();
     const body = deviceBody(this.#o.device, identity);
     const stored = this.#store.registration();
-    const sameDevice = stored !== undefined && stored.externalSystemId === identity.externalSystemId && stored.externalDeviceId === identity.externalDeviceId;
+    const sameDevice =
+      stored !== undefined &&
+      stored.externalSystemId === identity.externalSystemId &&
+      stored.externalDeviceId === identity.externalDeviceId;
     // deviceUUID never changes for the same (externalSystemId, externalDeviceId) (spec 2.3), so a
     // pending update does not hold up the uploader.
     if (sameDevice && stored) this.#setCurrent({ ...identity, deviceUUID: stored.deviceUUID }, stored.registeredAt);
     if (sameDevice && stored?.configHash === bodyHash(body)) {
-      this.#o.logger.info({ deviceUUID: stored.deviceUUID, externalDeviceId: identity.externalDeviceId }, 'device registered earlier with this configuration: no upsert');
+      this.#o.logger.info(
+        { deviceUUID: stored.deviceUUID, externalDeviceId: identity.externalDeviceId },
+        'device registered earlier with this configuration: no upsert',
+      );
       return;
     }
     this.#status.updatePending = sameDevice;
@@ -141,16 +147,30 @@ export class DeviceRegistrar implements RegistrationState {
     this.#status.attempts += 1;
     const { device, deviceUUID } = await this.#client.upsert(body, signal);
     const previous = this.#current?.deviceUUID;
-    if (previous !== undefined && previous !== deviceUUID) this.#o.logger.warn({ previous, deviceUUID }, 'the platform returned a different deviceUUID for the same device (the spec says it never changes): using the new one');
+    if (previous !== undefined && previous !== deviceUUID)
+      this.#o.logger.warn(
+        { previous, deviceUUID },
+        'the platform returned a different deviceUUID for the same device (the spec says it never changes): using the new one',
+      );
     const registeredAt = this.#o.clock.wallMs();
-    this.#store.saveRegistration({ externalSystemId: identity.externalSystemId, externalDeviceId: identity.externalDeviceId, deviceUUID, configHash: bodyHash(body), response: device, registeredAt });
+    this.#store.saveRegistration({
+      externalSystemId: identity.externalSystemId,
+      externalDeviceId: identity.externalDeviceId,
+      deviceUUID,
+      configHash: bodyHash(body),
+      response: device,
+      registeredAt,
+    });
     const registered = { ...identity, deviceUUID };
     this.#setCurrent(registered, registeredAt);
     this.#status.updatePending = false;
     delete this.#status.lastError;
     delete this.#status.nextAttemptAt;
     this.#failures = 0;
-    this.#o.logger.info({ deviceUUID, externalSystemId: identity.externalSystemId, externalDeviceId: identity.externalDeviceId, source: identity.source }, 'device registered with the platform');
+    this.#o.logger.info(
+      { deviceUUID, externalSystemId: identity.externalSystemId, externalDeviceId: identity.externalDeviceId, source: identity.source },
+      'device registered with the platform',
+    );
     return { registered, device };
   }
 
@@ -172,7 +192,10 @@ export class DeviceRegistrar implements RegistrationState {
         return;
       } catch (e) {
         if (signal.aborted) return;
-        const error = e instanceof AgentError ? e : new AgentError('DEVICE_REGISTRATION_FAILED', (e as Error)?.message ?? String(e), { class: 'internal', cause: e });
+        const error =
+          e instanceof AgentError
+            ? e
+            : new AgentError('DEVICE_REGISTRATION_FAILED', (e as Error)?.message ?? String(e), { class: 'internal', cause: e });
         this.#failures += 1;
         delayMs = registrationDelayMs(error, this.#failures, tuning, random());
         const status = error instanceof PlatformError ? error.status : undefined;

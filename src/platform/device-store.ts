@@ -24,10 +24,24 @@ export class DeviceStore {
   readonly #putRegistration;
 
   constructor(db: Database) {
-    this.#getIdentity = db.prepare<[], { external_device_id: string; source: string; chosen_at: number }>('SELECT external_device_id, source, chosen_at FROM device_identity WHERE id = 1');
+    this.#getIdentity = db.prepare<[], { external_device_id: string; source: string; chosen_at: number }>(
+      'SELECT external_device_id, source, chosen_at FROM device_identity WHERE id = 1',
+    );
     // First writer wins: two processes probing at once keep the same identity.
-    this.#insertIdentity = db.prepare('INSERT INTO device_identity (id, external_device_id, source, chosen_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING');
-    this.#getRegistration = db.prepare<[], { external_system_id: string; external_device_id: string; device_uuid: string; config_hash: string; response_json: string; registered_at: number }>(
+    this.#insertIdentity = db.prepare(
+      'INSERT INTO device_identity (id, external_device_id, source, chosen_at) VALUES (1, ?, ?, ?) ON CONFLICT(id) DO NOTHING',
+    );
+    this.#getRegistration = db.prepare<
+      [],
+      {
+        external_system_id: string;
+        external_device_id: string;
+        device_uuid: string;
+        config_hash: string;
+        response_json: string;
+        registered_at: number;
+      }
+    >(
       'SELECT external_system_id, external_device_id, device_uuid, config_hash, response_json, registered_at FROM device_registration WHERE id = 1',
     );
     this.#putRegistration = db.prepare(
@@ -60,7 +74,14 @@ export class DeviceStore {
     } catch {
       /* informational only */
     }
-    return { externalSystemId: r.external_system_id, externalDeviceId: r.external_device_id, deviceUUID: r.device_uuid, configHash: r.config_hash, response, registeredAt: r.registered_at };
+    return {
+      externalSystemId: r.external_system_id,
+      externalDeviceId: r.external_device_id,
+      deviceUUID: r.device_uuid,
+      configHash: r.config_hash,
+      response,
+      registeredAt: r.registered_at,
+    };
   }
 
   saveRegistration(reg: StoredRegistration): void {

@@ -28,10 +28,18 @@ export function createPlatformDispatcher(options: PlatformDispatcherOptions): Ag
     try {
       pem = readFileSync(options.caFile, 'utf8');
     } catch (e) {
-      throw new AgentError('PLATFORM_CA_UNREADABLE', `platform.caFile: cannot read ${options.caFile} (${(e as NodeJS.ErrnoException).code ?? String(e)}); fix the path or remove the key`, { class: 'config', cause: e });
+      throw new AgentError(
+        'PLATFORM_CA_UNREADABLE',
+        `platform.caFile: cannot read ${options.caFile} (${(e as NodeJS.ErrnoException).code ?? String(e)}); fix the path or remove the key`,
+        { class: 'config', cause: e },
+      );
     }
     if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new AgentError('PLATFORM_CA_INVALID', `platform.caFile: ${options.caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`, { class: 'config' });
+      throw new AgentError(
+        'PLATFORM_CA_INVALID',
+        `platform.caFile: ${options.caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
+        { class: 'config' },
+      );
     }
     // `ca` replaces Node's bundled roots; keep them so that the public endpoints still verify.
     ca = [...rootCertificates, pem];

@@ -9,7 +9,15 @@ import { parseRetryAfter } from './retry-after.js';
  */
 
 /** Failures before any byte of the request could reach the server: safe to repeat anything. */
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** TLS verification failures: a human must fix the CA or the address (platform.caFile). */
 const TLS_CODES = new Set([
@@ -30,7 +38,13 @@ export function statusClass(status: number): ErrorClass {
   return 'transient';
 }
 
-const STATUS_CODES: Record<number, string> = { 400: 'PLATFORM_BAD_REQUEST', 401: 'PLATFORM_UNAUTHORIZED', 403: 'PLATFORM_FORBIDDEN', 404: 'PLATFORM_NOT_FOUND', 429: 'PLATFORM_RATE_LIMITED' };
+const STATUS_CODES: Record<number, string> = {
+  400: 'PLATFORM_BAD_REQUEST',
+  401: 'PLATFORM_UNAUTHORIZED',
+  403: 'PLATFORM_FORBIDDEN',
+  404: 'PLATFORM_NOT_FOUND',
+  429: 'PLATFORM_RATE_LIMITED',
+};
 
 /**
  * The platform's own words from an error body (Spring `message`, OAuth `error_description`,
@@ -39,13 +53,24 @@ const STATUS_CODES: Record<number, string> = { 400: 'PLATFORM_BAD_REQUEST', 401:
 export function platformMessage(res: PlatformResponse): string {
   const b = res.body;
   let msg: string | undefined;
-  if (Array.isArray(b)) msg = b.map((e) => (e && typeof e === 'object' ? `${String((e as Record<string, unknown>).field ?? '')}: ${String((e as Record<string, unknown>).message ?? '')}` : String(e))).join('; ');
+  if (Array.isArray(b))
+    msg = b
+      .map((e) =>
+        e && typeof e === 'object'
+          ? `${String((e as Record<string, unknown>).field ?? '')}: ${String((e as Record<string, unknown>).message ?? '')}`
+          : String(e),
+      )
+      .join('; ');
   else if (b && typeof b === 'object') {
     const o = b as Record<string, unknown>;
     const m = o.error_description ?? o.message ?? o.error ?? o.detail ?? o.title;
     if (typeof m === 'string') msg = m;
   } else if (typeof b === 'string') msg = b;
-  if (msg === undefined) msg = res.text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  if (msg === undefined)
+    msg = res.text
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
   return msg.length > 300 ? `${msg.slice(0, 300)}...` : msg;
 }
 
@@ -78,18 +103,30 @@ function errorCode(e: unknown): string | undefined {
 export function errorFromNetwork(e: unknown, what: string, url: string, timedOut: boolean, timeoutMs: number): PlatformError {
   const host = safeHost(url);
   if (timedOut) {
-    return new PlatformError('PLATFORM_TIMEOUT', `${what}: no complete answer from ${host} within ${timeoutMs} ms (platform.requestTimeoutMs)`, { class: 'transient', cause: e, details: { host, sent: 'maybe' } });
+    return new PlatformError(
+      'PLATFORM_TIMEOUT',
+      `${what}: no complete answer from ${host} within ${timeoutMs} ms (platform.requestTimeoutMs)`,
+      { class: 'transient', cause: e, details: { host, sent: 'maybe' } },
+    );
   }
   const code = errorCode(e);
   if (code !== undefined && TLS_CODES.has(code)) {
-    return new PlatformError('PLATFORM_TLS', `${what}: TLS verification of ${host} failed (${code}); for a private CA set platform.caFile`, { class: 'config', retryable: true, cause: e, details: { host, code, sent: 'no' } });
+    return new PlatformError(
+      'PLATFORM_TLS',
+      `${what}: TLS verification of ${host} failed (${code}); for a private CA set platform.caFile`,
+      { class: 'config', retryable: true, cause: e, details: { host, code, sent: 'no' } },
+    );
   }
   const before = code !== undefined && CONNECT_CODES.has(code);
-  return new PlatformError('PLATFORM_UNREACHABLE', `${what}: ${host} ${before ? 'unreachable' : 'connection failed'} (${code ?? (e as Error)?.message ?? 'error'})`, {
-    class: 'transient',
-    cause: e,
-    details: { host, code, sent: before ? 'no' : 'maybe' },
-  });
+  return new PlatformError(
+    'PLATFORM_UNREACHABLE',
+    `${what}: ${host} ${before ? 'unreachable' : 'connection failed'} (${code ?? (e as Error)?.message ?? 'error'})`,
+    {
+      class: 'transient',
+      cause: e,
+      details: { host, code, sent: before ? 'no' : 'maybe' },
+    },
+  );
 }
 
 /**

@@ -128,14 +128,22 @@ function unwatchAbort(signal: AbortSignal, collector: ResponseCollector): void {
 }
 
 function tooLarge(req: HttpRequest, status: number, max: number): PlatformError {
-  return new PlatformError('PLATFORM_RESPONSE_TOO_LARGE', `${req.what}: answer larger than ${max} bytes (platform.maxResponseBytes)`, { class: 'transient', status, details: { status, sent: 'yes' } });
+  return new PlatformError('PLATFORM_RESPONSE_TOO_LARGE', `${req.what}: answer larger than ${max} bytes (platform.maxResponseBytes)`, {
+    class: 'transient',
+    status,
+    details: { status, sent: 'yes' },
+  });
 }
 
 function notJson(req: HttpRequest, status: number, contentType: string): PlatformError {
   // Most often a captive portal or a proxy's error page: the request did not reach the platform.
-  return new PlatformError('PLATFORM_NOT_JSON', `${req.what}: HTTP ${status} answer is not JSON (content-type "${contentType || 'none'}"); a proxy or captive portal in between?`, {
-    class: 'transient',
-    status,
-    details: { status, contentType, sent: 'maybe' },
-  });
+  return new PlatformError(
+    'PLATFORM_NOT_JSON',
+    `${req.what}: HTTP ${status} answer is not JSON (content-type "${contentType || 'none'}"); a proxy or captive portal in between?`,
+    {
+      class: 'transient',
+      status,
+      details: { status, contentType, sent: 'maybe' },
+    },
+  );
 }

@@ -22,7 +22,8 @@ export function isConfigStatus(status: number): boolean {
 export function registrationDelayMs(error: AgentError, failures: number, tuning: RegistrationRetryTuning, random: number): number {
   const retryAfterMs = error instanceof PlatformError ? error.retryAfterMs : undefined;
   const status = error instanceof PlatformError ? error.status : undefined;
-  if (error.code !== 'CREDENTIALS_REJECTED' && status !== undefined && isConfigStatus(status)) return Math.max(tuning.configRetryS * 1000, retryAfterMs ?? 0);
+  if (error.code !== 'CREDENTIALS_REJECTED' && status !== undefined && isConfigStatus(status))
+    return Math.max(tuning.configRetryS * 1000, retryAfterMs ?? 0);
   if (error.errorClass === 'config' && retryAfterMs === undefined) return tuning.configRetryS * 1000;
   const step = Math.min(tuning.retryMaxS * 1000, tuning.retryMinS * 1000 * 2 ** Math.min(Math.max(failures - 1, 0), 30));
   return Math.max(Math.round(step / 2 + (step / 2) * random), retryAfterMs ?? 0);

@@ -55,7 +55,11 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     if (this.#abortReason) controller.abort(this.#abortReason);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     if (statusCode < 200) return; // 1xx informational: the answer is still to come
     this.#status = statusCode;
     this.#headers = headers;
@@ -74,7 +78,8 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#settled = true;
     const chunks = this.#chunks;
-    const text = chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.#size).toString('utf8');
+    const text =
+      chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.#size).toString('utf8');
     this.#chunks = [];
     this.#resolve({ status: this.#status, headers: this.#headers, text });
   }

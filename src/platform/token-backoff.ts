@@ -36,7 +36,12 @@ export class TokenBackoff {
     for (const w of [this.#rejected, this.#service]) {
       if (w && nowMs < w.untilMs) {
         const e = w.error;
-        throw new PlatformError(e.code, e.message, { class: e.errorClass, retryable: e.retryable, retryAfterMs: Math.ceil(w.untilMs - nowMs), ...(e.details ? { details: e.details } : {}) });
+        throw new PlatformError(e.code, e.message, {
+          class: e.errorClass,
+          retryable: e.retryable,
+          retryAfterMs: Math.ceil(w.untilMs - nowMs),
+          ...(e.details ? { details: e.details } : {}),
+        });
       }
     }
   }
@@ -49,13 +54,17 @@ export class TokenBackoff {
   credentialsRejected(nowMs: number, wallMs: number, platformMessage: string): PlatformError {
     const failures = (this.#rejected?.failures ?? 0) + 1;
     const delayMs = this.#delay(failures, this.#t.passwordRetryMinS, this.#t.passwordRetryMaxS, undefined);
-    const error = new PlatformError('CREDENTIALS_REJECTED', `credentials rejected by the token service (${platformMessage || 'invalid_grant'}); fix credentials.username and the password; next attempt in ${Math.round(delayMs / 1000)} s`, {
-      class: 'config',
-      retryable: true,
-      status: 401,
-      retryAfterMs: delayMs,
-      details: { platformMessage, attempts: failures },
-    });
+    const error = new PlatformError(
+      'CREDENTIALS_REJECTED',
+      `credentials rejected by the token service (${platformMessage || 'invalid_grant'}); fix credentials.username and the password; next attempt in ${Math.round(delayMs / 1000)} s`,
+      {
+        class: 'config',
+        retryable: true,
+        status: 401,
+        retryAfterMs: delayMs,
+        details: { platformMessage, attempts: failures },
+      },
+    );
     this.#rejected = { failures, untilMs: nowMs + delayMs, retryAtWallMs: wallMs + delayMs, error };
     return error;
   }
@@ -64,7 +73,14 @@ export class TokenBackoff {
   serviceFailed(nowMs: number, wallMs: number, cause: PlatformError): PlatformError {
     const failures = (this.#service?.failures ?? 0) + 1;
     const delayMs = this.#delay(failures, this.#t.serviceRetryMinS, this.#t.serviceRetryMaxS, cause.retryAfterMs);
-    const error = new PlatformError(cause.code, cause.message, { class: cause.errorClass === 'config' ? 'config' : 'transient', retryable: true, retryAfterMs: delayMs, cause, ...(cause.status !== undefined ? { status: cause.status } : {}), ...(cause.details ? { details: cause.details } : {}) });
+    const error = new PlatformError(cause.code, cause.message, {
+      class: cause.errorClass === 'config' ? 'config' : 'transient',
+      retryable: true,
+      retryAfterMs: delayMs,
+      cause,
+      ...(cause.status !== undefined ? { status: cause.status } : {}),
+      ...(cause.details ? { details: cause.details } : {}),
+    });
     this.#service = { failures, untilMs: nowMs + delayMs, retryAtWallMs: wallMs + delayMs, error };
     return error;
   }

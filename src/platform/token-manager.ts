@@ -186,7 +186,10 @@ export class TokenManager {
       const refreshed = await this.#refresh(stored);
       if (refreshed) return refreshed;
     } else if (stored && stored.refreshState === 'sending') {
-      this.#o.logger.warn({ generation: stored.generation }, 'a token refresh was interrupted (process killed?): its refresh token may already be spent and is never sent again; using the password grant');
+      this.#o.logger.warn(
+        { generation: stored.generation },
+        'a token refresh was interrupted (process killed?): its refresh token may already be spent and is never sent again; using the password grant',
+      );
     }
     return this.#passwordGrant(stored?.generation ?? 0);
   }
@@ -200,7 +203,10 @@ export class TokenManager {
     if (outcome.kind === 'pair') return this.#commit(outcome.pair, stored.generation, 'auth.refreshes');
     if (outcome.kind === 'rejected') {
       this.#store.setRefreshState(stored.generation, 'spent');
-      logger.info({ generation: stored.generation, platformMessage: outcome.error.details?.platformMessage }, 'refresh token rejected (expired): using the password grant (spec 3, 5.7)');
+      logger.info(
+        { generation: stored.generation, platformMessage: outcome.error.details?.platformMessage },
+        'refresh token rejected (expired): using the password grant (spec 3, 5.7)',
+      );
       return undefined;
     }
     // No answer, or an answer of something other than the token service's success: when the
@@ -216,8 +222,15 @@ export class TokenManager {
     const outcome = await this.#client.password(credentials.username, credentials.password, this.#stopping.signal);
     if (outcome.kind === 'pair') return this.#commit(outcome.pair, previousGeneration, 'auth.passwordGrants');
     if (outcome.kind === 'rejected') {
-      const error = this.#backoff.credentialsRejected(clock.monotonicMs(), clock.wallMs(), String(outcome.error.details?.platformMessage ?? ''));
-      logger.error({ username: credentials.username, platformMessage: outcome.error.details?.platformMessage, retryInMs: error.retryAfterMs }, 'credentials rejected by the token service: fix credentials.username / the password; the password grant is retried only after a backoff');
+      const error = this.#backoff.credentialsRejected(
+        clock.monotonicMs(),
+        clock.wallMs(),
+        String(outcome.error.details?.platformMessage ?? ''),
+      );
+      logger.error(
+        { username: credentials.username, platformMessage: outcome.error.details?.platformMessage, retryInMs: error.retryAfterMs },
+        'credentials rejected by the token service: fix credentials.username / the password; the password grant is retried only after a backoff',
+      );
       throw error;
     }
     logger.warn({ err: outcome.error.toJSON() }, 'password grant failed; backing off');
@@ -227,7 +240,12 @@ export class TokenManager {
   #commit(pair: TokenPair, previousGeneration: number, counter: 'auth.passwordGrants' | 'auth.refreshes'): Held {
     const { clock, bootClock } = this.#o;
     const receivedAtMs = bootClock.nowMs();
-    const generation = this.#store.commit(pair, previousGeneration, { wallMs: clock.wallMs(), bootId: bootClock.bootId, bootMs: receivedAtMs }, counter);
+    const generation = this.#store.commit(
+      pair,
+      previousGeneration,
+      { wallMs: clock.wallMs(), bootId: bootClock.bootId, bootMs: receivedAtMs },
+      counter,
+    );
     if (counter === 'auth.passwordGrants') this.#counts.passwordGrants += 1;
     else this.#counts.refreshes += 1;
     return this.#adopt({ pair, generation, receivedAtMs }, counter === 'auth.refreshes' ? 'refreshed' : 'password grant');
@@ -240,7 +258,8 @@ export class TokenManager {
   }
 
   #heldFrom(stored: StoredToken): Held {
-    const sameBoot = stored.bootId === this.#o.bootClock.bootId && stored.bootMs !== undefined && stored.bootMs <= this.#o.bootClock.nowMs();
+    const sameBoot =
+      stored.bootId === this.#o.bootClock.bootId && stored.bootMs !== undefined && stored.bootMs <= this.#o.bootClock.nowMs();
     return { pair: stored.pair, generation: stored.generation, receivedAtMs: sameBoot ? stored.bootMs : undefined };
   }
 
@@ -255,7 +274,11 @@ export class TokenManager {
       if (!announced) this.#o.logger.debug({ holderPid: r.holder?.pid }, 'another process is renewing the token: waiting for it');
       announced = true;
       if (waited >= tuning.lockWaitMs) {
-        throw new PlatformError('TOKEN_LOCK_BUSY', `another process (pid ${r.holder?.pid}) has been renewing the token for over ${tuning.lockWaitMs} ms`, { class: 'transient', retryAfterMs: 1000 });
+        throw new PlatformError(
+          'TOKEN_LOCK_BUSY',
+          `another process (pid ${r.holder?.pid}) has been renewing the token for over ${tuning.lockWaitMs} ms`,
+          { class: 'transient', retryAfterMs: 1000 },
+        );
       }
       await sleep(pollMs, undefined, { signal: this.#stopping.signal });
     }

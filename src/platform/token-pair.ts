@@ -21,7 +21,12 @@ export function parseTokenPair(body: unknown, what: string): TokenPair {
     // Names of the fields only: the body itself may hold a token.
     throw new PlatformError('TOKEN_PAIR_MALFORMED', `${what}: answer lacks ${missing.join(' and ')}`, { class: 'transient', status: 200 });
   }
-  const expiresIn = typeof o.expires_in === 'number' && Number.isFinite(o.expires_in) && o.expires_in > 0 ? o.expires_in : typeof o.expires_in === 'string' && Number(o.expires_in) > 0 ? Number(o.expires_in) : DEFAULT_EXPIRES_IN_S;
+  const expiresIn =
+    typeof o.expires_in === 'number' && Number.isFinite(o.expires_in) && o.expires_in > 0
+      ? o.expires_in
+      : typeof o.expires_in === 'string' && Number(o.expires_in) > 0
+        ? Number(o.expires_in)
+        : DEFAULT_EXPIRES_IN_S;
   return {
     accessToken: o.access_token as string,
     refreshToken: o.refresh_token as string,

@@ -52,7 +52,9 @@ export class TokenStore {
   constructor(db: Database) {
     this.#db = db;
     this.#meta = new MetaStore(db);
-    this.#select = db.prepare<[], Row>('SELECT access_token, refresh_token, id_token, token_type, expires_in_s, obtained_at, generation FROM token_pair WHERE id = 1');
+    this.#select = db.prepare<[], Row>(
+      'SELECT access_token, refresh_token, id_token, token_type, expires_in_s, obtained_at, generation FROM token_pair WHERE id = 1',
+    );
     this.#upsert = db.prepare(
       `INSERT INTO token_pair (id, access_token, refresh_token, id_token, token_type, expires_in_s, obtained_at, generation)
        VALUES (1, @access, @refresh, @id, @type, @expiresIn, @obtainedAt, @generation)
@@ -67,7 +69,13 @@ export class TokenStore {
     const state = this.#meta.getJson<{ generation: number; state: RefreshState }>(KEY_STATE);
     const boot = this.#meta.getJson<{ generation: number; bootId: string; bootMs: number }>(KEY_BOOT);
     return {
-      pair: { accessToken: row.access_token, refreshToken: row.refresh_token, ...(row.id_token ? { idToken: row.id_token } : {}), tokenType: row.token_type, expiresInS: row.expires_in_s },
+      pair: {
+        accessToken: row.access_token,
+        refreshToken: row.refresh_token,
+        ...(row.id_token ? { idToken: row.id_token } : {}),
+        tokenType: row.token_type,
+        expiresInS: row.expires_in_s,
+      },
       generation: row.generation,
       obtainedAtWallMs: row.obtained_at,
       bootId: boot?.generation === row.generation ? boot.bootId : undefined,
@@ -81,7 +89,11 @@ export class TokenStore {
    * transaction so that two processes cannot both take it; returns the stored pair as read under
    * the lock (callers must re-check it: another process may have rotated it meanwhile).
    */
-  tryLock(owner: string, nowWallMs: number, isStale: (holder: LockHolder) => boolean): { acquired: boolean; holder: LockHolder | undefined; stored: StoredToken | undefined } {
+  tryLock(
+    owner: string,
+    nowWallMs: number,
+    isStale: (holder: LockHolder) => boolean,
+  ): { acquired: boolean; holder: LockHolder | undefined; stored: StoredToken | undefined } {
     return this.#db
       .transaction(() => {
         const holder = this.#meta.getJson<LockHolder>(KEY_LOCK);
@@ -114,11 +126,24 @@ export class TokenStore {
    * Commits a new pair as generation `previous + 1` with its receipt stamp, in one transaction;
    * only after this returns may the old refresh token be forgotten and the new access token used.
    */
-  commit(pair: TokenPair, previousGeneration: number, stamp: { wallMs: number; bootId: string; bootMs: number }, counter: 'auth.passwordGrants' | 'auth.refreshes'): number {
+  commit(
+    pair: TokenPair,
+    previousGeneration: number,
+    stamp: { wallMs: number; bootId: string; bootMs: number },
+    counter: 'auth.passwordGrants' | 'auth.refreshes',
+  ): number {
     const generation = previousGeneration + 1;
     this.#db
       .transaction(() => {
-        this.#upsert.run({ access: pair.accessToken, refresh: pair.refreshToken, id: pair.idToken ?? null, type: pair.tokenType, expiresIn: Math.round(pair.expiresInS), obtainedAt: stamp.wallMs, generation });
+        this.#upsert.run({
+          access: pair.accessToken,
+          refresh: pair.refreshToken,
+          id: pair.idToken ?? null,
+          type: pair.tokenType,
+          expiresIn: Math.round(pair.expiresInS),
+          obtainedAt: stamp.wallMs,
+          generation,
+        });
         this.#meta.delete(KEY_STATE);
         this.#meta.setJson(KEY_BOOT, { generation, bootId: stamp.bootId, bootMs: stamp.bootMs });
         this.#meta.increment(counter);

@@ -44,11 +44,20 @@ export function handleAdmin(sim: PlatformSimulator, method: string, pathname: st
     }
     case 'POST /_sim/users': {
       const parsed = parseJson(body);
-      if (!parsed.ok || !isPlainObject(parsed.value) || typeof parsed.value.username !== 'string' || typeof parsed.value.password !== 'string') {
+      if (
+        !parsed.ok ||
+        !isPlainObject(parsed.value) ||
+        typeof parsed.value.username !== 'string' ||
+        typeof parsed.value.password !== 'string'
+      ) {
         return badRequest('body must be {"username": "...", "password": "...", "carriers"?: [...]}');
       }
       const carriers = parsed.value.carriers;
-      sim.setUser({ username: parsed.value.username, password: parsed.value.password, ...(Array.isArray(carriers) ? { carriers: carriers.map(String) } : {}) });
+      sim.setUser({
+        username: parsed.value.username,
+        password: parsed.value.password,
+        ...(Array.isArray(carriers) ? { carriers: carriers.map(String) } : {}),
+      });
       return json(200, { username: parsed.value.username });
     }
     default:

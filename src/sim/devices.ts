@@ -54,11 +54,20 @@ export class SimDeviceService {
   upsert(user: SimUser, body: unknown): Reply {
     const problems = validateDevice(body);
     if (problems.length > 0 || !isPlainObject(body)) {
-      return json(400, { status: 400, error: 'Bad Request', message: problems.map((p) => `${p.field}: ${p.message}`).join('; '), errors: problems });
+      return json(400, {
+        status: 400,
+        error: 'Bad Request',
+        message: problems.map((p) => `${p.field}: ${p.message}`).join('; '),
+        errors: problems,
+      });
     }
     const carrierCode = body.carrierCode as string;
     if (user.carriers !== undefined && !user.carriers.includes(carrierCode)) {
-      return json(403, { status: 403, error: 'Forbidden', message: `account ${user.username} is not permitted to register devices for carrier ${carrierCode}` });
+      return json(403, {
+        status: 403,
+        error: 'Forbidden',
+        message: `account ${user.username} is not permitted to register devices for carrier ${carrierCode}`,
+      });
     }
     const key = deviceKey(body.externalSystemId as string, body.externalDeviceId as string);
     const now = new Date(this.#o.clock.wallMs()).toISOString();
@@ -86,17 +95,26 @@ export class SimDeviceService {
 
   /** GET /: every device of the carriers associated with the account, as a JSON array. */
   list(user: SimUser): Reply {
-    return json(200, [...this.#devices.values()].filter((d) => visibleTo(user, d)).map((d) => this.#present(d)));
+    return json(
+      200,
+      [...this.#devices.values()].filter((d) => visibleTo(user, d)).map((d) => this.#present(d)),
+    );
   }
 
   byExternalId(user: SimUser, externalSystemId: string, externalDeviceId: string): Reply {
     const d = this.#devices.get(deviceKey(externalSystemId, externalDeviceId));
-    return d && visibleTo(user, d) ? json(200, this.#present(d)) : notFound(`no device ${externalDeviceId} in external system ${externalSystemId}`);
+    return d && visibleTo(user, d)
+      ? json(200, this.#present(d))
+      : notFound(`no device ${externalDeviceId} in external system ${externalSystemId}`);
   }
 
   byLicensePlate(user: SimUser, externalSystemId: string, licensePlate: string): Reply {
-    const d = [...this.#devices.values()].find((x) => x.externalSystemId === externalSystemId && x.licensePlate === licensePlate && visibleTo(user, x));
-    return d ? json(200, this.#present(d)) : notFound(`no device with licence plate ${licensePlate} in external system ${externalSystemId}`);
+    const d = [...this.#devices.values()].find(
+      (x) => x.externalSystemId === externalSystemId && x.licensePlate === licensePlate && visibleTo(user, x),
+    );
+    return d
+      ? json(200, this.#present(d))
+      : notFound(`no device with licence plate ${licensePlate} in external system ${externalSystemId}`);
   }
 
   #present(d: SimDevice): Record<string, unknown> {
@@ -131,9 +149,11 @@ export function validateDevice(body: unknown): FieldProblem[] {
   else if (typeof body.active !== 'boolean') problems.push({ field: 'active', message: `must be a boolean, got ${typeName(body.active)}` });
   for (const f of OPTIONAL_STRINGS) {
     const v = body[f];
-    if (v !== undefined && v !== null && typeof v !== 'string') problems.push({ field: f, message: `must be a string, got ${typeName(v)}` });
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      problems.push({ field: f, message: `must be a string, got ${typeName(v)}` });
   }
-  if (body.attributes !== undefined && body.attributes !== null && !isPlainObject(body.attributes)) problems.push({ field: 'attributes', message: `must be an object, got ${typeName(body.attributes)}` });
+  if (body.attributes !== undefined && body.attributes !== null && !isPlainObject(body.attributes))
+    problems.push({ field: 'attributes', message: `must be an object, got ${typeName(body.attributes)}` });
   return problems;
 }
 

@@ -105,12 +105,15 @@ function validateSpec(route: RouteName, spec: FaultSpec): void {
   const rates: (keyof FaultSpec)[] = ['status500Rate', 'status503Rate', 'dropRate', 'unauthorizedRate', 'htmlRate'];
   for (const k of rates) {
     const v = spec[k];
-    if (v !== undefined && (typeof v !== 'number' || v < 0 || v > 1)) throw new RangeError(`fault ${route}.${k} must be a number from 0 to 1`);
+    if (v !== undefined && (typeof v !== 'number' || v < 0 || v > 1))
+      throw new RangeError(`fault ${route}.${k} must be a number from 0 to 1`);
   }
   if (spec.status429 !== undefined) {
     const { rate, retryAfterS } = spec.status429;
-    if (typeof rate !== 'number' || rate < 0 || rate > 1) throw new RangeError(`fault ${route}.status429.rate must be a number from 0 to 1`);
-    if (typeof retryAfterS !== 'number' || retryAfterS < 0) throw new RangeError(`fault ${route}.status429.retryAfterS must be a number >= 0`);
+    if (typeof rate !== 'number' || rate < 0 || rate > 1)
+      throw new RangeError(`fault ${route}.status429.rate must be a number from 0 to 1`);
+    if (typeof retryAfterS !== 'number' || retryAfterS < 0)
+      throw new RangeError(`fault ${route}.status429.retryAfterS must be a number >= 0`);
   }
   for (const k of ['latencyMs', 'dripMs', 'limit'] as const) {
     const v = spec[k];

@@ -30,7 +30,10 @@ function optionalString(o: Record<string, unknown>, key: string, prefix: string,
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 function latLon(g: Record<string, unknown>, prefix: string, errors: Errors): void {
-  for (const [k, limit] of [['lat', 90], ['lon', 180]] as const) {
+  for (const [k, limit] of [
+    ['lat', 90],
+    ['lon', 180],
+  ] as const) {
     const v = g[k];
     if (v === undefined || v === null) errors.push(missing(`${prefix}${k}`));
     else if (typeof v !== 'number' || !Number.isFinite(v)) errors.push(invalid(`${prefix}${k}`, 'must be a number'));
@@ -53,7 +56,10 @@ export function validateLocationUpdateEvent(body: unknown): OtmError[] {
   else if (body.eventType !== 'locationUpdateEvent') errors.push(invalid('eventType', 'must be "locationUpdateEvent"'));
   optionalString(body, 'id', '', errors);
   optionalString(body, 'lifecycle', '', errors);
-  if (body.creationDate !== undefined && (typeof body.creationDate !== 'string' || !DATE_TIME.test(body.creationDate) || Number.isNaN(Date.parse(body.creationDate)))) {
+  if (
+    body.creationDate !== undefined &&
+    (typeof body.creationDate !== 'string' || !DATE_TIME.test(body.creationDate) || Number.isNaN(Date.parse(body.creationDate)))
+  ) {
     errors.push(invalid('creationDate', 'must be an ISO 8601 date-time with a zone, e.g. 2026-11-22T08:00:00Z'));
   }
   const g = body.geoReference;
@@ -66,7 +72,8 @@ export function validateLocationUpdateEvent(body: unknown): OtmError[] {
     measure(g, 'speed', 'geoReference.', errors);
     measure(g, 'heading', 'geoReference.', errors);
   }
-  if (body.externalAttributes !== undefined && !isPlainObject(body.externalAttributes)) errors.push(invalid('externalAttributes', 'must be an object'));
+  if (body.externalAttributes !== undefined && !isPlainObject(body.externalAttributes))
+    errors.push(invalid('externalAttributes', 'must be an object'));
   if (body.vehicle !== undefined && !isPlainObject(body.vehicle)) errors.push(invalid('vehicle', 'must be an association object'));
   return errors;
 }

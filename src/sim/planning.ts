@@ -78,10 +78,19 @@ export class SimPlanningService {
     const id = location.id as string;
     const g = location.geoReference as Record<string, unknown>;
     const coordinate =
-      g.type === 'latLonPointGeoReference' ? { lat: g.lat as number, lon: g.lon as number, source: 'given' as const } : { ...standInCoordinate(g), source: 'inferred' as const };
+      g.type === 'latLonPointGeoReference'
+        ? { lat: g.lat as number, lon: g.lon as number, source: 'given' as const }
+        : { ...standInCoordinate(g), source: 'inferred' as const };
     const now = this.#clock.wallMs();
     const existing = this.locations.get(id);
-    this.locations.set(id, { id, location, coordinate, createdAt: existing?.createdAt ?? now, updatedAt: now, version: (existing?.version ?? 0) + 1 });
+    this.locations.set(id, {
+      id,
+      location,
+      coordinate,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+      version: (existing?.version ?? 0) + 1,
+    });
     return json(200, location);
   }
 }
@@ -91,7 +100,13 @@ export class SimPlanningService {
  * of its address: the same address always lands on the same point inside the Netherlands.
  */
 export function standInCoordinate(address: Record<string, unknown>): { lat: number; lon: number } {
-  const key = ['street', 'houseNumber', 'postalCode', 'city', 'country', 'name'].map((k) => String(address[k] ?? '').trim().toLowerCase()).join('|');
+  const key = ['street', 'houseNumber', 'postalCode', 'city', 'country', 'name']
+    .map((k) =>
+      String(address[k] ?? '')
+        .trim()
+        .toLowerCase(),
+    )
+    .join('|');
   const h = createHash('sha256').update(key).digest();
   const frac = (offset: number): number => h.readUInt32BE(offset) / 0x1_0000_0000;
   const round = (v: number): number => Math.round(v * 1e6) / 1e6;

@@ -31,9 +31,21 @@ export function matchRoute(method: string, pathname: string): MatchResult {
     return only(method, ['POST', 'PUT'], { route: 'devices', op: 'upsert' });
   }
   const byId = BY_ID.exec(pathname);
-  if (byId) return only(method, ['GET'], { route: 'devices', op: 'byExternalId', externalSystemId: decodeURIComponent(byId[1] ?? ''), externalDeviceId: decodeURIComponent(byId[2] ?? '') });
+  if (byId)
+    return only(method, ['GET'], {
+      route: 'devices',
+      op: 'byExternalId',
+      externalSystemId: decodeURIComponent(byId[1] ?? ''),
+      externalDeviceId: decodeURIComponent(byId[2] ?? ''),
+    });
   const byPlate = BY_PLATE.exec(pathname);
-  if (byPlate) return only(method, ['GET'], { route: 'devices', op: 'byLicensePlate', externalSystemId: decodeURIComponent(byPlate[1] ?? ''), licensePlate: decodeURIComponent(byPlate[2] ?? '') });
+  if (byPlate)
+    return only(method, ['GET'], {
+      route: 'devices',
+      op: 'byLicensePlate',
+      externalSystemId: decodeURIComponent(byPlate[1] ?? ''),
+      licensePlate: decodeURIComponent(byPlate[2] ?? ''),
+    });
   if (pathname === EVENTS_PATH) return only(method, ['PUT'], { route: 'events', op: 'put' });
   if (pathname === LOCATIONS_PATH) return only(method, ['PUT'], { route: 'locations', op: 'put' });
   return { ok: false, status: 404 };

@@ -76,7 +76,11 @@ export class PlatformSimulator {
       random,
       stats: this.#stats,
     });
-    this.#devices = new SimDeviceService({ clock: this.#clock, stats: this.#stats, ...(options.uuidFieldName ? { uuidFieldName: options.uuidFieldName } : {}) });
+    this.#devices = new SimDeviceService({
+      clock: this.#clock,
+      stats: this.#stats,
+      ...(options.uuidFieldName ? { uuidFieldName: options.uuidFieldName } : {}),
+    });
     this.#planning = new SimPlanningService({ clock: this.#clock, stats: this.#stats });
   }
 
@@ -173,7 +177,14 @@ export class PlatformSimulator {
     const matched = matchRoute(method, url.pathname);
     if (!matched.ok) {
       await readBody(req).catch(() => '');
-      sendReply(res, json(matched.status, { status: matched.status, error: matched.status === 404 ? 'Not Found' : 'Method Not Allowed', path: url.pathname }, matched.allow ? { allow: matched.allow } : {}));
+      sendReply(
+        res,
+        json(
+          matched.status,
+          { status: matched.status, error: matched.status === 404 ? 'Not Found' : 'Method Not Allowed', path: url.pathname },
+          matched.allow ? { allow: matched.allow } : {},
+        ),
+      );
       return;
     }
     const { match } = matched;
@@ -195,7 +206,11 @@ export class PlatformSimulator {
     }
     let reply: Reply;
     if (decision.action.kind === 'status') reply = faultReply(decision.action.status, decision.action.retryAfterS);
-    else if (decision.action.kind === 'html') reply = { status: 200, raw: { contentType: 'text/html; charset=utf-8', text: '<!doctype html><html><body><h1>Sign in to the network</h1></body></html>' } };
+    else if (decision.action.kind === 'html')
+      reply = {
+        status: 200,
+        raw: { contentType: 'text/html; charset=utf-8', text: '<!doctype html><html><body><h1>Sign in to the network</h1></body></html>' },
+      };
     else reply = this.#serve(req, match, body);
     if (reply.status === 401 && isServiceRoute(route)) this.#stats.unauthorized += 1;
     this.#notify(route, reply.status);
@@ -213,7 +228,8 @@ export class PlatformSimulator {
   #serve(req: IncomingMessage, match: Match, body: string): Reply {
     if (match.op === 'token') {
       const form = parseForm(req, body);
-      if (!form) return json(400, { error: 'invalid_request', error_description: 'Content-Type must be application/x-www-form-urlencoded' });
+      if (!form)
+        return json(400, { error: 'invalid_request', error_description: 'Content-Type must be application/x-www-form-urlencoded' });
       return match.route === 'auth.password' ? this.#tokens.password(form) : this.#tokens.refresh(form);
     }
     const user = this.#tokens.authenticate(bearerOf(req));
@@ -231,7 +247,9 @@ export class PlatformSimulator {
       case 'byLicensePlate':
         return this.#devices.byLicensePlate(user, match.externalSystemId, match.licensePlate);
       case 'put':
-        return match.route === 'events' ? this.#planning.putEvent(user.username, parseJson(body)) : this.#planning.putLocation(parseJson(body));
+        return match.route === 'events'
+          ? this.#planning.putEvent(user.username, parseJson(body))
+          : this.#planning.putLocation(parseJson(body));
     }
   }
 
@@ -241,7 +259,11 @@ export class PlatformSimulator {
 }
 
 function unauthorized(): Reply {
-  return json(401, { status: 401, error: 'Unauthorized', message: 'bearer token missing, unknown or expired' }, { 'www-authenticate': 'Bearer error="invalid_token"' });
+  return json(
+    401,
+    { status: 401, error: 'Unauthorized', message: 'bearer token missing, unknown or expired' },
+    { 'www-authenticate': 'Bearer error="invalid_token"' },
+  );
 }
 
 function faultReply(status: 500 | 503 | 429 | 401, retryAfterS: number | undefined): Reply {
@@ -250,7 +272,13 @@ function faultReply(status: 500 | 503 | 429 | 401, retryAfterS: number | undefin
       // The OTM5 API documents its 500 body as a string.
       return json(500, 'Internal Server Error');
     case 503:
-      return { status: 503, raw: { contentType: 'text/html', text: '<html><head><title>503 Service Temporarily Unavailable</title></head><body><center><h1>503 Service Temporarily Unavailable</h1></center></body></html>' } };
+      return {
+        status: 503,
+        raw: {
+          contentType: 'text/html',
+          text: '<html><head><title>503 Service Temporarily Unavailable</title></head><body><center><h1>503 Service Temporarily Unavailable</h1></center></body></html>',
+        },
+      };
     case 429:
       return json(429, { status: 429, error: 'Too Many Requests' }, { 'retry-after': String(retryAfterS ?? 1) });
     case 401:

@@ -147,7 +147,9 @@ export class SimTokenService {
   #jwt(sub: string, typ: string, ttlS: number): string {
     const iat = Math.floor(this.#o.clock.wallMs() / 1000);
     const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-    const payload = b64url(JSON.stringify({ iss: 'telematics-agent-platform-simulator', sub, typ, iat, exp: iat + ttlS, jti: randomUUID() }));
+    const payload = b64url(
+      JSON.stringify({ iss: 'telematics-agent-platform-simulator', sub, typ, iat, exp: iat + ttlS, jti: randomUUID() }),
+    );
     const sig = createHmac('sha256', this.#key).update(`${header}.${payload}`).digest('base64url');
     return `${header}.${payload}.${sig}`;
   }

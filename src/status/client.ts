@@ -18,7 +18,15 @@ export function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<S
       socket.destroy();
       reject(e);
     };
-    const timer = setTimeout(() => fail(new AgentError('DAEMON_NOT_ANSWERING', `the daemon did not answer on ${socketPath} within ${timeoutMs} ms`, { class: 'transient' })), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        fail(
+          new AgentError('DAEMON_NOT_ANSWERING', `the daemon did not answer on ${socketPath} within ${timeoutMs} ms`, {
+            class: 'transient',
+          }),
+        ),
+      timeoutMs,
+    );
     socket.setEncoding('utf8');
     socket.once('connect', () => socket.write(`${JSON.stringify(GET_STATUS)}\n`));
     socket.on('data', (chunk: string) => {
@@ -27,8 +35,16 @@ export function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<S
     });
     socket.once('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED') fail(new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }));
-      else if (e.code === 'EACCES') fail(new AgentError('DAEMON_SOCKET_DENIED', `permission denied on ${socketPath}: run as the service user, a member of its group, or root`, { class: 'config', cause: e }));
+      if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED')
+        fail(new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }));
+      else if (e.code === 'EACCES')
+        fail(
+          new AgentError(
+            'DAEMON_SOCKET_DENIED',
+            `permission denied on ${socketPath}: run as the service user, a member of its group, or root`,
+            { class: 'config', cause: e },
+          ),
+        );
       else fail(new AgentError('DAEMON_SOCKET_ERROR', `cannot read ${socketPath}: ${e.message}`, { class: 'transient', cause: e }));
     });
     socket.once('close', () => {
@@ -42,7 +58,12 @@ export function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<S
         return;
       }
       if (message.status) resolve(message.status);
-      else reject(new AgentError('DAEMON_STATUS_ERROR', `the daemon answered: ${message.error?.code ?? 'error'}: ${message.error?.message ?? ''}`, { class: 'transient' }));
+      else
+        reject(
+          new AgentError('DAEMON_STATUS_ERROR', `the daemon answered: ${message.error?.code ?? 'error'}: ${message.error?.message ?? ''}`, {
+            class: 'transient',
+          }),
+        );
     });
   });
 }

@@ -8,7 +8,15 @@ import type { RegisteredDevice, TokenStatus, DeviceIdentity } from '../platform/
 import type { Clock } from '../system/clock.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
-import { countConstellations, SNAPSHOT_SCHEMA, type OutboxSummary, type ReceiverStatus, type StatusProvider, type StatusSnapshot, type UploadSummary } from './snapshot.js';
+import {
+  countConstellations,
+  SNAPSHOT_SCHEMA,
+  type OutboxSummary,
+  type ReceiverStatus,
+  type StatusProvider,
+  type StatusSnapshot,
+  type UploadSummary,
+} from './snapshot.js';
 
 export interface ReceiverView {
   port: string;
@@ -64,7 +72,12 @@ export class DaemonStatusProvider implements StatusProvider {
     const id = s.identity?.();
     const reg = s.registration?.();
     const who = reg ?? id;
-    if (who) snapshot.registration = { externalSystemId: who.externalSystemId, externalDeviceId: who.externalDeviceId, externalDeviceIdSource: who.source };
+    if (who)
+      snapshot.registration = {
+        externalSystemId: who.externalSystemId,
+        externalDeviceId: who.externalDeviceId,
+        externalDeviceIdSource: who.source,
+      };
     if (reg) snapshot.registration.deviceUUID = reg.deviceUUID;
     if (s.tokens) {
       const t = s.tokens();
@@ -89,7 +102,12 @@ function pendingOnly(o: OutboxSummary): OutboxSummary {
 }
 
 export function receiverStatus(v: ReceiverView, nowMonoMs: number): ReceiverStatus {
-  const r: ReceiverStatus = { port: v.port, link: v.link, constellations: countConstellations(v.satellites), satellites: [...v.satellites] };
+  const r: ReceiverStatus = {
+    port: v.port,
+    link: v.link,
+    constellations: countConstellations(v.satellites),
+    satellites: [...v.satellites],
+  };
   if (v.lastError !== undefined) r.lastError = v.lastError;
   if (v.bytes !== undefined) r.bytes = v.bytes;
   if (v.lines !== undefined) r.lines = v.lines;

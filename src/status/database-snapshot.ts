@@ -46,7 +46,8 @@ export function databaseSnapshot(o: DatabaseSnapshotOptions): StatusSnapshot {
   try {
     db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 500 });
     fill(db, snapshot, o.wallMs);
-    if (o.configuredDeviceId !== undefined && snapshot.registration.externalDeviceId === o.configuredDeviceId) snapshot.registration.externalDeviceIdSource = 'config';
+    if (o.configuredDeviceId !== undefined && snapshot.registration.externalDeviceId === o.configuredDeviceId)
+      snapshot.registration.externalDeviceIdSource = 'config';
   } catch (e) {
     snapshot.notes = [`cannot read ${file}: ${(e as Error).message} (run as the service user or root)`];
   } finally {
@@ -61,8 +62,11 @@ function has(db: BetterSqlite3.Database, table: string): boolean {
 
 function fill(db: BetterSqlite3.Database, s: StatusSnapshot, wallMs: number): void {
   const counters = new Map<string, number>();
-  if (has(db, 'counters')) for (const r of db.prepare('SELECT name, value FROM counters').all() as { name: string; value: number }[]) counters.set(r.name, r.value);
-  const meta = (key: string): string | undefined => (has(db, 'meta') ? (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value : undefined);
+  if (has(db, 'counters'))
+    for (const r of db.prepare('SELECT name, value FROM counters').all() as { name: string; value: number }[])
+      counters.set(r.name, r.value);
+  const meta = (key: string): string | undefined =>
+    has(db, 'meta') ? (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value : undefined;
   const metaJson = <T>(key: string): T | undefined => {
     const v = meta(key);
     try {
@@ -73,29 +77,52 @@ function fill(db: BetterSqlite3.Database, s: StatusSnapshot, wallMs: number): vo
   };
 
   if (has(db, 'device_identity')) {
-    const id = db.prepare('SELECT external_device_id AS id, source FROM device_identity WHERE id = 1').get() as { id: string; source: string } | undefined;
+    const id = db.prepare('SELECT external_device_id AS id, source FROM device_identity WHERE id = 1').get() as
+      | { id: string; source: string }
+      | undefined;
     if (id) {
       s.registration.externalDeviceId = id.id;
       s.registration.externalDeviceIdSource = id.source;
     }
   }
   if (has(db, 'device_registration')) {
-    const reg = db.prepare('SELECT external_system_id AS sys, external_device_id AS dev, device_uuid AS uuid, registered_at AS at FROM device_registration WHERE id = 1').get() as { sys: string; dev: string; uuid: string; at: number } | undefined;
-    if (reg) Object.assign(s.registration, { externalSystemId: reg.sys, externalDeviceId: reg.dev, deviceUUID: reg.uuid, registeredAt: reg.at });
+    const reg = db
+      .prepare(
+        'SELECT external_system_id AS sys, external_device_id AS dev, device_uuid AS uuid, registered_at AS at FROM device_registration WHERE id = 1',
+      )
+      .get() as { sys: string; dev: string; uuid: string; at: number } | undefined;
+    if (reg)
+      Object.assign(s.registration, { externalSystemId: reg.sys, externalDeviceId: reg.dev, deviceUUID: reg.uuid, registeredAt: reg.at });
   }
 
-  const token = has(db, 'token_pair') ? (db.prepare('SELECT obtained_at AS at, expires_in_s AS ttl FROM token_pair WHERE id = 1').get() as { at: number; ttl: number } | undefined) : undefined;
+  const token = has(db, 'token_pair')
+    ? (db.prepare('SELECT obtained_at AS at, expires_in_s AS ttl FROM token_pair WHERE id = 1').get() as
+        | { at: number; ttl: number }
+        | undefined)
+    : undefined;
   const rejected = metaJson<{ until?: number }>('auth.rejectedUntil') ?? metaJson<{ until?: number }>('credentials.rejectedUntil');
   s.token = {
     // Wall-clock age only: the monotonic clock of the process that obtained it is gone.
-    state: rejected ? 'rejected' : metaJson<{ state?: string }>('token.refreshState')?.state === 'sending' ? 'refreshing' : !token ? 'none' : wallMs - token.at < token.ttl * 1000 ? 'valid' : 'expired',
+    state: rejected
+      ? 'rejected'
+      : metaJson<{ state?: string }>('token.refreshState')?.state === 'sending'
+        ? 'refreshing'
+        : !token
+          ? 'none'
+          : wallMs - token.at < token.ttl * 1000
+            ? 'valid'
+            : 'expired',
     passwordGrants: counters.get(COUNTERS.passwordGrants) ?? 0,
     refreshes: counters.get(COUNTERS.refreshes) ?? 0,
   };
   if (token) s.token.ageS = Math.max(0, (wallMs - token.at) / 1000);
 
   if (has(db, 'outbox')) {
-    const o = db.prepare('SELECT count(*) AS n, min(fix_time) AS oldest, max(fix_time) AS newest FROM outbox').get() as { n: number; oldest: number | null; newest: number | null };
+    const o = db.prepare('SELECT count(*) AS n, min(fix_time) AS oldest, max(fix_time) AS newest FROM outbox').get() as {
+      n: number;
+      oldest: number | null;
+      newest: number | null;
+    };
     s.outbox.pending = o.n;
     if (o.oldest !== null && o.newest !== null) s.outbox.oldestPendingAgeS = (o.newest - o.oldest) / 1000;
   }

@@ -31,11 +31,14 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
 
   const r = s.receiver;
   if (s.daemon.running && r) {
-    if (r.link !== 'open' && r.link !== 'ended') (r.link === 'retrying' ? degraded : failing).push(`receiver link ${r.link}${r.lastError ? ` (${r.lastError})` : ''}`);
+    if (r.link !== 'open' && r.link !== 'ended')
+      (r.link === 'retrying' ? degraded : failing).push(`receiver link ${r.link}${r.lastError ? ` (${r.lastError})` : ''}`);
     if (r.lastSentenceAgeS === undefined) failing.push('no NMEA from the receiver yet');
-    else if (r.lastSentenceAgeS > t.silentReceiverS && r.link !== 'ended') failing.push(`receiver silent for ${Math.round(r.lastSentenceAgeS)} s`);
+    else if (r.lastSentenceAgeS > t.silentReceiverS && r.link !== 'ended')
+      failing.push(`receiver silent for ${Math.round(r.lastSentenceAgeS)} s`);
     if (r.mode === undefined || r.mode < 2) degraded.push('no fix');
-    if (r.clockOffsetS !== undefined && Math.abs(r.clockOffsetS) > t.clockOffsetS) degraded.push(`system clock ${r.clockOffsetS > 0 ? 'ahead of' : 'behind'} GNSS by ${Math.abs(r.clockOffsetS).toFixed(0)} s`);
+    if (r.clockOffsetS !== undefined && Math.abs(r.clockOffsetS) > t.clockOffsetS)
+      degraded.push(`system clock ${r.clockOffsetS > 0 ? 'ahead of' : 'behind'} GNSS by ${Math.abs(r.clockOffsetS).toFixed(0)} s`);
   }
 
   const token = s.token;
@@ -48,10 +51,12 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   const err = s.upload.lastError;
   const errorIsCurrent = err && (s.upload.lastSuccessAt === undefined || (err.at ?? 0) > s.upload.lastSuccessAt);
   if (err && errorIsCurrent) (err.class === 'config' ? failing : degraded).push(`upload failing: ${err.code} (${err.class})`);
-  if ((s.outbox.oldestPendingAgeS ?? 0) > t.backlogAgeS) degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
+  if ((s.outbox.oldestPendingAgeS ?? 0) > t.backlogAgeS)
+    degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
 
   const d = s.disk;
-  if (d.freeBytes !== undefined && d.minFreeBytes !== undefined && d.freeBytes < d.minFreeBytes) failing.push('disk below storage.minFreeBytes: the backlog is being thinned');
+  if (d.freeBytes !== undefined && d.minFreeBytes !== undefined && d.freeBytes < d.minFreeBytes)
+    failing.push('disk below storage.minFreeBytes: the backlog is being thinned');
 
   if (failing.length > 0) return { level: 'failing', exitCode: 2, reasons: [...failing, ...degraded] };
   if (degraded.length > 0) return { level: 'degraded', exitCode: 1, reasons: degraded };

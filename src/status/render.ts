@@ -75,7 +75,8 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     }
     lines.push(row('  fix', parts.join('  ')));
     if (r.fixTime !== undefined) {
-      const off = r.clockOffsetS === undefined ? '' : `  system clock ${r.clockOffsetS >= 0 ? '+' : '-'}${Math.abs(r.clockOffsetS).toFixed(1)} s`;
+      const off =
+        r.clockOffsetS === undefined ? '' : `  system clock ${r.clockOffsetS >= 0 ? '+' : '-'}${Math.abs(r.clockOffsetS).toFixed(1)} s`;
       lines.push(row('  time', `${new Date(r.fixTime).toISOString().replace('.000', '')} (GNSS)${off}`));
     }
     const sats = r.constellations.map((k) => `${shortName(k.constellation)} ${k.used}/${k.inView}`).join('  ');
@@ -83,7 +84,14 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   }
 
   const g = s.registration;
-  lines.push(row('device', g.externalDeviceId ? `${truncate(g.externalSystemId ?? '?', 16)} / ${truncate(g.externalDeviceId, 24)} (${g.externalDeviceIdSource ?? '?'})` : c.warn('no identity yet')));
+  lines.push(
+    row(
+      'device',
+      g.externalDeviceId
+        ? `${truncate(g.externalSystemId ?? '?', 16)} / ${truncate(g.externalDeviceId, 24)} (${g.externalDeviceIdSource ?? '?'})`
+        : c.warn('no identity yet'),
+    ),
+  );
   lines.push(row('  uuid', g.deviceUUID ? g.deviceUUID : c.warn('not registered')));
 
   const t = s.token;
@@ -96,21 +104,37 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
 
   const ob = s.outbox;
   const oldest = ob.oldestPendingAgeS === undefined ? '' : ` (oldest ${formatAge(ob.oldestPendingAgeS)})`;
-  lines.push(row('outbox', `pending ${ob.pending}${oldest}  thinned ${ob.thinned}  dead letters ${ob.deadLetters > 0 ? c.warn(String(ob.deadLetters)) : '0'}`));
+  lines.push(
+    row(
+      'outbox',
+      `pending ${ob.pending}${oldest}  thinned ${ob.thinned}  dead letters ${ob.deadLetters > 0 ? c.warn(String(ob.deadLetters)) : '0'}`,
+    ),
+  );
   const u = s.upload;
   const recorded = ob.recorded === undefined ? '' : `recorded ${ob.recorded}  `;
   lines.push(row('upload', `${recorded}sent today ${ob.sentToday}  last success ${ago(u.lastSuccessAt, o.nowMs)}`));
-  if (u.lastError) lines.push(row('', truncate(`last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs)}: ${u.lastError.message}`, 70)));
+  if (u.lastError)
+    lines.push(
+      row(
+        '',
+        truncate(`last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs)}: ${u.lastError.message}`, 70),
+      ),
+    );
   lines.push(row('disk', `database ${bytes(s.disk.databaseBytes)}  free ${bytes(s.disk.freeBytes)}  (${truncate(s.disk.dataDir, 30)})`));
   for (const n of s.notes ?? []) lines.push(c.dim(truncate(n, 80)));
-  for (const reason of health.reasons.slice(0, 3)) lines.push(`${health.level === 'failing' ? c.bad('!') : c.warn('!')} ${truncate(reason, 78)}`);
+  for (const reason of health.reasons.slice(0, 3))
+    lines.push(`${health.level === 'failing' ? c.bad('!') : c.warn('!')} ${truncate(reason, 78)}`);
 
   if (o.satellites && r?.satellites) lines.push(...satelliteTable(r.satellites, (o.maxLines ?? 23) - lines.length, c));
   return `${lines.join('\n')}\n`;
 }
 
 function shortName(constellation: string): string {
-  return ({ GPS: 'GPS', GLONASS: 'GLO', Galileo: 'GAL', BeiDou: 'BDS', QZSS: 'QZS', NavIC: 'IRN', SBAS: 'SBS' } as Record<string, string>)[constellation] ?? constellation.slice(0, 3);
+  return (
+    ({ GPS: 'GPS', GLONASS: 'GLO', Galileo: 'GAL', BeiDou: 'BDS', QZSS: 'QZS', NavIC: 'IRN', SBAS: 'SBS' } as Record<string, string>)[
+      constellation
+    ] ?? constellation.slice(0, 3)
+  );
 }
 
 function truncate(s: string, n: number): string {

@@ -19,7 +19,13 @@ export interface OpenDatabaseOptions {
 }
 
 /** SQLite result codes that mean "this file is not a usable database". */
-const CORRUPT_CODES = new Set(['SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CORRUPT_VTAB', 'SQLITE_CORRUPT_SEQUENCE', 'SQLITE_CORRUPT_INDEX']);
+const CORRUPT_CODES = new Set([
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'SQLITE_CORRUPT_VTAB',
+  'SQLITE_CORRUPT_SEQUENCE',
+  'SQLITE_CORRUPT_INDEX',
+]);
 
 export function databasePath(dataDir: string): string {
   return path.join(dataDir, DATABASE_FILE);
@@ -38,7 +44,10 @@ export function openDatabase(options: OpenDatabaseOptions): Database {
   } catch (e) {
     if (!isCorruption(e)) throw e;
     const aside = moveAside(file, (options.now ?? (() => new Date()))());
-    options.logger.error({ err: { code: (e as { code?: string }).code, message: (e as Error).message }, movedTo: aside, database: file }, 'database file is corrupt: moved it aside and created a fresh database; fixes buffered in the old file are not delivered');
+    options.logger.error(
+      { err: { code: (e as { code?: string }).code, message: (e as Error).message }, movedTo: aside, database: file },
+      'database file is corrupt: moved it aside and created a fresh database; fixes buffered in the old file are not delivered',
+    );
     return openAndMigrate(file, options);
   }
 }
@@ -89,11 +98,16 @@ export function ensureDataDir(dataDir: string): void {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const st = statSync(dataDir);
-    if (!st.isDirectory()) throw new AgentError('DATA_DIR_NOT_DIRECTORY', `dataDir ${dataDir} exists but is not a directory`, { class: 'config' });
+    if (!st.isDirectory())
+      throw new AgentError('DATA_DIR_NOT_DIRECTORY', `dataDir ${dataDir} exists but is not a directory`, { class: 'config' });
     if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dataDir, 0o700);
   } catch (e) {
     if (e instanceof AgentError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new AgentError('DATA_DIR_UNUSABLE', `cannot create or use dataDir ${dataDir} (${code ?? String(e)}); create it for the service user or set dataDir`, { class: 'config', cause: e });
+    throw new AgentError(
+      'DATA_DIR_UNUSABLE',
+      `cannot create or use dataDir ${dataDir} (${code ?? String(e)}); create it for the service user or set dataDir`,
+      { class: 'config', cause: e },
+    );
   }
 }

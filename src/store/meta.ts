@@ -13,7 +13,9 @@ export class MetaStore {
     this.#get = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
     this.#set = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     this.#del = db.prepare('DELETE FROM meta WHERE key = ?');
-    this.#incr = db.prepare('INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value');
+    this.#incr = db.prepare(
+      'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
+    );
     this.#counter = db.prepare<[string], { value: number }>('SELECT value FROM counters WHERE name = ?');
     this.#all = db.prepare<[], { name: string; value: number }>('SELECT name, value FROM counters ORDER BY name');
   }

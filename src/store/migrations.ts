@@ -133,7 +133,9 @@ export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.vers
 export function migrate(db: Database, target: number = LATEST_VERSION): { from: number; to: number } {
   const from = db.pragma('user_version', { simple: true }) as number;
   if (from > LATEST_VERSION) {
-    throw new Error(`database schema version ${from} is newer than this agent knows (${LATEST_VERSION}); upgrade the agent instead of downgrading`);
+    throw new Error(
+      `database schema version ${from} is newer than this agent knows (${LATEST_VERSION}); upgrade the agent instead of downgrading`,
+    );
   }
   for (const m of MIGRATIONS) {
     if (m.version <= from || m.version > target) continue;

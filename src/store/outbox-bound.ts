@@ -53,7 +53,11 @@ export class OutboxBound {
       return;
     }
     if (free < this.#o.minFreeBytes) {
-      if (this.#lowDisk === undefined) this.#o.logger.warn({ freeBytes: free, floor: this.#o.minFreeBytes }, 'free disk below storage.minFreeBytes: the outbox stops growing and thins its oldest backlog');
+      if (this.#lowDisk === undefined)
+        this.#o.logger.warn(
+          { freeBytes: free, floor: this.#o.minFreeBytes },
+          'free disk below storage.minFreeBytes: the outbox stops growing and thins its oldest backlog',
+        );
       this.#lowDisk = Math.min(this.#lowDisk ?? Infinity, Math.max(MIN_LOW_DISK_BOUND, committed));
     } else if (this.#lowDisk !== undefined && free > this.#o.minFreeBytes * 1.1) {
       this.#lowDisk = undefined;

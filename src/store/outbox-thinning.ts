@@ -39,12 +39,18 @@ export interface ThinningOptions {
 export function thinOldest(db: Database, currentCount: number, options: ThinningOptions): number {
   const k = Math.max(2, Math.floor(options.keepEvery ?? THIN_KEEP_EVERY));
   const protect = Math.max(1, Math.floor(options.target / 10));
-  const protectedFrom = db.prepare<[number], { seq: number }>('SELECT seq FROM outbox ORDER BY seq DESC LIMIT 1 OFFSET ?').get(protect - 1)?.seq;
+  const protectedFrom = db
+    .prepare<[number], { seq: number }>('SELECT seq FROM outbox ORDER BY seq DESC LIMIT 1 OFFSET ?')
+    .get(protect - 1)?.seq;
   if (protectedFrom === undefined) return 0;
   const region = `seq < ${protectedFrom} AND ${THINNABLE}`;
-  const minLevel = db.prepare<[], { l: number | null }>(`SELECT min(${LEVEL}) AS l FROM outbox WHERE ${region} AND ${LEVEL} < ${LEVEL_MASK}`);
+  const minLevel = db.prepare<[], { l: number | null }>(
+    `SELECT min(${LEVEL}) AS l FROM outbox WHERE ${region} AND ${LEVEL} < ${LEVEL_MASK}`,
+  );
   const countAt = db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM outbox WHERE ${region} AND ${LEVEL} = ?`);
-  const oldestAt = db.prepare<[number, number], number>(`SELECT seq FROM outbox WHERE ${region} AND ${LEVEL} = ? ORDER BY seq LIMIT ?`).pluck();
+  const oldestAt = db
+    .prepare<[number, number], number>(`SELECT seq FROM outbox WHERE ${region} AND ${LEVEL} = ? ORDER BY seq LIMIT ?`)
+    .pluck();
   const del = db.prepare<[number]>('DELETE FROM outbox WHERE seq = ?');
   const raise = db.prepare<[number]>(`UPDATE outbox SET flags = flags + ${1 << LEVEL_SHIFT} WHERE seq = ?`);
 

@@ -121,7 +121,9 @@ export class Outbox implements FixSink {
   async start(): Promise<void> {
     const db = this.#o.db;
     this.#st = {
-      insert: db.prepare(`INSERT INTO outbox (${ROW_COLUMNS}) VALUES (@seq, @event_id, @fix_time, @lat_e7, @lon_e7, @alt_cm, @speed_cms, @track_cdeg, @hdop_c, @sats, @flags)`),
+      insert: db.prepare(
+        `INSERT INTO outbox (${ROW_COLUMNS}) VALUES (@seq, @event_id, @fix_time, @lat_e7, @lon_e7, @alt_cm, @speed_cms, @track_cdeg, @hdop_c, @sats, @flags)`,
+      ),
       del: db.prepare('DELETE FROM outbox WHERE seq = ?'),
       delRange: db.prepare('DELETE FROM outbox WHERE seq BETWEEN ? AND ?'),
       newest: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT 1`),
@@ -129,7 +131,9 @@ export class Outbox implements FixSink {
       oldest: db.prepare('SELECT fix_time FROM outbox ORDER BY seq LIMIT 1'),
       // dead_letter numbers its own rows: outbox seqs may be reused once the outbox was empty.
       deadInsert: db.prepare('INSERT INTO dead_letter (event_id, fix_time, fix_json, status, error, failed_at) VALUES (?, ?, ?, ?, ?, ?)'),
-      deadTrim: db.prepare('DELETE FROM dead_letter WHERE seq IN (SELECT seq FROM dead_letter ORDER BY failed_at DESC, seq DESC LIMIT -1 OFFSET ?)'),
+      deadTrim: db.prepare(
+        'DELETE FROM dead_letter WHERE seq IN (SELECT seq FROM dead_letter ORDER BY failed_at DESC, seq DESC LIMIT -1 OFFSET ?)',
+      ),
       deadCount: db.prepare('SELECT count(*) AS n FROM dead_letter'),
     };
     const stats = db.prepare<[], { n: number; maxSeq: number | null }>('SELECT count(*) AS n, max(seq) AS maxSeq FROM outbox').get()!;
@@ -307,14 +311,22 @@ export class Outbox implements FixSink {
     if (deleting) this.#lastDeleteMono = this.#o.clock.monotonicMs();
     this.#committedCount += inserted - deleted - thinned;
     if (buffer.length > 0) this.#newestCommitted = buffer[buffer.length - 1]!;
-    else if (this.#newestCommitted && (delivered.includes(this.#newestCommitted.seq) || dead.some((d) => d.entry.seq === this.#newestCommitted!.seq))) this.#newestCommitted = undefined;
+    else if (
+      this.#newestCommitted &&
+      (delivered.includes(this.#newestCommitted.seq) || dead.some((d) => d.entry.seq === this.#newestCommitted!.seq))
+    )
+      this.#newestCommitted = undefined;
     this.#buffer = this.#buffer.slice(buffer.length);
     for (const seq of delivered) this.#delivered.delete(seq);
     this.#dead = this.#dead.slice(dead.length);
     for (const d of dead) this.#deadSeqs.delete(d.entry.seq);
     if (dead.length > 0) this.#counters.setDeadLetters(this.#st.deadCount.get()!.n);
     if (thinned > 0) this.#counters.addSaved(COUNTER.thinned, thinned);
-    if (thinned > 0) this.#o.logger.warn({ thinned, bound: this.#bound.value, pending: this.pendingCount() }, 'outbox at its bound: thinned the oldest backlog (every 3rd fix kept, transitions kept)');
+    if (thinned > 0)
+      this.#o.logger.warn(
+        { thinned, bound: this.#bound.value, pending: this.pendingCount() },
+        'outbox at its bound: thinned the oldest backlog (every 3rd fix kept, transitions kept)',
+      );
   }
 
   /** SQLITE_FULL: lower the bound below what fits, thin, try once more; else keep (bounded) in memory. */
@@ -351,7 +363,10 @@ export class Outbox implements FixSink {
 
   #noteCommitError(e: unknown): void {
     this.#lastCommitError = errInfo(e);
-    this.#o.logger.error({ err: this.#lastCommitError, buffered: this.#buffer.length }, 'outbox commit failed; fixes stay buffered and the commit is retried');
+    this.#o.logger.error(
+      { err: this.#lastCommitError, buffered: this.#buffer.length },
+      'outbox commit failed; fixes stay buffered and the commit is retried',
+    );
   }
 
   /** The oldest committed fix not delivered nor dead-lettered in memory since the last commit. */

@@ -26,7 +26,25 @@ export interface HardwareId {
 }
 
 /** Placeholders firmware writes where a serial should be; never an identity. */
-const PLACEHOLDERS = new Set(['', '-', 'none', 'null', 'n/a', 'na', 'not specified', 'not applicable', 'to be filled by o.e.m.', 'default string', 'system serial number', 'serial number', 'invalid', 'unknown', '123456789', '0123456789', 'chassis serial number']);
+const PLACEHOLDERS = new Set([
+  '',
+  '-',
+  'none',
+  'null',
+  'n/a',
+  'na',
+  'not specified',
+  'not applicable',
+  'to be filled by o.e.m.',
+  'default string',
+  'system serial number',
+  'serial number',
+  'invalid',
+  'unknown',
+  '123456789',
+  '0123456789',
+  'chassis serial number',
+]);
 
 export function usableSerial(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
@@ -46,7 +64,11 @@ export async function probeHardwareId(probes: IdentityProbes): Promise<HardwareI
   if (cpu) return { value: cpu.toLowerCase(), source: 'cpu-serial' };
   const machine = usableSerial(await probes.machineId().catch(() => undefined));
   if (machine) return { value: machine.toLowerCase(), source: 'machine-id' };
-  throw new AgentError('DEVICE_ID_UNAVAILABLE', 'no hardware serial and no /etc/machine-id found; set device.externalDeviceId in the configuration', { class: 'config' });
+  throw new AgentError(
+    'DEVICE_ID_UNAVAILABLE',
+    'no hardware serial and no /etc/machine-id found; set device.externalDeviceId in the configuration',
+    { class: 'config' },
+  );
 }
 
 async function readFirst(files: string[]): Promise<string | undefined> {

@@ -71,7 +71,10 @@ export class SdNotify {
         clearTimeout(timer);
         if (!this.#warned) {
           this.#warned = true;
-          this.#o.logger.warn({ err: { code: (e as NodeJS.ErrnoException).code, message: e.message } }, 'cannot run systemd-notify: systemd will not see READY=1/WATCHDOG=1 (install systemd or run without Type=notify)');
+          this.#o.logger.warn(
+            { err: { code: (e as NodeJS.ErrnoException).code, message: e.message } },
+            'cannot run systemd-notify: systemd will not see READY=1/WATCHDOG=1 (install systemd or run without Type=notify)',
+          );
         }
         resolve();
       });

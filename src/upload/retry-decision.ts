@@ -27,10 +27,7 @@ export interface BackoffPolicy {
   maxBackoffMs: number;
 }
 
-export type UploadDecision =
-  | { action: 'sent' }
-  | { action: 'dead-letter' }
-  | { action: 'retry'; delayMs: number; errorClass: ErrorClass };
+export type UploadDecision = { action: 'sent' } | { action: 'dead-letter' } | { action: 'retry'; delayMs: number; errorClass: ErrorClass };
 
 /**
  * @param failures consecutive failed attempts so far, this one included (1 for the first failure)
@@ -58,7 +55,13 @@ export function backoffMs(failures: number, policy: BackoffPolicy, random: numbe
   return Math.round(exp / 2 + (exp / 2) * random);
 }
 
-function retry(errorClass: ErrorClass, failures: number, policy: BackoffPolicy, random: number, retryAfterMs: number | undefined): UploadDecision {
+function retry(
+  errorClass: ErrorClass,
+  failures: number,
+  policy: BackoffPolicy,
+  random: number,
+  retryAfterMs: number | undefined,
+): UploadDecision {
   const jittered = backoffMs(failures, policy, random);
   // Retry-After is the server's floor; maxBackoffMs caps a misbehaving server's demand too.
   const delayMs = Math.min(policy.maxBackoffMs, Math.max(jittered, retryAfterMs ?? 0));

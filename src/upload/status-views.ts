@@ -18,7 +18,9 @@ export function outboxSummary(s: OutboxStatus, recorded?: number): OutboxSummary
 export function uploadSummary(u: UploaderStatus, o: OutboxCommitState): UploadSummary {
   return {
     ...(u.lastSuccessAt !== undefined ? { lastSuccessAt: u.lastSuccessAt } : {}),
-    ...(u.lastError ? { lastError: { code: u.lastError.code, class: u.lastError.class, message: u.lastError.message, at: u.lastError.at } } : {}),
+    ...(u.lastError
+      ? { lastError: { code: u.lastError.code, class: u.lastError.class, message: u.lastError.message, at: u.lastError.at } }
+      : {}),
     lanes: {
       state: u.state,
       order: u.order,

@@ -123,9 +123,21 @@ export class Uploader {
     const backingOff = this.#resumeAt > now;
     const lane = (l: Lane) => {
       const s = this.#lanes.stats(l);
-      return { inFlight: [...this.#inFlight.values()].filter((f) => f.lane === l).length, sent: s.sent, ...(s.lastFixTime !== undefined ? { lastFixTime: new Date(s.lastFixTime).toISOString() } : {}) };
+      return {
+        inFlight: [...this.#inFlight.values()].filter((f) => f.lane === l).length,
+        sent: s.sent,
+        ...(s.lastFixTime !== undefined ? { lastFixTime: new Date(s.lastFixTime).toISOString() } : {}),
+      };
     };
-    const state: UploaderStatus['state'] = !this.#running ? 'stopped' : !this.#device ? 'waiting-registration' : backingOff ? 'backoff' : this.#inFlight.size > 0 ? 'sending' : 'idle';
+    const state: UploaderStatus['state'] = !this.#running
+      ? 'stopped'
+      : !this.#device
+        ? 'waiting-registration'
+        : backingOff
+          ? 'backoff'
+          : this.#inFlight.size > 0
+            ? 'sending'
+            : 'idle';
     return {
       state,
       order: this.#o.upload.order,
@@ -177,11 +189,22 @@ export class Uploader {
       if (response.status >= 200 && response.status < 300) result = { kind: 'response', status: response.status };
       else {
         error = errorFromResponse(response, 'event upload', this.#o.clock.wallMs());
-        result = { kind: 'response', status: response.status, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) };
+        result = {
+          kind: 'response',
+          status: response.status,
+          ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+        };
       }
     } catch (e) {
-      error = e instanceof PlatformError ? e : new PlatformError('UPLOAD_FAILED', `event upload: ${(e as Error)?.message ?? String(e)}`, { class: 'internal', cause: e });
-      result = { kind: 'error', errorClass: error.errorClass, ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}) };
+      error =
+        e instanceof PlatformError
+          ? e
+          : new PlatformError('UPLOAD_FAILED', `event upload: ${(e as Error)?.message ?? String(e)}`, { class: 'internal', cause: e });
+      result = {
+        kind: 'error',
+        errorClass: error.errorClass,
+        ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      };
     }
     if (this.#abort.signal.aborted && !response) {
       this.#lanes.requeue(entry); // abandoned at shutdown: still queued, sent after the restart
@@ -202,7 +225,15 @@ export class Uploader {
         this.#lanes.done(entry);
         this.#deadLettered++;
         this.#note(error);
-        this.#o.logger.warn({ eventId: entry.eventId, fixTime: new Date(entry.time).toISOString(), status: response?.status, platformMessage: error?.details?.platformMessage }, 'platform refused an event for good: moved to the dead letters');
+        this.#o.logger.warn(
+          {
+            eventId: entry.eventId,
+            fixTime: new Date(entry.time).toISOString(),
+            status: response?.status,
+            platformMessage: error?.details?.platformMessage,
+          },
+          'platform refused an event for good: moved to the dead letters',
+        );
         return;
       case 'retry': {
         this.#lanes.requeue(entry);
@@ -214,7 +245,10 @@ export class Uploader {
           this.#resumeAt = until;
           this.#scheduleResume(decision.delayMs);
         }
-        this.#o.logger.warn({ err: error?.toJSON(), delayMs: decision.delayMs, failures: this.#failures, errorClass: decision.errorClass }, 'event upload failed: backing off, the fix stays queued');
+        this.#o.logger.warn(
+          { err: error?.toJSON(), delayMs: decision.delayMs, failures: this.#failures, errorClass: decision.errorClass },
+          'event upload failed: backing off, the fix stays queued',
+        );
         return;
       }
     }
@@ -222,10 +256,13 @@ export class Uploader {
 
   #scheduleResume(delayMs: number): void {
     if (this.#resumeTimer) clearTimeout(this.#resumeTimer);
-    this.#resumeTimer = setTimeout(() => {
-      this.#resumeTimer = undefined;
-      this.#pump();
-    }, Math.max(1, Math.ceil(delayMs)));
+    this.#resumeTimer = setTimeout(
+      () => {
+        this.#resumeTimer = undefined;
+        this.#pump();
+      },
+      Math.max(1, Math.ceil(delayMs)),
+    );
   }
 
   #note(error: PlatformError | undefined): void {

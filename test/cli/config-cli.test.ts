@@ -28,14 +28,29 @@ describe('telematics-agent CLI (built)', () => {
   it('config check masks the password and exits 2 with every problem listed', () => {
     const dir = tempDir();
     const good = path.join(dir, 'good.json');
-    writeFileSync(good, JSON.stringify({ platform: { deviceUrl: 'https://d.example.com/api/public/v2/' }, credentials: { username: 'u', password: 'cli-secret-pw' }, device: { externalSystemId: 's', carrierCode: 'c' }, gnss: { path: '/dev/ttyUSB0' } }));
+    writeFileSync(
+      good,
+      JSON.stringify({
+        platform: { deviceUrl: 'https://d.example.com/api/public/v2/' },
+        credentials: { username: 'u', password: 'cli-secret-pw' },
+        device: { externalSystemId: 's', carrierCode: 'c' },
+        gnss: { path: '/dev/ttyUSB0' },
+      }),
+    );
     const ok = run(['config', 'check', '--config', good]);
     expect(ok.code).toBe(0);
     expect(ok.stdout + ok.stderr).not.toContain('cli-secret-pw');
     expect(ok.stdout).toContain('[redacted]');
 
     const bad = path.join(dir, 'bad.json');
-    writeFileSync(bad, JSON.stringify({ credentials: { username: 'u', passwordFile: path.join(dir, 'pw') }, device: { carrierCode: 'c' }, gnss: { path: '/dev/x', baudRat: 9600 } }));
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        credentials: { username: 'u', passwordFile: path.join(dir, 'pw') },
+        device: { carrierCode: 'c' },
+        gnss: { path: '/dev/x', baudRat: 9600 },
+      }),
+    );
     writeFileSync(path.join(dir, 'pw'), 'x');
     chmodSync(path.join(dir, 'pw'), 0o640);
     const r = run(['config', 'check', '--config', bad]);

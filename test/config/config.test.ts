@@ -68,7 +68,9 @@ describe('configuration: valid files', () => {
     const c = parse(json);
     expect(c.platform.authUrl).toBe('https://auth-service-stg.services.simacan.com/api/v1');
     expect(c.platform.planningUrl).toBe('https://planning.example.org');
-    expect(stagingAddress('https://planning-receive-api.services.simacan.com')).toBe('https://planning-receive-api-stg.services.simacan.com');
+    expect(stagingAddress('https://planning-receive-api.services.simacan.com')).toBe(
+      'https://planning-receive-api-stg.services.simacan.com',
+    );
     expect(stagingAddress(stagingAddress('https://a.b.c/api/v1'))).toBe('https://a-stg.b.c/api/v1');
   });
 
@@ -135,27 +137,92 @@ interface BadCase {
 }
 
 const BAD: BadCase[] = [
-  { name: 'missing credentials.username', mutate: (j) => set(j, 'credentials.username', undefined), key: 'credentials.username', message: /required/ },
-  { name: 'missing device.externalSystemId', mutate: (j) => set(j, 'device.externalSystemId', undefined), key: 'device.externalSystemId', message: /required/ },
-  { name: 'missing device.carrierCode', mutate: (j) => set(j, 'device.carrierCode', undefined), key: 'device.carrierCode', message: /required/ },
-  { name: 'missing platform.deviceUrl', mutate: (j) => set(j, 'platform.deviceUrl', undefined), key: 'platform.deviceUrl', message: /no published address/ },
+  {
+    name: 'missing credentials.username',
+    mutate: (j) => set(j, 'credentials.username', undefined),
+    key: 'credentials.username',
+    message: /required/,
+  },
+  {
+    name: 'missing device.externalSystemId',
+    mutate: (j) => set(j, 'device.externalSystemId', undefined),
+    key: 'device.externalSystemId',
+    message: /required/,
+  },
+  {
+    name: 'missing device.carrierCode',
+    mutate: (j) => set(j, 'device.carrierCode', undefined),
+    key: 'device.carrierCode',
+    message: /required/,
+  },
+  {
+    name: 'missing platform.deviceUrl',
+    mutate: (j) => set(j, 'platform.deviceUrl', undefined),
+    key: 'platform.deviceUrl',
+    message: /no published address/,
+  },
   { name: 'wrong type for gnss.baudRate', mutate: (j) => set(j, 'gnss.baudRate', '9600'), key: 'gnss.baudRate', message: /number/ },
   { name: 'unsupported gnss.baudRate', mutate: (j) => set(j, 'gnss.baudRate', 9601), key: 'gnss.baudRate', message: /one of 4800, 9600/ },
   { name: 'unknown top-level key', mutate: (j) => set(j, 'dataDri', '/tmp'), key: 'dataDri', message: /unknown key/ },
-  { name: 'unknown nested key (typo)', mutate: (j) => set(j, 'platform.authURL', 'https://x.example.com/api/v1'), key: 'platform.authURL', message: /unknown key/ },
+  {
+    name: 'unknown nested key (typo)',
+    mutate: (j) => set(j, 'platform.authURL', 'https://x.example.com/api/v1'),
+    key: 'platform.authURL',
+    message: /unknown key/,
+  },
   { name: 'bad URL', mutate: (j) => set(j, 'platform.planningUrl', 'not a url'), key: 'platform.planningUrl', message: /absolute URL/ },
-  { name: 'http:// to a remote host', mutate: (j) => set(j, 'platform.planningUrl', 'http://planning.example.com'), key: 'platform.planningUrl', message: /https:\/\/.*loopback/ },
-  { name: 'authUrl without /api/v1', mutate: (j) => set(j, 'platform.authUrl', 'https://auth.example.com/'), key: 'platform.authUrl', message: /\/api\/v1/ },
-  { name: 'deviceUrl without /api/public/v2/', mutate: (j) => set(j, 'platform.deviceUrl', 'https://devices.example.com/api/v1'), key: 'platform.deviceUrl', message: /\/api\/public\/v2\// },
-  { name: 'both password forms', mutate: (j) => set(j, 'credentials.passwordFile', '/etc/telematics-agent/password'), key: 'credentials.password', message: /not both/ },
-  { name: 'no password at all', mutate: (j) => set(j, 'credentials.password', undefined), key: 'credentials.passwordFile', message: /no password/ },
+  {
+    name: 'http:// to a remote host',
+    mutate: (j) => set(j, 'platform.planningUrl', 'http://planning.example.com'),
+    key: 'platform.planningUrl',
+    message: /https:\/\/.*loopback/,
+  },
+  {
+    name: 'authUrl without /api/v1',
+    mutate: (j) => set(j, 'platform.authUrl', 'https://auth.example.com/'),
+    key: 'platform.authUrl',
+    message: /\/api\/v1/,
+  },
+  {
+    name: 'deviceUrl without /api/public/v2/',
+    mutate: (j) => set(j, 'platform.deviceUrl', 'https://devices.example.com/api/v1'),
+    key: 'platform.deviceUrl',
+    message: /\/api\/public\/v2\//,
+  },
+  {
+    name: 'both password forms',
+    mutate: (j) => set(j, 'credentials.passwordFile', '/etc/telematics-agent/password'),
+    key: 'credentials.password',
+    message: /not both/,
+  },
+  {
+    name: 'no password at all',
+    mutate: (j) => set(j, 'credentials.password', undefined),
+    key: 'credentials.passwordFile',
+    message: /no password/,
+  },
   { name: 'unknown environment', mutate: (j) => set(j, 'environment', 'prod'), key: 'environment', message: /production|staging/ },
   { name: 'unknown recording.mode', mutate: (j) => set(j, 'recording.mode', 'sometimes'), key: 'recording.mode', message: /adaptive|all/ },
   { name: 'neither gnss.path nor gnss.replayFile', mutate: (j) => set(j, 'gnss', {}), key: 'gnss.path', message: /gnss\.replayFile/ },
-  { name: 'negative upload.concurrency', mutate: (j) => set(j, 'upload.concurrency', -1), key: 'upload.concurrency', message: />=|at least|too small/i },
+  {
+    name: 'negative upload.concurrency',
+    mutate: (j) => set(j, 'upload.concurrency', -1),
+    key: 'upload.concurrency',
+    message: />=|at least|too small/i,
+  },
   { name: 'bad log.level', mutate: (j) => set(j, 'log.level', 'verbose'), key: 'log.level', message: /info/ },
-  { name: 'hysteresis inverted', mutate: (j) => set(set(j, 'recording.stoppedSpeedKmh', 8), 'recording.movingSpeedKmh', 4), key: 'recording.movingSpeedKmh', message: /hysteresis/ },
-  { name: 'device.attributes not an object', mutate: (j) => set(j, 'device.attributes', 'van'), key: 'device.attributes', message: /object|record/i },
+  {
+    name: 'hysteresis inverted',
+    mutate: (j) => set(set(j, 'recording.stoppedSpeedKmh', 8), 'recording.movingSpeedKmh', 4),
+    key: 'recording.movingSpeedKmh',
+    message: /hysteresis/,
+  },
+  {
+    name: 'device.attributes not an object',
+    mutate: (j) => set(j, 'device.attributes', 'van'),
+    key: 'device.attributes',
+    message: /object|record/i,
+  },
   { name: 'empty username', mutate: (j) => set(j, 'credentials.username', ''), key: 'credentials.username', message: /empty/ },
   { name: 'root is not an object', mutate: () => [], key: '', message: /object/ },
 ];

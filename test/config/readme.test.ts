@@ -23,7 +23,13 @@ describe('README configuration table', () => {
     const documented = [...readme.matchAll(/^\| `([a-zA-Z.]+)` \|/gm)].map((m) => m[1]);
     const keys = leafKeys(configSchema);
     expect(keys.length).toBeGreaterThan(30);
-    expect(keys.filter((k) => !documented.includes(k)), 'keys missing from the README table').toEqual([]);
-    expect(documented.filter((k) => !keys.includes(k as string)), 'README keys the schema does not know').toEqual([]);
+    expect(
+      keys.filter((k) => !documented.includes(k)),
+      'keys missing from the README table',
+    ).toEqual([]);
+    expect(
+      documented.filter((k) => !keys.includes(k as string)),
+      'README keys the schema does not know',
+    ).toEqual([]);
   });
 });

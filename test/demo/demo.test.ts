@@ -20,59 +20,71 @@ function frames(out: string): Frame[] {
     .map((f) => {
       const text = f.split(/^demo summary$/m)[0]!.trimEnd();
       const queued = /^recorded \S+ {2}queued (\d+)/m.exec(text)?.[1];
-      return { text, phase: / · ([^·\n]+)$/m.exec(text.split('\n')[0]!)?.[1] ?? '', queued: queued === undefined ? undefined : Number(queued) };
+      return {
+        text,
+        phase: / · ([^·\n]+)$/m.exec(text.split('\n')[0]!)?.[1] ?? '',
+        queued: queued === undefined ? undefined : Number(queued),
+      };
     });
 }
 
 describe('demo', () => {
-  it.skipIf(!haveRun)('fast mode, not a terminal: plain status frames, the outage buffers then drains, every fix delivered once, one password grant', async () => {
-    const r = await new Promise<{ code: number; out: string }>((resolve) => {
-      execFile(process.execPath, [CLI, 'demo', '--minutes', '2', '--speed', '40'], { env: { PATH: process.env.PATH }, timeout: 120_000 }, (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 99) : 0, out: stdout + stderr });
+  it.skipIf(!haveRun)(
+    'fast mode, not a terminal: plain status frames, the outage buffers then drains, every fix delivered once, one password grant',
+    async () => {
+      const r = await new Promise<{ code: number; out: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [CLI, 'demo', '--minutes', '2', '--speed', '40'],
+          { env: { PATH: process.env.PATH }, timeout: 120_000 },
+          (err, stdout, stderr) => {
+            resolve({ code: err ? ((err as { code?: number }).code ?? 99) : 0, out: stdout + stderr });
+          },
+        );
       });
-    });
-    expect(r.code, r.out).toBe(0);
-    // A pipe gets no cursor movement and no colour.
-    expect(r.out.includes('\u001b')).toBe(false);
+      expect(r.code, r.out).toBe(0);
+      // A pipe gets no cursor movement and no colour.
+      expect(r.out.includes('\u001b')).toBe(false);
 
-    const all = frames(r.out);
-    expect(all.length, r.out).toBeGreaterThanOrEqual(3);
-    for (const f of all) {
-      const lines = f.text.split('\n');
-      expect(lines.length, f.text).toBeLessThanOrEqual(24);
-      for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
-      expect(lines[1], f.text).toMatch(/^recorded \S+ {2}queued \S+ {2}uploaded \d+ {2}token refreshes \d+ {2}password grants \d+$/);
-    }
-    // The status screen of `telematics-agent status` under the header: fix and satellites.
-    const live = all.filter((f) => /^ {2}fix\s+3D\s+52\.\d+ N 5\.\d+ E/m.test(f.text));
-    expect(live.length, r.out).toBeGreaterThanOrEqual(2);
-    for (const f of live) {
-      expect(f.text).toMatch(/^telematics-agent \S+ · running, pid \d+/m);
-      expect(f.text).toMatch(/^ {2}sats\s+used [1-9]\d*\s+GPS \d+\/\d+/m);
-      expect(f.text).toMatch(/^outbox\s+pending \d+/m);
-      expect(f.text).toMatch(/^upload\s+recorded \d+\s+sent today \d+/m);
-    }
+      const all = frames(r.out);
+      expect(all.length, r.out).toBeGreaterThanOrEqual(3);
+      for (const f of all) {
+        const lines = f.text.split('\n');
+        expect(lines.length, f.text).toBeLessThanOrEqual(24);
+        for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+        expect(lines[1], f.text).toMatch(/^recorded \S+ {2}queued \S+ {2}uploaded \d+ {2}token refreshes \d+ {2}password grants \d+$/);
+      }
+      // The status screen of `telematics-agent status` under the header: fix and satellites.
+      const live = all.filter((f) => /^ {2}fix\s+3D\s+52\.\d+ N 5\.\d+ E/m.test(f.text));
+      expect(live.length, r.out).toBeGreaterThanOrEqual(2);
+      for (const f of live) {
+        expect(f.text).toMatch(/^telematics-agent \S+ · running, pid \d+/m);
+        expect(f.text).toMatch(/^ {2}sats\s+used [1-9]\d*\s+GPS \d+\/\d+/m);
+        expect(f.text).toMatch(/^outbox\s+pending \d+/m);
+        expect(f.text).toMatch(/^upload\s+recorded \d+\s+sent today \d+/m);
+      }
 
-    // The outage shows: queued when it was injected, more when the platform came back, none at the end.
-    const outage = all.findIndex((f) => f.phase.startsWith('platform outage injected'));
-    const back = all.findIndex((f) => f.phase.startsWith('platform back: draining'));
-    expect(outage, r.out).toBeGreaterThanOrEqual(0);
-    expect(back, r.out).toBeGreaterThan(outage);
-    expect(all[back]!.queued!, r.out).toBeGreaterThan(all[outage]!.queued!);
-    expect(all[back]!.text).toMatch(/^! upload failing: PLATFORM_UNAVAILABLE \(transient\)$/m);
-    const end = all.at(-1)!;
-    expect(end.queued, end.text).toBe(0);
-    expect(end.text).not.toMatch(/FAILING$/m);
+      // The outage shows: queued when it was injected, more when the platform came back, none at the end.
+      const outage = all.findIndex((f) => f.phase.startsWith('platform outage injected'));
+      const back = all.findIndex((f) => f.phase.startsWith('platform back: draining'));
+      expect(outage, r.out).toBeGreaterThanOrEqual(0);
+      expect(back, r.out).toBeGreaterThan(outage);
+      expect(all[back]!.queued!, r.out).toBeGreaterThan(all[outage]!.queued!);
+      expect(all[back]!.text).toMatch(/^! upload failing: PLATFORM_UNAVAILABLE \(transient\)$/m);
+      const end = all.at(-1)!;
+      expect(end.queued, end.text).toBe(0);
+      expect(end.text).not.toMatch(/FAILING$/m);
 
-    const figure = (name: string): number => Number(new RegExp(`^  ${name}\\s+(\\d+)`, 'm').exec(r.out)?.[1]);
-    expect(figure('recorded')).toBeGreaterThan(10);
-    expect(figure('delivered')).toBe(figure('recorded'));
-    expect(figure('duplicates')).toBe(0);
-    expect(figure('password grants')).toBe(1);
-    expect(figure('outage refusals')).toBeGreaterThan(0);
-    expect(Number(/backlog peaked at (\d+) fixes/.exec(r.out)?.[1])).toBeGreaterThanOrEqual(all[back]!.queued!);
-    // The last frame's header agrees with the summary.
-    expect(end.text).toMatch(new RegExp(`^recorded ${figure('recorded')} {2}queued 0 {2}uploaded ${figure('delivered')} `, 'm'));
-    expect(r.out).toMatch(/result: every recorded fix delivered exactly once/);
-  });
+      const figure = (name: string): number => Number(new RegExp(`^  ${name}\\s+(\\d+)`, 'm').exec(r.out)?.[1]);
+      expect(figure('recorded')).toBeGreaterThan(10);
+      expect(figure('delivered')).toBe(figure('recorded'));
+      expect(figure('duplicates')).toBe(0);
+      expect(figure('password grants')).toBe(1);
+      expect(figure('outage refusals')).toBeGreaterThan(0);
+      expect(Number(/backlog peaked at (\d+) fixes/.exec(r.out)?.[1])).toBeGreaterThanOrEqual(all[back]!.queued!);
+      // The last frame's header agrees with the summary.
+      expect(end.text).toMatch(new RegExp(`^recorded ${figure('recorded')} {2}queued 0 {2}uploaded ${figure('delivered')} `, 'm'));
+      expect(r.out).toMatch(/result: every recorded fix delivered exactly once/);
+    },
+  );
 });

@@ -13,12 +13,26 @@ function stream(isTTY: boolean): { out: NodeJS.WritableStream & { isTTY?: boolea
   return { out, text: () => text };
 }
 
-const header: DemoHeader = { elapsedMs: 75_000, progress: 0.42, stretch: 'highway', phase: 'outage', recorded: 1234, queued: 57, uploaded: 1177, refreshes: 3, passwordGrants: 1 };
+const header: DemoHeader = {
+  elapsedMs: 75_000,
+  progress: 0.42,
+  stretch: 'highway',
+  phase: 'outage',
+  recorded: 1234,
+  queued: 57,
+  uploaded: 1177,
+  refreshes: 3,
+  passwordGrants: 1,
+};
 
 describe('demo screen', () => {
   it('a frame is the demo header over the status screen, 80x24 with the satellite table', () => {
     for (const color of [false, true]) {
-      const frame = demoFrame(header, liveSnapshot(Date.now(), '/var/lib/telematics-agent'), { color, satellites: true, nowMs: Date.now() });
+      const frame = demoFrame(header, liveSnapshot(Date.now(), '/var/lib/telematics-agent'), {
+        color,
+        satellites: true,
+        nowMs: Date.now(),
+      });
       expect(frame.length).toBeLessThanOrEqual(24);
       for (const l of frame) expect(l.replace(SGR, '').length, l).toBeLessThanOrEqual(80);
       expect(frame[0]!.replace(SGR, '')).toBe('demo 1:15 · drive 42% highway · platform outage injected (events answered 503)');

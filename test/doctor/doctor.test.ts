@@ -44,20 +44,35 @@ describe('doctor checks', () => {
     ['valid NMEA at the configured rate', () => drive, 'PASS', /valid sentences/],
     ['silence', () => Buffer.alloc(0), 'FAIL', /nothing arrived/],
   ])('receiver: %s', async (_n, bytes, verdict, detail) => {
-    const r = await checkReceiver({ read: async () => bytes(), configuredBaud: 9600, listenMs: 10, wallMs: () => Date.UTC(2026, 10, 22, 8, 1, 0) });
+    const r = await checkReceiver({
+      read: async () => bytes(),
+      configuredBaud: 9600,
+      listenMs: 10,
+      wallMs: () => Date.UTC(2026, 10, 22, 8, 1, 0),
+    });
     expect(r[0]?.verdict).toBe(verdict);
     expect(r[0]?.detail).toMatch(detail);
   });
 
   it('receiver: garbage at 9600 but NMEA at 38400 suggests gnss.baudRate 38400', async () => {
     const garbage = Buffer.from(Array.from({ length: 500 }, (_, i) => (i * 37) % 256));
-    const r = await checkReceiver({ read: async (baud) => (baud === 38400 ? drive : garbage), configuredBaud: 9600, listenMs: 10, wallMs: Date.now });
+    const r = await checkReceiver({
+      read: async (baud) => (baud === 38400 ? drive : garbage),
+      configuredBaud: 9600,
+      listenMs: 10,
+      wallMs: Date.now,
+    });
     expect(r[0]?.verdict).toBe('FAIL');
     expect(r[0]?.fix).toBe('set gnss.baudRate to 38400');
   });
 
   it('receiver: fix and a clock far from GNSS time warns', async () => {
-    const r = await checkReceiver({ read: async () => drive, configuredBaud: undefined, listenMs: 10, wallMs: () => Date.UTC(2026, 10, 22, 9) });
+    const r = await checkReceiver({
+      read: async () => drive,
+      configuredBaud: undefined,
+      listenMs: 10,
+      wallMs: () => Date.UTC(2026, 10, 22, 9),
+    });
     expect(r[1]?.verdict).toBe('PASS');
     expect(r[2]?.verdict).toBe('WARN');
     expect(r[2]?.detail).toMatch(/ahead of GNSS time by 3\d{3}\.\d s/);
@@ -82,8 +97,16 @@ describe('doctor CLI against the simulator', () => {
     writeFileSync(pw, 'right\n', { mode: 0o600 });
     mkdirSync(path.join(dir, 'data'), { mode: 0o700 });
     const cfg = path.join(dir, 'config.json');
-    writeFileSync(cfg, JSON.stringify(base(dir, { platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl } })));
-    const run = () => new Promise<{ code: number; out: string }>((resolve) => execFile(process.execPath, [CLI, 'doctor', '--config', cfg], { env: { PATH: process.env.PATH } }, (e, out) => resolve({ code: e ? ((e as { code?: number }).code ?? 99) : 0, out })));
+    writeFileSync(
+      cfg,
+      JSON.stringify(base(dir, { platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl } })),
+    );
+    const run = () =>
+      new Promise<{ code: number; out: string }>((resolve) =>
+        execFile(process.execPath, [CLI, 'doctor', '--config', cfg], { env: { PATH: process.env.PATH } }, (e, out) =>
+          resolve({ code: e ? ((e as { code?: number }).code ?? 99) : 0, out }),
+        ),
+      );
     const ok = await run();
     expect(ok.out).toMatch(/^PASS\s+credentials/m);
     expect(ok.out).toMatch(/^PASS\s+platform authUrl/m);

@@ -27,7 +27,7 @@ describe('crash safety: kill -9 at random moments while ingesting and uploading'
     // Replayed 20x faster than recorded: a restart reads the same drive again, with the same fix times.
     const config = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 20 }, storage: { commitIntervalMs: 100 } });
     let seed = 12345;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const committed = new Map<string, number>();
     let killedWhileCommitted = 0;
     for (let k = 0; k < KILLS; k++) {

@@ -59,8 +59,13 @@ export interface Daemon {
 export function startDaemon(dir: string, configFile: string, env: NodeJS.ProcessEnv = {}): Daemon {
   const logFile = path.join(dir, `daemon-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [CLI, 'run', '--config', configFile], { stdio: ['ignore', fd, fd], env: { PATH: process.env.PATH, ...env } });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const child = spawn(process.execPath, [CLI, 'run', '--config', configFile], {
+    stdio: ['ignore', fd, fd],
+    env: { PATH: process.env.PATH, ...env },
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, exited, log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '') };
 }
 
@@ -70,7 +75,10 @@ export function committedOutbox(dir: string): { id: string; time: number }[] {
   if (!existsSync(file)) return [];
   const db = new BetterSqlite3(file);
   try {
-    return (db.prepare('SELECT event_id, fix_time FROM outbox').all() as { event_id: Buffer; fix_time: number }[]).map((r) => ({ id: formatUuid(r.event_id), time: r.fix_time }));
+    return (db.prepare('SELECT event_id, fix_time FROM outbox').all() as { event_id: Buffer; fix_time: number }[]).map((r) => ({
+      id: formatUuid(r.event_id),
+      time: r.fix_time,
+    }));
   } finally {
     db.close();
   }
@@ -131,7 +139,10 @@ export async function startPtyDaemon(cleanups: (() => Promise<void> | void)[], u
   await waitFor(
     async () => {
       if (daemon.child.exitCode !== null) throw new Error(`the daemon exited with ${daemon.child.exitCode}:\n${daemon.log()}`);
-      return requestSnapshot(socket, 500).then(() => true, () => false);
+      return requestSnapshot(socket, 500).then(
+        () => true,
+        () => false,
+      );
     },
     'status socket',
     60_000,

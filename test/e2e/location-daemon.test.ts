@@ -136,7 +136,8 @@ async function expectDaemonUndisturbed(e2e: PtyDaemon, before: StatusSnapshot): 
   const fixesRead = before.receiver?.fixesRead ?? 0;
   await waitFor(
     async () => {
-      if (daemon.child.exitCode !== null || daemon.child.signalCode !== null) throw new Error(`the daemon exited (${daemon.child.exitCode ?? daemon.child.signalCode}):\n${daemon.log().slice(-3000)}`);
+      if (daemon.child.exitCode !== null || daemon.child.signalCode !== null)
+        throw new Error(`the daemon exited (${daemon.child.exitCode ?? daemon.child.signalCode}):\n${daemon.log().slice(-3000)}`);
       const s = await snapshot(socket);
       return sim.events.size >= events + 10 && (s?.receiver?.fixesRead ?? 0) >= fixesRead + 10;
     },
@@ -156,7 +157,7 @@ async function expectDaemonUndisturbed(e2e: PtyDaemon, before: StatusSnapshot): 
 
 describe.skipIf(!HAVE_SOCAT)('location here against the running daemon (real `run` over a pty, real HTTP to the simulator)', () => {
   it(
-    'surveys from the daemon\'s fixes, uploads the averaged known position with the daemon\'s token, and leaves the daemon undisturbed',
+    "surveys from the daemon's fixes, uploads the averaged known position with the daemon's token, and leaves the daemon undisturbed",
     async () => {
       const e2e = await daemonWithReceiver();
       const { sim, socket, configFile, receiver } = e2e;
@@ -164,7 +165,29 @@ describe.skipIf(!HAVE_SOCAT)('location here against the running daemon (real `ru
       expect(sim.stats.passwordGrants).toBe(1);
 
       const name = 'Depot Amersfoort';
-      const r = await runCli(['location', 'here', '--config', configFile, '--name', name, '--type', 'warehouse', '--street', 'Valutaboulevard', '--house-number', '16', '--postal-code', '3825BT', '--city', 'Amersfoort', '--country', 'NL'], { timeoutMs: CLI_TIMEOUT_MS });
+      const r = await runCli(
+        [
+          'location',
+          'here',
+          '--config',
+          configFile,
+          '--name',
+          name,
+          '--type',
+          'warehouse',
+          '--street',
+          'Valutaboulevard',
+          '--house-number',
+          '16',
+          '--postal-code',
+          '3825BT',
+          '--city',
+          'Amersfoort',
+          '--country',
+          'NL',
+        ],
+        { timeoutMs: CLI_TIMEOUT_MS },
+      );
       const output = `exit ${r.code ?? r.signal}\nstderr:\n${r.stderr}\nstdout:\n${r.stdout}\ndaemon log:\n${e2e.daemon.log().slice(-3000)}`;
       expect(r.stderr, output).toContain(`sampling ${SAMPLES} fixes from the running daemon (${socket}) ...`);
       expect(r.code, output).toBe(0);
@@ -175,7 +198,9 @@ describe.skipIf(!HAVE_SOCAT)('location here against the running daemon (real `ru
       // The survey is the average of 30 consecutive epochs the receiver sent, to the digit: the
       // reported position and spread are exactly what averaging those fixes gives.
       const reported = r.stderr.split('\n').find((l) => l.startsWith('averaged '));
-      const windows = consecutiveAverages(receiver.written(), SAMPLES).filter((a) => Number(a.lat.toFixed(7)) === body.geoReference.lat && Number(a.lon.toFixed(7)) === body.geoReference.lon);
+      const windows = consecutiveAverages(receiver.written(), SAMPLES).filter(
+        (a) => Number(a.lat.toFixed(7)) === body.geoReference.lat && Number(a.lon.toFixed(7)) === body.geoReference.lon,
+      );
       expect(windows.length, `no ${SAMPLES} consecutive epochs written average to ${JSON.stringify(body.geoReference)}`).toBeGreaterThan(0);
       expect(windows.map(captureLine)).toContain(reported);
       expect(reported).toMatch(/spread 1\.\d m/);
@@ -187,7 +212,17 @@ describe.skipIf(!HAVE_SOCAT)('location here against the running daemon (real `ru
       expect(sim.locations.size).toBe(1);
       const stored = sim.locations.get(body.id);
       expect(stored).toMatchObject({ version: 1, coordinate: { lat: body.geoReference.lat, lon: body.geoReference.lon, source: 'given' } });
-      expect(stored?.location).toMatchObject({ type: 'warehouse', administrativeReference: { name, street: 'Valutaboulevard', houseNumber: '16', postalCode: '3825BT', city: 'Amersfoort', country: 'NL' } });
+      expect(stored?.location).toMatchObject({
+        type: 'warehouse',
+        administrativeReference: {
+          name,
+          street: 'Valutaboulevard',
+          houseNumber: '16',
+          postalCode: '3825BT',
+          city: 'Amersfoort',
+          country: 'NL',
+        },
+      });
       // The CLI used the daemon's token pair from the shared database: no second password grant.
       expect(sim.stats).toMatchObject({ passwordGrants: 1, refreshReuses: 0, invalidLocations: 0 });
 
@@ -205,14 +240,44 @@ describe.skipIf(!HAVE_SOCAT)('location here against the running daemon (real `ru
       const { sim, urls, socket, configFile, pty, receiver } = e2e;
       const before = await requestSnapshot(socket, 5000);
 
-      const refused = await runCli(['location', 'here', '--config', configFile, '--name', 'Yard', '--type', 'warehouse', '--source', 'receiver'], { timeoutMs: CLI_TIMEOUT_MS });
-      expect(refused.stderr).toContain(`the running daemon holds the receiver ${pty.device}: a second reader would split its data between the two; use --source daemon (or auto), or stop the daemon first`);
+      const refused = await runCli(
+        ['location', 'here', '--config', configFile, '--name', 'Yard', '--type', 'warehouse', '--source', 'receiver'],
+        { timeoutMs: CLI_TIMEOUT_MS },
+      );
+      expect(refused.stderr).toContain(
+        `the running daemon holds the receiver ${pty.device}: a second reader would split its data between the two; use --source daemon (or auto), or stop the daemon first`,
+      );
       expect(refused.stderr).not.toContain('sampling');
       expect(refused.code, refused.stderr).toBe(2);
       expect(refused.stdout).toBe('');
 
       const name = 'Depot Amersfoort';
-      const dry = await runCli(['location', 'here', '--config', configFile, '--dry-run', '--name', name, '--type', 'warehouse', '--street', 'Valutaboulevard', '--house-number', '16', '--postal-code', '3825BT', '--city', 'Amersfoort', '--country', 'NL', '--phone', '+31 33 123 4567'], { timeoutMs: CLI_TIMEOUT_MS });
+      const dry = await runCli(
+        [
+          'location',
+          'here',
+          '--config',
+          configFile,
+          '--dry-run',
+          '--name',
+          name,
+          '--type',
+          'warehouse',
+          '--street',
+          'Valutaboulevard',
+          '--house-number',
+          '16',
+          '--postal-code',
+          '3825BT',
+          '--city',
+          'Amersfoort',
+          '--country',
+          'NL',
+          '--phone',
+          '+31 33 123 4567',
+        ],
+        { timeoutMs: CLI_TIMEOUT_MS },
+      );
       expect(dry.stderr).toContain(`sampling ${SAMPLES} fixes from the running daemon (${socket}) ...`);
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stderr).toContain(`dry run: would send 1 request PUT ${urls.planningUrl}`);
@@ -222,7 +287,14 @@ describe.skipIf(!HAVE_SOCAT)('location here against the running daemon (real `ru
         name,
         type: 'warehouse',
         geoReference: { type: 'latLonPointGeoReference' },
-        administrativeReference: { name, street: 'Valutaboulevard', houseNumber: '16', postalCode: '3825BT', city: 'Amersfoort', country: 'NL' },
+        administrativeReference: {
+          name,
+          street: 'Valutaboulevard',
+          houseNumber: '16',
+          postalCode: '3825BT',
+          city: 'Amersfoort',
+          country: 'NL',
+        },
         contactDetails: [{ type: 'phone', value: '+31 33 123 4567' }],
       });
       expect(localDistanceM(body.geoReference.lat, body.geoReference.lon, KNOWN_POSITION.lat, KNOWN_POSITION.lon)).toBeLessThan(0.15);

@@ -90,7 +90,12 @@ describe.skipIf(!HAVE_SOCAT)('telematics-agent run: NMEA over a real pty to the 
     const text = driveText(generateDrive({ minutes: 1, hz: 10, seed: 2 }));
     const n = epochCount(text);
     await feed(pty.input, text, 0, Math.floor(n / 2));
-    await waitFor(async () => ((await requestSnapshot(socket, 1000).catch(() => undefined))?.outbox.pending ?? 0) > 100, 'a backlog while offline', 60_000, daemon.log);
+    await waitFor(
+      async () => ((await requestSnapshot(socket, 1000).catch(() => undefined))?.outbox.pending ?? 0) > 100,
+      'a backlog while offline',
+      60_000,
+      daemon.log,
+    );
     const offline = await requestSnapshot(socket);
     expect(sim.events.size).toBe(0);
     await sim.start({ port });

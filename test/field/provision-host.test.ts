@@ -22,7 +22,18 @@ function sandboxProblem(): string | undefined {
   if (process.getuid?.() !== 0) return 'not root';
   for (const p of ['/etc/telematics-agent', '/opt/telematics-agent']) if (existsSync(p)) return `${p} exists on this machine`;
   if (/^telematics-agent:/m.test(readFileSync('/etc/passwd', 'utf8'))) return 'the user telematics-agent exists on this machine';
-  const probe = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', 'd=$(mktemp -d) && mkdir $d/u $d/w && mount -t overlay overlay -o lowerdir=/opt,upperdir=$d/u,workdir=$d/w /opt; r=$?; rm -rf $d; exit $r'], { encoding: 'utf8' });
+  const probe = spawnSync(
+    'unshare',
+    [
+      '-m',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      'd=$(mktemp -d) && mkdir $d/u $d/w && mount -t overlay overlay -o lowerdir=/opt,upperdir=$d/u,workdir=$d/w /opt; r=$?; rm -rf $d; exit $r',
+    ],
+    { encoding: 'utf8' },
+  );
   if (probe.status !== 0) return `no private mount namespace with overlayfs here (${(probe.stderr || String(probe.error ?? '')).trim()})`;
   return undefined;
 }
@@ -36,13 +47,19 @@ describe.skipIf(problem !== undefined)('provision.sh on a (sandboxed) host', () 
     const bin = path.join(dir, 'bin');
     mkdirSync(bin);
     // is-active answers from a file, so the second run finds the service running.
-    writeFileSync(path.join(bin, 'systemctl'), `#!/bin/sh\necho "systemctl $*" >> ${dir}/calls\ncase "$1" in is-active) [ -f ${dir}/active ] && exit 0; exit 3;; start|restart) touch ${dir}/active;; stop) rm -f ${dir}/active;; esac\nexit 0\n`);
+    writeFileSync(
+      path.join(bin, 'systemctl'),
+      `#!/bin/sh\necho "systemctl $*" >> ${dir}/calls\ncase "$1" in is-active) [ -f ${dir}/active ] && exit 0; exit 3;; start|restart) touch ${dir}/active;; stop) rm -f ${dir}/active;; esac\nexit 0\n`,
+    );
     writeFileSync(path.join(bin, 'modprobe'), `#!/bin/sh\necho "modprobe $*" >> ${dir}/calls\n`);
     chmodSync(path.join(bin, 'systemctl'), 0o755);
     chmodSync(path.join(bin, 'modprobe'), 0o755);
     writeFileSync(path.join(dir, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
 
-    const mounts = SHADOWED.map((lower, i) => `mkdir -p ${dir}/up${i} ${dir}/work${i} && mount -t overlay overlay -o lowerdir=${lower},upperdir=${dir}/up${i},workdir=${dir}/work${i} ${lower}`).join('\n');
+    const mounts = SHADOWED.map(
+      (lower, i) =>
+        `mkdir -p ${dir}/up${i} ${dir}/work${i} && mount -t overlay overlay -o lowerdir=${lower},upperdir=${dir}/up${i},workdir=${dir}/work${i} ${lower}`,
+    ).join('\n');
     const provision = `bash ${SCRIPT} --node ${process.execPath} --wait-timeout 0`;
     writeFileSync(
       path.join(dir, 'inside.sh'),
@@ -68,7 +85,10 @@ getent passwd telematics-agent || echo "USER gone"
 for p in /etc/telematics-agent /var/lib/telematics-agent /opt/telematics-agent; do [ -e $p ] || echo "GONE $p"; done
 `,
     );
-    const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'bash', path.join(dir, 'inside.sh')], { encoding: 'utf8', timeout: 180_000 });
+    const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'bash', path.join(dir, 'inside.sh')], {
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
     const out = `${r.stdout}${r.stderr}`;
     expect(r.status, out).toBe(0);
     expect(out).not.toContain(PASSWORD);
@@ -92,12 +112,28 @@ for p in /etc/telematics-agent /var/lib/telematics-agent /opt/telematics-agent; 
 
     const calls = readFileSync(path.join(dir, 'calls'), 'utf8').trim().split('\n');
     const firstRun = calls.slice(0, calls.indexOf('systemctl restart telematics-agent.service') + 1);
-    expect(firstRun.filter((c) => !c.startsWith('systemctl is-active'))).toEqual(['modprobe -a cdc_acm usbserial', 'systemctl daemon-reload', 'systemctl enable --quiet telematics-agent.service', 'systemctl restart telematics-agent.service']);
+    expect(firstRun.filter((c) => !c.startsWith('systemctl is-active'))).toEqual([
+      'modprobe -a cdc_acm usbserial',
+      'systemctl daemon-reload',
+      'systemctl enable --quiet telematics-agent.service',
+      'systemctl restart telematics-agent.service',
+    ]);
     // The upgrade stops the running service only after the new program and configuration passed
     // their checks, and starts it again.
-    const upgrade = calls.slice(firstRun.length, calls.lastIndexOf('systemctl restart telematics-agent.service') + 1).filter((c) => !c.startsWith('systemctl is-active') && !c.startsWith('modprobe'));
-    expect(upgrade).toEqual(['systemctl stop telematics-agent.service', 'systemctl daemon-reload', 'systemctl enable --quiet telematics-agent.service', 'systemctl restart telematics-agent.service']);
-    expect(calls.slice(-3)).toEqual(['systemctl disable --now --quiet telematics-agent.service', 'systemctl daemon-reload', 'systemctl reset-failed telematics-agent.service']);
+    const upgrade = calls
+      .slice(firstRun.length, calls.lastIndexOf('systemctl restart telematics-agent.service') + 1)
+      .filter((c) => !c.startsWith('systemctl is-active') && !c.startsWith('modprobe'));
+    expect(upgrade).toEqual([
+      'systemctl stop telematics-agent.service',
+      'systemctl daemon-reload',
+      'systemctl enable --quiet telematics-agent.service',
+      'systemctl restart telematics-agent.service',
+    ]);
+    expect(calls.slice(-3)).toEqual([
+      'systemctl disable --now --quiet telematics-agent.service',
+      'systemctl daemon-reload',
+      'systemctl reset-failed telematics-agent.service',
+    ]);
 
     // Nothing reached this machine.
     expect(existsSync('/etc/telematics-agent')).toBe(false);

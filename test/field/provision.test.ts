@@ -1,5 +1,17 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +31,10 @@ const PASSWORD = 'pw-Never-Printed-42';
 const DEVICE_URL = 'https://tracking-device-service.example.com/api/public/v2/';
 const BY_ID = '/dev/serial/by-id/usb-u-blox_AG_GNSS_receiver-if00';
 // Textbook sentences with valid checksums (NMEA 0183 GGA and RMC).
-const NMEA = ['$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47', '$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A'];
+const NMEA = [
+  '$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47',
+  '$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A',
+];
 
 const canRun = !skipWithout('socat', 'the provisioning test (receivers are socat ptys)') && !skipWithout('npm', 'the provisioning test');
 
@@ -38,7 +53,12 @@ function provision(root: string, args: string[], opts: { input?: string } = {}):
     npm_config_update_notifier: 'false',
   };
   // setsid: no controlling terminal, so the script can never stop to ask for a password.
-  const r = spawnSync('setsid', ['--wait', 'bash', SCRIPT, '--root', root, '--node', process.execPath, '--probe-seconds', '1', ...args], { encoding: 'utf8', env, input: opts.input ?? '', timeout: 120_000 });
+  const r = spawnSync('setsid', ['--wait', 'bash', SCRIPT, '--root', root, '--node', process.execPath, '--probe-seconds', '1', ...args], {
+    encoding: 'utf8',
+    env,
+    input: opts.input ?? '',
+    timeout: 120_000,
+  });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -87,8 +107,20 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     symlinkSync('../../ttyUSB0', path.join(root, BY_ID.slice(1)));
     writeFileSync(path.join(work, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
     first = provision(root, [
-      '--environment', 'staging', '--username', 'acme-gateway', '--password-file', path.join(work, 'password'),
-      '--external-system-id', 'acme-fleet', '--carrier-code', 'ACME', '--device-url', DEVICE_URL, '--license-plate', 'AB-123-C',
+      '--environment',
+      'staging',
+      '--username',
+      'acme-gateway',
+      '--password-file',
+      path.join(work, 'password'),
+      '--external-system-id',
+      'acme-fleet',
+      '--carrier-code',
+      'ACME',
+      '--device-url',
+      DEVICE_URL,
+      '--license-plate',
+      'AB-123-C',
     ]);
   }, 180_000);
 
@@ -100,7 +132,11 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
   it.skipIf(skipWithout('shellcheck', 'shellcheck of the provisioning scripts'))('is shellcheck clean', () => {
     const libs = readdirSync(path.join(REPO_ROOT, 'scripts', 'provision')).filter((f) => f.endsWith('.sh'));
     expect(libs.length).toBeGreaterThan(0);
-    const files = [SCRIPT, ...libs.map((f) => path.join(REPO_ROOT, 'scripts', 'provision', f)), path.join(REPO_ROOT, '.ci', 'field-deps.sh')];
+    const files = [
+      SCRIPT,
+      ...libs.map((f) => path.join(REPO_ROOT, 'scripts', 'provision', f)),
+      path.join(REPO_ROOT, '.ci', 'field-deps.sh'),
+    ];
     const r = spawnSync('shellcheck', ['-x', ...files], { encoding: 'utf8', cwd: REPO_ROOT });
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
@@ -143,10 +179,16 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     expect(lines).toContain('user\ttelematics-agent\tgroups=telematics-agent,dialout\tshell=/usr/sbin/nologin');
     expect(lines).toContain('run\tsystemctl enable telematics-agent.service');
     // The technicians' command runs the service's node (the native modules' ABI), not `env node`.
-    expect(readFileSync(path.join(root, 'usr/local/bin/telematics-agent'), 'utf8')).toContain(`exec ${process.execPath} /opt/telematics-agent/dist/cli/main.js "$@"`);
+    expect(readFileSync(path.join(root, 'usr/local/bin/telematics-agent'), 'utf8')).toContain(
+      `exec ${process.execPath} /opt/telematics-agent/dist/cli/main.js "$@"`,
+    );
     expect(owners.get('/usr/local/bin/telematics-agent')).toBe('0755 root:root');
-    if (haveCommand('systemd-sysusers')) expect(readFileSync(path.join(root, 'etc/passwd'), 'utf8')).toMatch(/^telematics-agent:x:\d+:\d+:[^:]*:\/var\/lib\/telematics-agent:\/usr\/sbin\/nologin$/m);
-    if (haveCommand('systemctl')) expect(lstatSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/telematics-agent.service')).isSymbolicLink()).toBe(true);
+    if (haveCommand('systemd-sysusers'))
+      expect(readFileSync(path.join(root, 'etc/passwd'), 'utf8')).toMatch(
+        /^telematics-agent:x:\d+:\d+:[^:]*:\/var\/lib\/telematics-agent:\/usr\/sbin\/nologin$/m,
+      );
+    if (haveCommand('systemctl'))
+      expect(lstatSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/telematics-agent.service')).isSymbolicLink()).toBe(true);
   });
 
   it('installs production dependencies only, with native modules that load', () => {
@@ -160,19 +202,28 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     expect(natives.stderr).toContain('better-sqlite3: loads');
     expect(natives.stderr).toContain('@serialport/bindings-cpp: loads');
     expect(natives.stdout).toBe('');
-    const check = spawnSync(process.execPath, [path.join(app, 'dist/cli/main.js'), 'config', 'check', '--quiet', '--config', path.join(root, 'etc/telematics-agent/config.json')], { encoding: 'utf8' });
+    const check = spawnSync(
+      process.execPath,
+      [path.join(app, 'dist/cli/main.js'), 'config', 'check', '--quiet', '--config', path.join(root, 'etc/telematics-agent/config.json')],
+      { encoding: 'utf8' },
+    );
     expect(check.stderr).toBe('');
     expect(check.status).toBe(0);
   });
 
-  it.skipIf(skipWithout('systemd-analyze', 'verify of the installed unit'))('installs a unit that runs this node and passes systemd-analyze verify', () => {
-    expect(first.status, first.out).toBe(0);
-    const unit = path.join(root, 'etc/systemd/system/telematics-agent.service');
-    expect(readFileSync(unit, 'utf8')).toMatch(new RegExp(`^ExecStart=${process.execPath.replace(/[.+]/g, '\\$&')} /opt/telematics-agent/dist/cli/main\\.js run `, 'm'));
-    expect(verifyUnit(unit)).toEqual({ status: 0, output: '' });
-    // ttyUSB (behind the by-id alias) is one of the unit's device classes: no drop-in needed.
-    expect(existsSync(path.join(root, 'etc/systemd/system/telematics-agent.service.d'))).toBe(false);
-  });
+  it.skipIf(skipWithout('systemd-analyze', 'verify of the installed unit'))(
+    'installs a unit that runs this node and passes systemd-analyze verify',
+    () => {
+      expect(first.status, first.out).toBe(0);
+      const unit = path.join(root, 'etc/systemd/system/telematics-agent.service');
+      expect(readFileSync(unit, 'utf8')).toMatch(
+        new RegExp(`^ExecStart=${process.execPath.replace(/[.+]/g, '\\$&')} /opt/telematics-agent/dist/cli/main\\.js run `, 'm'),
+      );
+      expect(verifyUnit(unit)).toEqual({ status: 0, output: '' });
+      // ttyUSB (behind the by-id alias) is one of the unit's device classes: no drop-in needed.
+      expect(existsSync(path.join(root, 'etc/systemd/system/telematics-agent.service.d'))).toBe(false);
+    },
+  );
 
   it('upgrades in place: keeps the data, the password and the configuration except the keys given', () => {
     expect(first.status, first.out).toBe(0);
@@ -195,7 +246,9 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     });
     expect(mode(configFile)).toBe('0640');
     // ttyS1 is not in the unit's device classes (ttyS shares its major with the consoles).
-    expect(readFileSync(path.join(root, 'etc/systemd/system/telematics-agent.service.d/10-gnss-device.conf'), 'utf8')).toMatch(/^DeviceAllow=\/dev\/ttyS1 rw$/m);
+    expect(readFileSync(path.join(root, 'etc/systemd/system/telematics-agent.service.d/10-gnss-device.conf'), 'utf8')).toMatch(
+      /^DeviceAllow=\/dev\/ttyS1 rw$/m,
+    );
   });
 
   it('refuses an invalid change and leaves everything as it was, the password too', () => {
@@ -204,7 +257,9 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     const before = readFileSync(configFile, 'utf8');
     // A new password on standard input: read (else the run would stop at "nothing on standard
     // input" before the configuration check), never printed, and not stored when the run fails.
-    const bad = provision(root, ['--device-url', 'http://devices.example.com/api/public/v2/', '--password-file', '-'], { input: 'a-New-Password-7\n' });
+    const bad = provision(root, ['--device-url', 'http://devices.example.com/api/public/v2/', '--password-file', '-'], {
+      input: 'a-New-Password-7\n',
+    });
     expect(bad.status).not.toBe(0);
     expect(bad.out).toMatch(/platform\.deviceUrl: must use https:\/\//);
     expect(bad.out).toContain('nothing was changed');
@@ -222,7 +277,14 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     const db = path.join(root, 'var/lib/telematics-agent/agent.db');
     const un = provision(root, ['--uninstall']);
     expect(un.status, un.out).toBe(0);
-    for (const gone of ['opt/telematics-agent', 'etc/systemd/system/telematics-agent.service', 'etc/systemd/system/telematics-agent.service.d', 'usr/local/bin/telematics-agent', 'etc/modules-load.d/telematics-agent.conf', 'etc/systemd/system/multi-user.target.wants/telematics-agent.service']) {
+    for (const gone of [
+      'opt/telematics-agent',
+      'etc/systemd/system/telematics-agent.service',
+      'etc/systemd/system/telematics-agent.service.d',
+      'usr/local/bin/telematics-agent',
+      'etc/modules-load.d/telematics-agent.conf',
+      'etc/systemd/system/multi-user.target.wants/telematics-agent.service',
+    ]) {
       expect(existsSync(path.join(root, gone)), gone).toBe(false);
     }
     expect(readFileSync(db, 'utf8')).toBe('identity, tokens and 3 buffered fixes');
@@ -231,7 +293,8 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
 
     const purge = provision(root, ['--uninstall', '--purge']);
     expect(purge.status, purge.out).toBe(0);
-    for (const gone of ['var/lib/telematics-agent', 'etc/telematics-agent', 'etc/sysusers.d/telematics-agent.conf']) expect(existsSync(path.join(root, gone)), gone).toBe(false);
+    for (const gone of ['var/lib/telematics-agent', 'etc/telematics-agent', 'etc/sysusers.d/telematics-agent.conf'])
+      expect(existsSync(path.join(root, gone)), gone).toBe(false);
     expect(manifest(root).lines).toContain('run\tuserdel telematics-agent');
   });
 });
@@ -248,7 +311,18 @@ describe('provision.sh refuses before changing anything', () => {
 
   it('asks for a password it cannot prompt for', () => {
     const root = tempDir('ta-provision-nopw-');
-    const r = provision(root, ['--username', 'u', '--external-system-id', 'e', '--carrier-code', 'C', '--device-url', DEVICE_URL, '--gnss-path', '/dev/ttyACM0']);
+    const r = provision(root, [
+      '--username',
+      'u',
+      '--external-system-id',
+      'e',
+      '--carrier-code',
+      'C',
+      '--device-url',
+      DEVICE_URL,
+      '--gnss-path',
+      '/dev/ttyACM0',
+    ]);
     expect(r.status).toBe(1);
     expect(r.out).toContain('no password: pass --password-file FILE');
     expect(existsSync(path.join(root, 'etc/telematics-agent/password'))).toBe(false);

@@ -47,7 +47,9 @@ interface Sim {
 }
 
 async function startSim(): Promise<Sim> {
-  const child = spawn(process.execPath, [CLI, 'sim', '--json', '--user', 'gateway', '--password', PASSWORD], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, 'sim', '--json', '--user', 'gateway', '--password', PASSWORD], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   const urls = await new Promise<Sim['urls']>((resolve, reject) => {
     child.stdout?.on('data', (d: Buffer) => {
@@ -126,7 +128,9 @@ describe.skipIf(problem !== undefined && !MUST_RUN)('the unit under a real syste
   it('installs with provision.sh and reaches active (running) through READY=1, as the sysusers user', (ctx) => {
     const box = c(ctx);
     // The receiver: a pty that belongs to root:dialout like a USB port, fed by a transient unit.
-    box.sh(`systemd-run --quiet --unit=ta-gnss-feed socat EXEC:"${process.execPath} ${share}/feed.mjs ${share}/drive.nmea 200" PTY,link=${GNSS},raw,echo=0,group=dialout,perm=0660`);
+    box.sh(
+      `systemd-run --quiet --unit=ta-gnss-feed socat EXEC:"${process.execPath} ${share}/feed.mjs ${share}/drive.nmea 200" PTY,link=${GNSS},raw,echo=0,group=dialout,perm=0660`,
+    );
     box.sh(`for i in $(seq 50); do [ -e ${GNSS} ] && exit 0; sleep 0.1; done; exit 1`);
     // The platform addresses other than the device service are not provision.sh flags: a
     // technician's configuration that provision.sh keeps and completes.
@@ -137,12 +141,39 @@ EOF`);
     box.sh('systemctl log-level debug');
     const provision = box.run(
       [
-        'bash', path.join(REPO_ROOT, 'scripts', 'provision.sh'), '--source', REPO_ROOT, '--node', process.execPath,
-        '--environment', 'staging', '--username', 'gateway', '--password-file', path.join(share, 'password'),
-        '--external-system-id', 'field-fleet', '--carrier-code', 'SIM', '--device-url', sim?.urls.deviceUrl ?? '',
-        '--gnss-path', GNSS, '--wait-timeout', '60',
+        'bash',
+        path.join(REPO_ROOT, 'scripts', 'provision.sh'),
+        '--source',
+        REPO_ROOT,
+        '--node',
+        process.execPath,
+        '--environment',
+        'staging',
+        '--username',
+        'gateway',
+        '--password-file',
+        path.join(share, 'password'),
+        '--external-system-id',
+        'field-fleet',
+        '--carrier-code',
+        'SIM',
+        '--device-url',
+        sim?.urls.deviceUrl ?? '',
+        '--gnss-path',
+        GNSS,
+        '--wait-timeout',
+        '60',
       ],
-      { env: { npm_config_cache: NPM_CACHE, npm_config_offline: 'true', npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' }, timeoutMs: 150_000 },
+      {
+        env: {
+          npm_config_cache: NPM_CACHE,
+          npm_config_offline: 'true',
+          npm_config_update_notifier: 'false',
+          npm_config_audit: 'false',
+          npm_config_fund: 'false',
+        },
+        timeoutMs: 150_000,
+      },
     );
     runningSince = Date.now();
     box.sh('systemctl log-level info');
@@ -151,7 +182,15 @@ EOF`);
     expect(provision.output).not.toContain(PASSWORD);
 
     const s = show('ActiveState', 'SubState', 'Result', 'MainPID', 'NRestarts', 'StatusText', 'Type', 'NotifyAccess');
-    expect(s, journal()).toMatchObject({ ActiveState: 'active', SubState: 'running', Result: 'success', NRestarts: '0', Type: 'notify', NotifyAccess: 'all', StatusText: 'recording' });
+    expect(s, journal()).toMatchObject({
+      ActiveState: 'active',
+      SubState: 'running',
+      Result: 'success',
+      NRestarts: '0',
+      Type: 'notify',
+      NotifyAccess: 'all',
+      StatusText: 'recording',
+    });
     mainPid = Number(s.MainPID);
     // READY=1 came from the spawned systemd-notify, not from the main PID: NotifyAccess=all.
     const ready = /Got notification message from PID (\d+) \(READY=1, STATUS=recording\)/.exec(journal());
@@ -172,12 +211,18 @@ EOF`);
 
   it('owns its 0700 state directory and reads the password only as a credential', async (ctx) => {
     const box = c(ctx);
-    expect(box.sh('stat -c "%a %U:%G" /var/lib/telematics-agent /var/lib/telematics-agent/agent.db').trim().split('\n')).toEqual(['700 telematics-agent:telematics-agent', '600 telematics-agent:telematics-agent']);
+    expect(box.sh('stat -c "%a %U:%G" /var/lib/telematics-agent /var/lib/telematics-agent/agent.db').trim().split('\n')).toEqual([
+      '700 telematics-agent:telematics-agent',
+      '600 telematics-agent:telematics-agent',
+    ]);
     // The stored password is root's alone; the service got it through LoadCredential=.
     expect(box.sh('stat -c "%a %U" /etc/telematics-agent/password').trim()).toBe('600 root');
     const environ = box.sh(`tr '\\0' '\\n' </proc/${mainPid}/environ`);
     expect(environ).toMatch(/^CREDENTIALS_DIRECTORY=\/run\/credentials\/telematics-agent\.service$/m);
-    expect(box.run(['setpriv', '--reuid=telematics-agent', '--regid=telematics-agent', '--init-groups', 'cat', '/etc/telematics-agent/password']).status).not.toBe(0);
+    expect(
+      box.run(['setpriv', '--reuid=telematics-agent', '--regid=telematics-agent', '--init-groups', 'cat', '/etc/telematics-agent/password'])
+        .status,
+    ).not.toBe(0);
     const stats = await simGet<{ passwordGrants: number; passwordRejected: number }>(sim as Sim, 'stats');
     expect(stats.passwordGrants).toBeGreaterThanOrEqual(1);
     expect(stats.passwordRejected).toBe(0);
@@ -185,7 +230,11 @@ EOF`);
 
   it('answers `telematics-agent status` from the daemon and delivers events to the simulator', async (ctx) => {
     const box = c(ctx);
-    let snapshot: { source?: string; daemon?: { running?: boolean; pid?: number }; receiver?: { port?: string; link?: string; fixesRead?: number } } = {};
+    let snapshot: {
+      source?: string;
+      daemon?: { running?: boolean; pid?: number };
+      receiver?: { port?: string; link?: string; fixesRead?: number };
+    } = {};
     for (let i = 0; i < 50 && !(snapshot.receiver?.fixesRead && snapshot.receiver.fixesRead > 0); i++) {
       const r = box.run(['telematics-agent', 'status', '--json']);
       expect(r.stdout, r.output).not.toBe('');
@@ -217,7 +266,9 @@ EOF`);
     const s = show('ActiveState', 'SubState', 'MainPID', 'NRestarts', 'ActiveEnterTimestampMonotonic', 'WatchdogTimestampMonotonic');
     expect(s, journal()).toMatchObject({ ActiveState: 'active', SubState: 'running', MainPID: String(mainPid), NRestarts: '0' });
     // The last ping came well after the start (pings are every WatchdogSec / 2).
-    expect(Number(s.WatchdogTimestampMonotonic) - Number(s.ActiveEnterTimestampMonotonic)).toBeGreaterThan((watchdogMs * 1000) / 2 - 2_000_000);
+    expect(Number(s.WatchdogTimestampMonotonic) - Number(s.ActiveEnterTimestampMonotonic)).toBeGreaterThan(
+      (watchdogMs * 1000) / 2 - 2_000_000,
+    );
     expect(journal()).not.toMatch(/Watchdog timeout/);
   }, 90_000);
 
@@ -234,7 +285,11 @@ EOF`);
     expect(stop).toMatch(/Main process exited, code=exited, status=0\/SUCCESS/);
     expect(stop).not.toMatch(/SIGKILL|timed out/i);
     expect(log).toMatch(/"msg":"agent stopped"/);
-    expect(show('Result', 'ExecMainCode', 'ExecMainStatus', 'ActiveState')).toMatchObject({ Result: 'success', ExecMainStatus: '0', ActiveState: 'inactive' });
+    expect(show('Result', 'ExecMainCode', 'ExecMainStatus', 'ActiveState')).toMatchObject({
+      Result: 'success',
+      ExecMainStatus: '0',
+      ActiveState: 'inactive',
+    });
     process.stdout.write(`systemctl stop took ${stopMs} ms\n`);
   });
 });

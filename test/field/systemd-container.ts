@@ -37,7 +37,9 @@ const MASKED = [
   'timers.target',
 ];
 /** What commands run inside get: a clean environment with the host's node and npm on PATH. */
-const INSIDE_PATH = [...new Set([path.dirname(process.execPath), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'])].join(':');
+const INSIDE_PATH = [
+  ...new Set([path.dirname(process.execPath), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']),
+].join(':');
 
 const INSIDE_SCRIPT = String.raw`#!/bin/bash
 # PID 1 of the new PID namespace until it execs systemd: builds the root, then pivots into it.
@@ -155,8 +157,17 @@ export async function bootContainer(o: { workDir: string; share: string[]; timeo
   // The shell joins the new cgroup first, so that the cgroup namespace is rooted there.
   const unshare: ChildProcess = spawn(
     'bash',
-    ['-c', 'echo $$ >"$1/cgroup.procs" && exec unshare --pid --fork --kill-child --mount --uts --ipc --cgroup --propagation private bash "$2"', 'ta-boot', cgroupDir, script],
-    { stdio: ['ignore', log, log], env: { PATH: process.env.PATH, TA_WORK: root, TA_SHARE: o.share.join('\n'), TA_MASK: MASKED.join(' '), TA_TARGET: TARGET } },
+    [
+      '-c',
+      'echo $$ >"$1/cgroup.procs" && exec unshare --pid --fork --kill-child --mount --uts --ipc --cgroup --propagation private bash "$2"',
+      'ta-boot',
+      cgroupDir,
+      script,
+    ],
+    {
+      stdio: ['ignore', log, log],
+      env: { PATH: process.env.PATH, TA_WORK: root, TA_SHARE: o.share.join('\n'), TA_MASK: MASKED.join(' '), TA_TARGET: TARGET },
+    },
   );
   closeSync(log);
   let exited = false;
@@ -200,7 +211,15 @@ export async function bootContainer(o: { workDir: string; share: string[]; timeo
     const r: SpawnSyncReturns<string> = spawnSync('nsenter', ['--target', String(pid), '--all', '--', ...argv], {
       encoding: 'utf8',
       timeout: opts.timeoutMs ?? 30_000,
-      env: { PATH: INSIDE_PATH, HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', SYSTEMD_PAGER: '', SYSTEMD_COLORS: '0', NO_COLOR: '1', ...opts.env },
+      env: {
+        PATH: INSIDE_PATH,
+        HOME: process.env.HOME ?? '/root',
+        LANG: 'C.UTF-8',
+        SYSTEMD_PAGER: '',
+        SYSTEMD_COLORS: '0',
+        NO_COLOR: '1',
+        ...opts.env,
+      },
     });
     const stdout = r.stdout ?? '';
     const stderr = `${r.stderr ?? ''}${r.error ? `\n${String(r.error)}` : ''}`;

@@ -44,14 +44,17 @@ describe('systemd unit', () => {
     expect(r.status).toBe(0);
   });
 
-  it.skipIf(skipWithout('systemd-analyze', 'systemd-analyze security'))(`has a systemd-analyze security exposure of at most ${MAX_EXPOSURE}`, () => {
-    const r = spawnSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unitCopy()], { encoding: 'utf8' });
-    const m = /Overall exposure level for telematics-agent\.service: (\d+\.\d+)/.exec(`${r.stdout}${r.stderr}`);
-    expect(m, `no exposure figure in:\n${r.stdout}${r.stderr}`).not.toBeNull();
-    const exposure = Number(m?.[1]);
-    process.stdout.write(`systemd-analyze security --offline=true: exposure ${exposure} (limit ${MAX_EXPOSURE})\n`);
-    expect(exposure).toBeLessThanOrEqual(MAX_EXPOSURE);
-  });
+  it.skipIf(skipWithout('systemd-analyze', 'systemd-analyze security'))(
+    `has a systemd-analyze security exposure of at most ${MAX_EXPOSURE}`,
+    () => {
+      const r = spawnSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unitCopy()], { encoding: 'utf8' });
+      const m = /Overall exposure level for telematics-agent\.service: (\d+\.\d+)/.exec(`${r.stdout}${r.stderr}`);
+      expect(m, `no exposure figure in:\n${r.stdout}${r.stderr}`).not.toBeNull();
+      const exposure = Number(m?.[1]);
+      process.stdout.write(`systemd-analyze security --offline=true: exposure ${exposure} (limit ${MAX_EXPOSURE})\n`);
+      expect(exposure).toBeLessThanOrEqual(MAX_EXPOSURE);
+    },
+  );
 
   it('keeps the settings the service depends on', () => {
     const s = serviceSettings();
@@ -71,7 +74,9 @@ describe('systemd unit', () => {
     expect(s.get('LoadCredential')).toEqual(['password:/etc/telematics-agent/password']);
     expect(s.get('RestrictAddressFamilies')).toEqual(['AF_INET AF_INET6 AF_UNIX']);
     expect(s.get('DevicePolicy')).toEqual(['closed']);
-    expect(s.get('ExecStart')?.[0]).toMatch(/^\/usr\/bin\/node \/opt\/telematics-agent\/dist\/cli\/main\.js run --config \/etc\/telematics-agent\/config\.json$/);
+    expect(s.get('ExecStart')?.[0]).toMatch(
+      /^\/usr\/bin\/node \/opt\/telematics-agent\/dist\/cli\/main\.js run --config \/etc\/telematics-agent\/config\.json$/,
+    );
     // V8's JIT needs writable-then-executable memory: "yes" would crash node at start.
     expect(s.get('MemoryDenyWriteExecute')).toEqual(['no']);
   });
@@ -82,7 +87,9 @@ describe('systemd unit', () => {
     // ttyS shares major 4 with /dev/tty0..63: allowing the class would open the consoles.
     expect(allowed.filter((a) => /char-tty(S|\s)|char-tty$/.test(a))).toEqual([]);
     // Classes resolve through /proc/devices at start: their drivers load at boot, not at plug-in.
-    const modules = readFileSync(path.join(REPO_ROOT, 'systemd', 'telematics-agent.modules-load.conf'), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    const modules = readFileSync(path.join(REPO_ROOT, 'systemd', 'telematics-agent.modules-load.conf'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'));
     expect(modules.sort()).toEqual(['cdc_acm', 'usbserial']);
   });
 
@@ -103,26 +110,35 @@ describe('systemd unit', () => {
         gnss: { path: '/dev/ttyACM0' },
       }),
     );
-    const run = (env: NodeJS.ProcessEnv) => spawnSync(process.execPath, [CLI, 'config', 'check', '--config', config], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
+    const run = (env: NodeJS.ProcessEnv) =>
+      spawnSync(process.execPath, [CLI, 'config', 'check', '--config', config], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, ...env },
+      });
     const withCredential = run({ CREDENTIALS_DIRECTORY: creds });
     expect(withCredential.stderr).toContain('is valid');
     expect(withCredential.status).toBe(0);
     expect(JSON.parse(withCredential.stdout).credentials.passwordSource).toBe('systemd-credential');
   });
 
-  it.skipIf(skipWithout('systemd-sysusers', 'the sysusers.d entry'))('creates a nologin system user in dialout from its sysusers.d entry', () => {
-    const root = tempDir('ta-sysusers-');
-    mkdirSync(path.join(root, 'etc'));
-    // A typical Debian group file: dialout exists with its usual GID.
-    writeFileSync(path.join(root, 'etc', 'group'), 'root:x:0:\ndialout:x:20:\n');
-    writeFileSync(path.join(root, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
-    const r = spawnSync('systemd-sysusers', [`--root=${root}`, SYSUSERS], { encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
-    const user = readFileSync(path.join(root, 'etc', 'passwd'), 'utf8').split('\n').find((l) => l.startsWith('telematics-agent:'));
-    const [, , uid, , , home, shell] = (user ?? '').split(':');
-    expect(Number(uid)).toBeLessThan(1000); // a system account
-    expect(home).toBe('/var/lib/telematics-agent');
-    expect(shell).toBe('/usr/sbin/nologin');
-    expect(readFileSync(path.join(root, 'etc', 'group'), 'utf8')).toMatch(/^dialout:x:20:telematics-agent$/m);
-  });
+  it.skipIf(skipWithout('systemd-sysusers', 'the sysusers.d entry'))(
+    'creates a nologin system user in dialout from its sysusers.d entry',
+    () => {
+      const root = tempDir('ta-sysusers-');
+      mkdirSync(path.join(root, 'etc'));
+      // A typical Debian group file: dialout exists with its usual GID.
+      writeFileSync(path.join(root, 'etc', 'group'), 'root:x:0:\ndialout:x:20:\n');
+      writeFileSync(path.join(root, 'etc', 'passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+      const r = spawnSync('systemd-sysusers', [`--root=${root}`, SYSUSERS], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const user = readFileSync(path.join(root, 'etc', 'passwd'), 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('telematics-agent:'));
+      const [, , uid, , , home, shell] = (user ?? '').split(':');
+      expect(Number(uid)).toBeLessThan(1000); // a system account
+      expect(home).toBe('/var/lib/telematics-agent');
+      expect(shell).toBe('/usr/sbin/nologin');
+      expect(readFileSync(path.join(root, 'etc', 'group'), 'utf8')).toMatch(/^dialout:x:20:telematics-agent$/m);
+    },
+  );
 });

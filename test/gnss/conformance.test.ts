@@ -19,7 +19,8 @@ function expectedDifferences(): Map<string, string> {
   for (const line of readFileSync(EXPECTED_FILE, 'utf8').split('\n')) {
     if (line.startsWith('#') || line.trim() === '') continue;
     const [key, reason] = line.split(' | ');
-    if (key === undefined || reason === undefined || reason.trim() === '') throw new Error(`gpsd-differences.txt: line without a reason: ${line}`);
+    if (key === undefined || reason === undefined || reason.trim() === '')
+      throw new Error(`gpsd-differences.txt: line without a reason: ${line}`);
     out.set(key.trim(), reason.trim());
   }
   return out;
@@ -43,14 +44,18 @@ describe.skipIf(!HAVE_CORPUS)('conformance with gpsd on the corpus', () => {
   });
 
   it('matches at least 99% of gpsd fixes', () => {
-    console.log(`gpsd conformance: ${matched}/${total} fixes matched (${((100 * matched) / total).toFixed(2)}%), ${differences.length} listed differences`);
+    console.log(
+      `gpsd conformance: ${matched}/${total} fixes matched (${((100 * matched) / total).toFixed(2)}%), ${differences.length} listed differences`,
+    );
     expect(matched / total).toBeGreaterThanOrEqual(0.99);
   });
 
   it('has exactly the differences listed, each with its reason', () => {
     const expected = expectedDifferences();
     const actual = differences.map((d) => `${d.log} ${d.time} ${d.kind}`);
-    const unexpected = differences.filter((d) => !expected.has(`${d.log} ${d.time} ${d.kind}`)).map((d) => `${d.log} ${d.time} ${d.kind} (${d.detail})`);
+    const unexpected = differences
+      .filter((d) => !expected.has(`${d.log} ${d.time} ${d.kind}`))
+      .map((d) => `${d.log} ${d.time} ${d.kind} (${d.detail})`);
     const gone = [...expected.keys()].filter((k) => !actual.includes(k));
     expect(unexpected, 'new differences from gpsd').toEqual([]);
     expect(gone, 'listed differences that no longer occur').toEqual([]);

@@ -11,8 +11,10 @@ function run(lines: string[], options = {}): { fixes: Fix[]; decoder: ReturnType
   return { fixes, decoder };
 }
 
-const rmc = (t: string, date = '221126', lat = '4807.038', sp = '010.0', tr = '084.4') => cs(`GPRMC,${t},A,${lat},N,01131.000,E,${sp},${tr},${date},003.1,W,A`);
-const gga = (t: string, lat = '4807.038', alt = '545.4', q = '1', n = '08') => cs(`GPGGA,${t},${lat},N,01131.000,E,${q},${n},0.9,${alt},M,46.9,M,,`);
+const rmc = (t: string, date = '221126', lat = '4807.038', sp = '010.0', tr = '084.4') =>
+  cs(`GPRMC,${t},A,${lat},N,01131.000,E,${sp},${tr},${date},003.1,W,A`);
+const gga = (t: string, lat = '4807.038', alt = '545.4', q = '1', n = '08') =>
+  cs(`GPGGA,${t},${lat},N,01131.000,E,${q},${n},0.9,${alt},M,46.9,M,,`);
 const gsa = (mode = '3') => cs(`GPGSA,A,${mode},04,05,09,12,24,,,,,,,,2.5,1.3,2.1`);
 
 describe('epochs', () => {
@@ -24,19 +26,44 @@ describe('epochs', () => {
   });
 
   it('keeps 10 Hz epochs apart (milliseconds)', () => {
-    const { fixes } = run([rmc('100000.10'), gga('100000.10'), rmc('100000.20'), gga('100000.20'), rmc('100000.30'), gga('100000.30'), rmc('100000.40')]);
+    const { fixes } = run([
+      rmc('100000.10'),
+      gga('100000.10'),
+      rmc('100000.20'),
+      gga('100000.20'),
+      rmc('100000.30'),
+      gga('100000.30'),
+      rmc('100000.40'),
+    ]);
     expect(fixes.map((f) => f.time % 1000)).toEqual([100, 200, 300]);
   });
 
   it('counts epochs before the first date instead of emitting them, then carries the date', () => {
-    const { fixes, decoder } = run([gga('235958.00'), gga('235959.00'), rmc('235959.00', '221126'), gga('000000.00'), gga('000001.00'), gga('000002.00')]);
+    const { fixes, decoder } = run([
+      gga('235958.00'),
+      gga('235959.00'),
+      rmc('235959.00', '221126'),
+      gga('000000.00'),
+      gga('000001.00'),
+      gga('000002.00'),
+    ]);
     expect(decoder.counters.epochs.undated).toBe(1);
     // Carried forward across midnight: the next day.
-    expect(fixes.map((f) => new Date(f.time).toISOString())).toEqual(['2026-11-22T23:59:59.000Z', '2026-11-23T00:00:00.000Z', '2026-11-23T00:00:01.000Z', '2026-11-23T00:00:02.000Z']);
+    expect(fixes.map((f) => new Date(f.time).toISOString())).toEqual([
+      '2026-11-22T23:59:59.000Z',
+      '2026-11-23T00:00:00.000Z',
+      '2026-11-23T00:00:01.000Z',
+      '2026-11-23T00:00:02.000Z',
+    ]);
   });
 
   it('derives speed and course from positions when the receiver gives none (GGA-only)', () => {
-    const { fixes } = run([rmc('100000.00', '221126', '4807.000', '', ''), gga('100001.00', '4807.010'), gga('100002.00', '4807.020'), gga('100003.00', '4807.030')]);
+    const { fixes } = run([
+      rmc('100000.00', '221126', '4807.000', '', ''),
+      gga('100001.00', '4807.010'),
+      gga('100002.00', '4807.020'),
+      gga('100003.00', '4807.030'),
+    ]);
     const f = fixes[1];
     // 0.01 minute of latitude is about 18.5 m, northwards.
     expect(f?.speed).toBeGreaterThan(18);
@@ -45,7 +72,16 @@ describe('epochs', () => {
   });
 
   it('no fix: GGA quality 0, RMC V, or fewer than 3 satellites give mode 1 and no position', () => {
-    const { fixes } = run([rmc('100000.00'), gga('100000.00', '4807.038', '545.4', '0'), rmc('100001.00'), gga('100001.00', '4807.038', '545.4', '1', '02'), cs('GPRMC,100002.00,V,,,,,,,221126,,,N'), rmc('100003.00'), gga('100003.00'), rmc('100004.00')]);
+    const { fixes } = run([
+      rmc('100000.00'),
+      gga('100000.00', '4807.038', '545.4', '0'),
+      rmc('100001.00'),
+      gga('100001.00', '4807.038', '545.4', '1', '02'),
+      cs('GPRMC,100002.00,V,,,,,,,221126,,,N'),
+      rmc('100003.00'),
+      gga('100003.00'),
+      rmc('100004.00'),
+    ]);
     expect(fixes.map((f) => f.mode)).toEqual([1, 1, 1, 3]);
     expect(fixes[0]?.lat).toBeUndefined();
   });
@@ -69,8 +105,18 @@ describe('epochs', () => {
   });
 
   it('ZDA lends its date (to the epoch it arrives in), with the midnight case', () => {
-    const { fixes } = run([gga('235959.00'), cs('GPZDA,000000.00,23,11,2026,00,00'), gga('000000.00'), cs('GPZDA,000001.00,23,11,2026,00,00'), gga('000001.00')]);
-    expect(fixes.map((f) => new Date(f.time).toISOString())).toEqual(['2026-11-22T23:59:59.000Z', '2026-11-23T00:00:00.000Z', '2026-11-23T00:00:01.000Z']);
+    const { fixes } = run([
+      gga('235959.00'),
+      cs('GPZDA,000000.00,23,11,2026,00,00'),
+      gga('000000.00'),
+      cs('GPZDA,000001.00,23,11,2026,00,00'),
+      gga('000001.00'),
+    ]);
+    expect(fixes.map((f) => new Date(f.time).toISOString())).toEqual([
+      '2026-11-22T23:59:59.000Z',
+      '2026-11-23T00:00:00.000Z',
+      '2026-11-23T00:00:01.000Z',
+    ]);
   });
 
   it('drops a last epoch that is not known to be complete', () => {
@@ -80,19 +126,22 @@ describe('epochs', () => {
   });
 
   it('marks satellites in view as used from GSA, per constellation and signal (NMEA 4.10)', () => {
-    const { decoder } = run([
-      rmc('100000.00'),
-      gga('100000.00'),
-      cs('GNGSA,A,3,05,12,,,,,,,,,,,1.2,0.7,1.0,1'),
-      cs('GNGSA,A,3,66,,,,,,,,,,,,1.2,0.7,1.0,2'),
-      cs('GPGSV,1,1,02,05,40,083,46,12,17,308,41,1'),
-      cs('GLGSV,1,1,02,66,20,100,30,67,10,200,,1'),
-      rmc('100001.00'),
-      gga('100001.00'),
-      cs('GNGSA,A,3,05,12,,,,,,,,,,,1.2,0.7,1.0,1'),
-      cs('GNGSA,A,3,66,,,,,,,,,,,,1.2,0.7,1.0,2'),
-      rmc('100002.00'),
-    ], { satellites: true });
+    const { decoder } = run(
+      [
+        rmc('100000.00'),
+        gga('100000.00'),
+        cs('GNGSA,A,3,05,12,,,,,,,,,,,1.2,0.7,1.0,1'),
+        cs('GNGSA,A,3,66,,,,,,,,,,,,1.2,0.7,1.0,2'),
+        cs('GPGSV,1,1,02,05,40,083,46,12,17,308,41,1'),
+        cs('GLGSV,1,1,02,66,20,100,30,67,10,200,,1'),
+        rmc('100001.00'),
+        gga('100001.00'),
+        cs('GNGSA,A,3,05,12,,,,,,,,,,,1.2,0.7,1.0,1'),
+        cs('GNGSA,A,3,66,,,,,,,,,,,,1.2,0.7,1.0,2'),
+        rmc('100002.00'),
+      ],
+      { satellites: true },
+    );
     const sats = decoder.satellites();
     expect(sats).toEqual([
       { constellation: 'GPS', id: 5, elevation: 40, azimuth: 83, snr: 46, used: true, signalId: 1 },
@@ -106,7 +155,11 @@ describe('epochs', () => {
     const decoder = createDecoder({ satellites: true });
     const gsv = cs('GPGSV,1,1,02,05,40,083,46,12,17,308,41,1');
     for (const l of [rmc('100000.00'), gga('100000.00'), gsa(), gsv, rmc('100001.00'), gga('100001.00'), gsa()]) decoder.push(l);
-    const used = (): number[] => decoder.satellites().filter((s) => s.used).map((s) => s.id);
+    const used = (): number[] =>
+      decoder
+        .satellites()
+        .filter((s) => s.used)
+        .map((s) => s.id);
     expect(used()).toEqual([5, 12]);
     // The next second's sky arrives; the epoch is still open (no end seen yet) when status asks.
     decoder.push(gsv);

@@ -15,12 +15,22 @@ import { HAVE_CORPUS, corpusLogs, corpusPath } from './helpers/corpus.js';
 import { sentence as withChecksum } from '../../src/sim/receiver/nmea-format.js';
 import { seededRandom as rng } from '../../src/sim/random.js';
 
-const SEEDS = ['$GPGGA,123519,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,*47', '$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,221126,003.1,W*6A', '$GNGSA,A,3,13,16,21,15,10,29,27,20,,,,,1.05,0.64,0.83,1*03', '$GAGSV,3,1,09,02,00,179,,04,09,321,,07,11,134,11,11,10,227,,7*7F', '$GPZDA,123519.00,22,11,2026,00,00*6D'];
+const SEEDS = [
+  '$GPGGA,123519,4807.038,N,01131.324,E,1,08,0.9,545.4,M,46.9,M,,*47',
+  '$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,221126,003.1,W*6A',
+  '$GNGSA,A,3,13,16,21,15,10,29,27,20,,,,,1.05,0.64,0.83,1*03',
+  '$GAGSV,3,1,09,02,00,179,,04,09,321,,07,11,134,11,11,10,227,,7*7F',
+  '$GPZDA,123519.00,22,11,2026,00,00*6D',
+];
 
 describe('hostile input', () => {
   it('survives 120,000 mutated lines with bounded memory and no gate violation', () => {
     const random = rng(20261122);
-    const base = HAVE_CORPUS ? corpusLogs().flatMap((l) => readFileSync(corpusPath(l), 'latin1').split('\n')).filter((l) => l.includes('$')) : SEEDS;
+    const base = HAVE_CORPUS
+      ? corpusLogs()
+          .flatMap((l) => readFileSync(corpusPath(l), 'latin1').split('\n'))
+          .filter((l) => l.includes('$'))
+      : SEEDS;
     const pick = (): string => base[Math.floor(random() * base.length)] ?? '';
     const mutate = (line: string): string => {
       const r = random();
@@ -35,9 +45,16 @@ describe('hostile input', () => {
         return chars.join('');
       }
       if (r < 0.5) return line.slice(0, Math.floor(random() * line.length)); // truncation
-      if (r < 0.6) return Array.from({ length: Math.floor(random() * 200) }, () => String.fromCharCode(Math.floor(random() * 256))).join(''); // binary
+      if (r < 0.6)
+        return Array.from({ length: Math.floor(random() * 200) }, () => String.fromCharCode(Math.floor(random() * 256))).join(''); // binary
       if (r < 0.61) return 'Z'.repeat(10_240); // 10 kB line
-      if (r < 0.75) return line.replace(/\*..$/, `*${Math.floor(random() * 256).toString(16).padStart(2, '0')}`); // wrong checksum
+      if (r < 0.75)
+        return line.replace(
+          /\*..$/,
+          `*${Math.floor(random() * 256)
+            .toString(16)
+            .padStart(2, '0')}`,
+        ); // wrong checksum
       if (r < 0.85) {
         // valid checksum over mutated fields: the decoders must cope with nonsense values
         const body = line.slice(line.indexOf('$') + 1).replace(/\*..\s*$/, '');
@@ -69,7 +86,8 @@ describe('hostile input', () => {
         expect(fix.hdop ?? 0).toBeLessThanOrEqual(20);
         expect(fix.time).toBeGreaterThanOrEqual(earliestValidTime({ releaseDateMs: Date.UTC(1995, 0, 1) }));
         if (prev) expect(fix.time).toBeGreaterThan(prev.time);
-        for (const v of [fix.lat, fix.lon, fix.altMSL, fix.speed, fix.track, fix.hdop]) if (v !== undefined) expect(Number.isFinite(v)).toBe(true);
+        for (const v of [fix.lat, fix.lon, fix.altMSL, fix.speed, fix.track, fix.hdop])
+          if (v !== undefined) expect(Number.isFinite(v)).toBe(true);
         // A jump from the previous accepted fix is allowed only when the gate re-anchored.
         if (prev && !reanchored) {
           const d = distanceAndBearing(prev.lat ?? 0, prev.lon ?? 0, fix.lat ?? 0, fix.lon ?? 0).distance;

@@ -19,7 +19,13 @@ describe.skipIf(!HAVE_CORPUS)('GnssPipeline with a replay source', () => {
   it('records gated fixes into the sink and exposes state', async () => {
     const recorded: RecordedFix[] = [];
     const source = new ReplaySource({ file: corpusPath(LOG), speed: 0, logger: silentLogger() });
-    const pipeline = new GnssPipeline({ source, logger: silentLogger(), sink: { record: (f) => recorded.push(f) }, quality: {}, recording: { mode: 'all' } });
+    const pipeline = new GnssPipeline({
+      source,
+      logger: silentLogger(),
+      sink: { record: (f) => recorded.push(f) },
+      quality: {},
+      recording: { mode: 'all' },
+    });
     expect(pipeline.state().counters.recorded).toBe(0);
     await pipeline.start();
     await source.finished();
@@ -66,9 +72,22 @@ describe.skipIf(!HAVE_CORPUS)('nmea decode', () => {
     let text = '';
     out.on('data', (c: Buffer) => (text += c.toString()));
     const counters = await decodeStream(createReadStream(corpusPath('garmin15x.log')), out, {});
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => JSON.stringify(l))).toEqual(decodeFile(corpusPath('garmin15x.log')).map(fixToJson));
-    expect(lines[0]).toEqual({ time: '2022-10-18T11:32:58.000Z', mode: 3, lat: 32.64858, lon: -108.37411, altMSL: 1577.4, speed: (5.3 * 1852) / 3600, track: 247.1, satellitesUsed: 8, hdop: 1.1 });
+    expect(lines[0]).toEqual({
+      time: '2022-10-18T11:32:58.000Z',
+      mode: 3,
+      lat: 32.64858,
+      lon: -108.37411,
+      altMSL: 1577.4,
+      speed: (5.3 * 1852) / 3600,
+      track: 247.1,
+      satellitesUsed: 8,
+      hdop: 1.1,
+    });
     expect(Object.keys(lines[0] ?? {})).toEqual(['time', 'mode', 'lat', 'lon', 'altMSL', 'speed', 'track', 'satellitesUsed', 'hdop']);
     expect(counters.sentences.proprietary).toBeGreaterThan(0);
     expect(counters.sentences.rejected.comment).toBeGreaterThan(0);

@@ -23,7 +23,14 @@ function drive(steps: { kmh: number; heading: number; jitterM?: number }[]): Fix
     lat += (d * Math.cos((s.heading * Math.PI) / 180)) / M_PER_DEG_LAT;
     lon += (d * Math.sin((s.heading * Math.PI) / 180)) / (M_PER_DEG_LAT * Math.cos((lat * Math.PI) / 180));
     const j = s.jitterM ?? 0;
-    return { time: T0 + i * 1000, mode: 3, lat: lat + (rand() * j) / M_PER_DEG_LAT, lon: lon + (rand() * j) / M_PER_DEG_LAT, speed: s.kmh / 3.6, track: s.heading };
+    return {
+      time: T0 + i * 1000,
+      mode: 3,
+      lat: lat + (rand() * j) / M_PER_DEG_LAT,
+      lon: lon + (rand() * j) / M_PER_DEG_LAT,
+      speed: s.kmh / 3.6,
+      track: s.heading,
+    };
   });
 }
 
@@ -36,7 +43,7 @@ function record(fixes: Fix[], options = {}): RecordedFix[] {
 }
 
 const seconds = (rs: RecordedFix[]): number[] => rs.map((r) => (r.time - T0) / 1000);
-const repeat = <T,>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
+const repeat = <T>(n: number, x: T): T[] => Array.from({ length: n }, () => x);
 
 describe('RecordingPolicy (adaptive)', () => {
   it('straight road at 50 km/h: one fix per 100 m (every 8 s)', () => {
@@ -52,14 +59,26 @@ describe('RecordingPolicy (adaptive)', () => {
   });
 
   it('city with turns: a fix at each turn (heading change over 10 degrees)', () => {
-    const steps = [...repeat(5, { kmh: 30, heading: 0 }), ...repeat(5, { kmh: 30, heading: 90 }), ...repeat(5, { kmh: 30, heading: 180 }), ...repeat(5, { kmh: 30, heading: 185 })];
+    const steps = [
+      ...repeat(5, { kmh: 30, heading: 0 }),
+      ...repeat(5, { kmh: 30, heading: 90 }),
+      ...repeat(5, { kmh: 30, heading: 180 }),
+      ...repeat(5, { kmh: 30, heading: 185 }),
+    ];
     const rs = record(drive(steps));
     expect(seconds(rs)).toEqual([0, 5, 10]);
     expect(rs.map((r) => r.reason)).toEqual(['first', 'heading', 'heading']);
   });
 
   it('stop at a light: transitions at stop and start, nothing while stopped', () => {
-    const steps = [...repeat(4, { kmh: 40, heading: 0 }), { kmh: 20, heading: 0 }, { kmh: 2, heading: 0 }, ...repeat(40, { kmh: 0, heading: 0, jitterM: 3 }), { kmh: 8, heading: 0 }, { kmh: 20, heading: 0 }];
+    const steps = [
+      ...repeat(4, { kmh: 40, heading: 0 }),
+      { kmh: 20, heading: 0 },
+      { kmh: 2, heading: 0 },
+      ...repeat(40, { kmh: 0, heading: 0, jitterM: 3 }),
+      { kmh: 8, heading: 0 },
+      { kmh: 20, heading: 0 },
+    ];
     const rs = record(drive(steps));
     expect(rs.map((r) => [(r.time - T0) / 1000, r.reason, r.transition ?? false])).toEqual([
       [0, 'first', false],

@@ -23,7 +23,10 @@ describe('frame', () => {
     ['CRLF', `${withChecksum(gga)}\r`],
     ['$$ prefix', `$${withChecksum(gga)}`],
     ['garbage before $', `\u00ff\u0001xx${withChecksum(gga)}`],
-    ['lower-case checksum', withChecksum(gga).toLowerCase().replace('$gpgga', '$GPGGA').replace(/,n,/, ',N,').replace(/,w,/, ',W,').replace(/,m,/g, ',M,')],
+    [
+      'lower-case checksum',
+      withChecksum(gga).toLowerCase().replace('$gpgga', '$GPGGA').replace(/,n,/, ',N,').replace(/,w,/, ',W,').replace(/,m,/g, ',M,'),
+    ],
   ])('accepts %s', (_, line) => {
     const f = frameSentence(line) as Frame;
     expect(typeof f).toBe('object');
@@ -86,7 +89,13 @@ describe('decoders fix the nmea-simple defects', () => {
   it('RMC keeps milliseconds and empty speed/course stay unknown', () => {
     const line = withChecksum('GNRMC,074155.799,A,3114.8770,N,12135.2463,E,,,250215,,,A');
     const s = decode(line);
-    expect(s).toMatchObject({ kind: 'RMC', timeOfDay: (7 * 3600 + 41 * 60 + 55) * 1000 + 799, speedKnots: undefined, track: undefined, date: Date.UTC(2015, 1, 25) });
+    expect(s).toMatchObject({
+      kind: 'RMC',
+      timeOfDay: (7 * 3600 + 41 * 60 + 55) * 1000 + 799,
+      speedKnots: undefined,
+      track: undefined,
+      date: Date.UTC(2015, 1, 25),
+    });
     // The defect this replaces: nmea-simple loses the .799 and reads the empty speed as 0.
     const p = nmeaSimple.parseNmeaSentence(line) as unknown as { datetime: Date; speedKnots: number };
     expect(p.datetime.getUTCMilliseconds()).toBe(0);
@@ -94,14 +103,37 @@ describe('decoders fix the nmea-simple defects', () => {
   });
 
   it('GGA with an empty altitude has no altitude (not sea level)', () => {
-    expect(decode(withChecksum('GPGGA,123519,4807.038,N,01131.324,E,1,08,0.9,,M,,M,,'))).toMatchObject({ kind: 'GGA', altMSL: undefined, satellitesUsed: 8, hdop: 0.9 });
+    expect(decode(withChecksum('GPGGA,123519,4807.038,N,01131.324,E,1,08,0.9,,M,,M,,'))).toMatchObject({
+      kind: 'GGA',
+      altMSL: undefined,
+      satellitesUsed: 8,
+      hdop: 0.9,
+    });
   });
 
   it('GSA NMEA 4.10 system id is an id, not a DOP; 99.99 DOPs are unknown', () => {
-    expect(decode(withChecksum('GNGSA,A,3,82,66,81,,,,,,,,,,1.05,0.64,0.83,2'))).toMatchObject({ kind: 'GSA', fixType: 3, ids: [82, 66, 81], pdop: 1.05, hdop: 0.64, vdop: 0.83, systemId: 2 });
-    expect(decode(withChecksum('GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99'))).toMatchObject({ pdop: undefined, hdop: undefined, vdop: undefined, fixType: 1 });
+    expect(decode(withChecksum('GNGSA,A,3,82,66,81,,,,,,,,,,1.05,0.64,0.83,2'))).toMatchObject({
+      kind: 'GSA',
+      fixType: 3,
+      ids: [82, 66, 81],
+      pdop: 1.05,
+      hdop: 0.64,
+      vdop: 0.83,
+      systemId: 2,
+    });
+    expect(decode(withChecksum('GPGSA,A,1,,,,,,,,,,,,,99.99,99.99,99.99'))).toMatchObject({
+      pdop: undefined,
+      hdop: undefined,
+      vdop: undefined,
+      fixType: 1,
+    });
     // The NAVIOR-24 sends 24 id fields: DOPs come from the end.
-    expect(decode(withChecksum('GPGSA,A,3,27,23,13,07,25,,,,,,,,,,,,,,,,,,,,07.9,06.0,05.2'))).toMatchObject({ ids: [27, 23, 13, 7, 25], pdop: 7.9, hdop: 6, vdop: 5.2 });
+    expect(decode(withChecksum('GPGSA,A,3,27,23,13,07,25,,,,,,,,,,,,,,,,,,,,07.9,06.0,05.2'))).toMatchObject({
+      ids: [27, 23, 13, 7, 25],
+      pdop: 7.9,
+      hdop: 6,
+      vdop: 5.2,
+    });
   });
 
   it('GSV NMEA 4.10 signal id is not a satellite', () => {

@@ -31,12 +31,15 @@ const LEVELS: Record<number, string> = { 20: 'debug', 30: 'info', 40: 'warn', 50
 
 function memoryLogger(): { logger: Logger; entries: { level: string; msg: string }[] } {
   const entries: { level: string; msg: string }[] = [];
-  const logger = pino({ level: 'debug' }, {
-    write: (s: string) => {
-      const e = JSON.parse(s) as { level: number; msg: string };
-      entries.push({ level: LEVELS[e.level] ?? String(e.level), msg: e.msg });
+  const logger = pino(
+    { level: 'debug' },
+    {
+      write: (s: string) => {
+        const e = JSON.parse(s) as { level: number; msg: string };
+        entries.push({ level: LEVELS[e.level] ?? String(e.level), msg: e.msg });
+      },
     },
-  });
+  );
   return { logger, entries };
 }
 

@@ -48,7 +48,9 @@ export function loadOtmSchemas(): Promise<OtmSchemas | undefined> {
     const shared = sharedDir();
     const file = shared ? path.join(shared, OTM_SCHEMA_FILE) : undefined;
     if (!file || !existsSync(file)) {
-      process.stderr.write(`otm-schema: ${file ?? path.resolve(REPO_ROOT, '..', 'shared', OTM_SCHEMA_FILE)} not found; OTM5 schema tests are skipped\n`);
+      process.stderr.write(
+        `otm-schema: ${file ?? path.resolve(REPO_ROOT, '..', 'shared', OTM_SCHEMA_FILE)} not found; OTM5 schema tests are skipped\n`,
+      );
       return undefined;
     }
     return build(parse(readFileSync(file, 'utf8')) as { components: { schemas: Record<string, unknown> } });
@@ -64,7 +66,8 @@ function build(doc: { components: { schemas: Record<string, unknown> } }): OtmSc
   // externalAttributes map) is written as `type: object`, yet the document's own examples give
   // plain strings (components/schemas/document: externalAttributes {"externalID": "photo1234"}),
   // which the literal schema rejects. Read it as the description says: any JSON value.
-  if (adapted.components.schemas.unrestricted_json) adapted.components.schemas.unrestricted_json = { description: 'any JSON value (see above)' };
+  if (adapted.components.schemas.unrestricted_json)
+    adapted.components.schemas.unrestricted_json = { description: 'any JSON value (see above)' };
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
   const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
   (addFormats as unknown as (a: Ajv) => void)(ajv);
@@ -84,7 +87,9 @@ function build(doc: { components: { schemas: Record<string, unknown> } }): OtmSc
         compiled.set(name, fn);
       }
       if (fn(value)) return [];
-      return (fn.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+      return (fn.errors ?? []).map(
+        (e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+      );
     },
     schema(name) {
       const s = adapted.components.schemas[name];

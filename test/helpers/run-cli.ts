@@ -25,7 +25,10 @@ export interface CliRunOptions {
  */
 export function runCli(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TELEMATICS_AGENT_PASSWORD: '', TELEMATICS_AGENT_CONFIG: '' } });
+    const p = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, TELEMATICS_AGENT_PASSWORD: '', TELEMATICS_AGENT_CONFIG: '' },
+    });
     let stdout = '';
     let stderr = '';
     const timer = options.timeoutMs !== undefined ? setTimeout(() => p.kill('SIGKILL'), options.timeoutMs) : undefined;

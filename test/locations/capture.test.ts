@@ -20,7 +20,10 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-loc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function replayFeed(file: string): GnssFixFeed {
-  return new GnssFixFeed({ source: new ReplaySource({ file, speed: 0, logger: silentLogger() }), description: `the replay of ${path.basename(file)}` });
+  return new GnssFixFeed({
+    source: new ReplaySource({ file, speed: 0, logger: silentLogger() }),
+    description: `the replay of ${path.basename(file)}`,
+  });
 }
 
 function writeLog(name: string, text: string): string {
@@ -117,7 +120,9 @@ describe('location here from a replayed receiver (fixture at a known position)',
   it('refuses when fewer fixes than asked pass the gate, listing why the others did not', async () => {
     const e = await refusal(replayFeed(FIXTURE), { samples: 40 });
     expect(e.code).toBe('LOCATION_TOO_FEW_FIXES');
-    expect(e.message).toContain('only 32 of 40 fixes from the replay of stationary-amersfoort.nmea passed the quality gate before the source ended (not used: 2 2D fix only)');
+    expect(e.message).toContain(
+      'only 32 of 40 fixes from the replay of stationary-amersfoort.nmea passed the quality gate before the source ended (not used: 2 2D fix only)',
+    );
   });
 
   it('applies the quality gate (HDOP limit)', async () => {
@@ -130,7 +135,10 @@ describe('location here from a replayed receiver (fixture at a known position)',
 
 describe('location here from the running daemon (fix subscription on its status socket)', () => {
   /** A status socket as the daemon serves it: the subscribe request goes to a FixPublisher. */
-  async function daemonSocket(name: string, answer: (first: unknown, socket: Socket) => void): Promise<{ server: Server; socketPath: string }> {
+  async function daemonSocket(
+    name: string,
+    answer: (first: unknown, socket: Socket) => void,
+  ): Promise<{ server: Server; socketPath: string }> {
     const socketPath = path.join(dir, name);
     const server = createServer((socket) => {
       let buf = '';
@@ -145,7 +153,6 @@ describe('location here from the running daemon (fix subscription on its status 
     await new Promise<void>((resolve) => server.listen(socketPath, resolve));
     return { server, socketPath };
   }
-
 
   it('takes the fixes from the daemon and averages them to the known position', async () => {
     const publisher = new FixPublisher();
@@ -179,14 +186,18 @@ describe('location here from the running daemon (fix subscription on its status 
   });
 
   it('a daemon that does not serve fixes gets a clear message, not a second reader on the port', async () => {
-    const { server, socketPath } = await daemonSocket('old-daemon.sock', (_first, socket) => socket.end('{"error":{"code":"UNKNOWN_REQUEST","message":"unknown request"}}\n'));
+    const { server, socketPath } = await daemonSocket('old-daemon.sock', (_first, socket) =>
+      socket.end('{"error":{"code":"UNKNOWN_REQUEST","message":"unknown request"}}\n'),
+    );
     try {
       const e = await captureLocation(new DaemonFixFeed({ socketPath }), options()).then(
         () => undefined,
         (err: unknown) => err as Error & { code?: string },
       );
       expect(e?.code).toBe('DAEMON_NO_FIXES');
-      expect(e?.message).toContain('the running daemon cannot serve fixes (it answered: UNKNOWN_REQUEST: unknown request); it holds the receiver, so stop it first');
+      expect(e?.message).toContain(
+        'the running daemon cannot serve fixes (it answered: UNKNOWN_REQUEST: unknown request); it holds the receiver, so stop it first',
+      );
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }

@@ -60,9 +60,27 @@ const DEPOT = {
   name: 'Depot Amersfoort',
   type: 'warehouse',
   geoReference: { type: 'latLonPointGeoReference', lat: 52.1956251, lon: 5.4126792 },
-  administrativeReference: { name: 'Depot Amersfoort', street: 'Valutaboulevard', houseNumber: '16', postalCode: '1825BT', city: 'Amersfoort', country: 'NL' },
+  administrativeReference: {
+    name: 'Depot Amersfoort',
+    street: 'Valutaboulevard',
+    houseNumber: '16',
+    postalCode: '1825BT',
+    city: 'Amersfoort',
+    country: 'NL',
+  },
 };
-const CUSTOMER = { name: 'Customer Utrecht', type: 'customer', geoReference: { type: 'addressGeoReference', street: 'Oudegracht', houseNumber: '100', postalCode: '3511AX', city: 'Utrecht', country: 'NL' } };
+const CUSTOMER = {
+  name: 'Customer Utrecht',
+  type: 'customer',
+  geoReference: {
+    type: 'addressGeoReference',
+    street: 'Oudegracht',
+    houseNumber: '100',
+    postalCode: '3511AX',
+    city: 'Utrecht',
+    country: 'NL',
+  },
+};
 
 // Every test talks to a fresh simulator of its own.
 let sim: PlatformSimulator;
@@ -90,7 +108,9 @@ describe.skipIf(!built)('telematics-agent location put', () => {
     const bad = [DEPOT, { ...CUSTOMER, type: 'depot', geoReference: { type: 'latLonPointGeoReference', lat: 91, lon: 5 } }];
     const r = await run(['location', 'put', '--config', config, writeJson(dir, 'bad.json', bad)]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('is invalid (nothing was sent):\n  - [1].type: must be one of warehouse, store, environmentalZone, restrictedArea, customer, operationalBase (got the string "depot")\n  - [1].geoReference.lat: must be between -90 and 90\n');
+    expect(r.stderr).toContain(
+      'is invalid (nothing was sent):\n  - [1].type: must be one of warehouse, store, environmentalZone, restrictedArea, customer, operationalBase (got the string "depot")\n  - [1].geoReference.lat: must be between -90 and 90\n',
+    );
     expect(sim.stats.requests).toMatchObject({ locations: 0, 'auth.password': 0 });
   });
 
@@ -100,7 +120,9 @@ describe.skipIf(!built)('telematics-agent location put', () => {
     const file = writeJson(dir, 'swapped.json', swapped);
     const strict = await run(['location', 'put', '--dry-run', '--strict', file]);
     expect(strict.code).toBe(2);
-    expect(strict.stderr).toContain('warning: geoReference: lat 5.4126792, lon 52.1956251 lies outside NL, but lat 52.1956251, lon 5.4126792 lies inside: latitude and longitude look swapped');
+    expect(strict.stderr).toContain(
+      'warning: geoReference: lat 5.4126792, lon 52.1956251 lies outside NL, but lat 52.1956251, lon 5.4126792 lies inside: latitude and longitude look swapped',
+    );
     expect(strict.stderr).toContain('has warnings and --strict is set (nothing was sent)');
     expect(strict.stdout).toBe('');
     const lenient = await run(['location', 'put', '--dry-run', file]);
@@ -129,7 +151,9 @@ describe.skipIf(!built)('telematics-agent location put', () => {
     expect(sim.locations.size).toBe(2);
     expect(sim.locations.get(stored[1]!.id)?.coordinate.source).toBe('inferred');
 
-    const second = await run(['location', 'put', '--config', config, '-'], { stdin: JSON.stringify({ ...DEPOT, name: 'Depot Amersfoort-Noord' }) });
+    const second = await run(['location', 'put', '--config', config, '-'], {
+      stdin: JSON.stringify({ ...DEPOT, name: 'Depot Amersfoort-Noord' }),
+    });
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ id: ID, name: 'Depot Amersfoort-Noord' });
     expect(sim.locations.get(ID)).toMatchObject({ version: 2 });
@@ -156,7 +180,9 @@ describe.skipIf(!built)('telematics-agent location put', () => {
     sim.setFaults('locations', { status500Rate: 1 });
     const r = await run(['location', 'put', '--config', config, writeJson(dir, 'batch.json', [DEPOT, CUSTOMER])]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`not stored [0] ${ID} (Depot Amersfoort): location upload failed: the platform answered HTTP 500; gave up after 4 attempts. Nothing was changed locally; run the command again later`);
+    expect(r.stderr).toContain(
+      `not stored [0] ${ID} (Depot Amersfoort): location upload failed: the platform answered HTTP 500; gave up after 4 attempts. Nothing was changed locally; run the command again later`,
+    );
     expect(r.stderr).toContain('summary: 0 of 2 stored, 0 rejected by the platform, 1 failed, 1 not sent');
     expect(sim.stats.requests.locations).toBe(4);
     expect(r.stdout).toBe('');
@@ -167,21 +193,59 @@ describe.skipIf(!built)('telematics-agent location here', () => {
   it('surveys from the replayed receiver and uploads form 1 at the known position', async () => {
     const dir = workDir();
     const config = writeConfig(dir, urls);
-    const r = await run(['location', 'here', '--config', config, '--name', 'Depot Amersfoort', '--type', 'warehouse', '--street', 'Valutaboulevard', '--house-number', '16', '--city', 'Amersfoort', '--country', 'NL', '--phone', '+31 33 123 4567']);
+    const r = await run([
+      'location',
+      'here',
+      '--config',
+      config,
+      '--name',
+      'Depot Amersfoort',
+      '--type',
+      'warehouse',
+      '--street',
+      'Valutaboulevard',
+      '--house-number',
+      '16',
+      '--city',
+      'Amersfoort',
+      '--country',
+      'NL',
+      '--phone',
+      '+31 33 123 4567',
+    ]);
     expect(r.stderr).toContain(`sampling 30 fixes from the replay of ${FIXTURE}`);
-    expect(r.stderr).toMatch(/averaged 30 fixes: lat 52\.19562\d\d, lon 5\.41267\d\d; spread 1\.\d m \(largest distance from the average\), RMS \d\.\d m, mean HDOP 0\.9/);
+    expect(r.stderr).toMatch(
+      /averaged 30 fixes: lat 52\.19562\d\d, lon 5\.41267\d\d; spread 1\.\d m \(largest distance from the average\), RMS \d\.\d m, mean HDOP 0\.9/,
+    );
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout) as OtmLocation & { geoReference: { lat: number; lon: number } };
     expect(r.stderr).toContain(`generated id ${body.id} (Depot Amersfoort)`);
     expect(localDistanceM(body.geoReference.lat, body.geoReference.lon, KNOWN_POSITION.lat, KNOWN_POSITION.lon)).toBeLessThan(0.05);
-    expect(body).toMatchObject({ type: 'warehouse', administrativeReference: { name: 'Depot Amersfoort', street: 'Valutaboulevard', country: 'NL' }, contactDetails: [{ type: 'phone', value: '+31 33 123 4567' }] });
+    expect(body).toMatchObject({
+      type: 'warehouse',
+      administrativeReference: { name: 'Depot Amersfoort', street: 'Valutaboulevard', country: 'NL' },
+      contactDetails: [{ type: 'phone', value: '+31 33 123 4567' }],
+    });
     expect(sim.locations.get(body.id)?.coordinate.source).toBe('given');
   });
 
   it('checks the options before sampling, naming the option', async () => {
     const dir = workDir();
     const config = writeConfig(dir, urls);
-    const r = await run(['location', 'here', '--config', config, '--name', 'Yard', '--type', 'depot', '--country', 'nl', '--email', 'yard.example.com']);
+    const r = await run([
+      'location',
+      'here',
+      '--config',
+      config,
+      '--name',
+      'Yard',
+      '--type',
+      'depot',
+      '--country',
+      'nl',
+      '--email',
+      'yard.example.com',
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'telematics-agent: the options are invalid (nothing was surveyed or sent):\n' +
@@ -203,7 +267,20 @@ describe.skipIf(!built)('telematics-agent location here', () => {
   it('refuses without a 3D fix from the receiver', async () => {
     const dir = workDir();
     const config = writeConfig(dir, urls, { path: path.join(dir, 'no-such-tty'), baudRate: 9600 });
-    const r = await run(['location', 'here', '--config', config, '--name', 'Yard', '--type', 'warehouse', '--source', 'receiver', '--timeout', '2']);
+    const r = await run([
+      'location',
+      'here',
+      '--config',
+      config,
+      '--name',
+      'Yard',
+      '--type',
+      'warehouse',
+      '--source',
+      'receiver',
+      '--timeout',
+      '2',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/no 3D fix from the receiver on .*no-such-tty in 2 s: no fix at all came \(.*no-such-tty: /);
     expect(sim.stats.requests.locations).toBe(0);
@@ -224,7 +301,12 @@ describe.skipIf(!built)('telematics-agent location here', () => {
       }
     }
     const publisher = new ReplayingPublisher();
-    const server = new StatusServer({ socketPath: path.join(dir, 'status.sock'), provider: { snapshot: () => ({}) as StatusSnapshot }, logger: silentLogger(), fixes: publisher });
+    const server = new StatusServer({
+      socketPath: path.join(dir, 'status.sock'),
+      provider: { snapshot: () => ({}) as StatusSnapshot },
+      logger: silentLogger(),
+      fixes: publisher,
+    });
     await server.start();
     try {
       const r = await run(['location', 'here', '--config', config, '--name', 'Yard Venlo', '--type', 'operationalBase', '--dry-run']);
@@ -237,7 +319,19 @@ describe.skipIf(!built)('telematics-agent location here', () => {
       expect(r.stderr).toContain('dry run: would send 1 request PUT');
       expect(sim.stats.requests.locations).toBe(0);
       // Asked to open the port the daemon holds: refused, with what to do instead.
-      const second = await run(['location', 'here', '--config', config, '--name', 'Yard', '--type', 'warehouse', '--source', 'receiver', '--dry-run']);
+      const second = await run([
+        'location',
+        'here',
+        '--config',
+        config,
+        '--name',
+        'Yard',
+        '--type',
+        'warehouse',
+        '--source',
+        'receiver',
+        '--dry-run',
+      ]);
       expect(second.code).toBe(2);
       expect(second.stderr).toContain('the running daemon holds the receiver');
       expect(second.stderr).toContain('use --source daemon (or auto), or stop the daemon first');

@@ -17,7 +17,6 @@ export interface EpochSpec {
   satellites?: number;
 }
 
-
 function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
 }
@@ -54,7 +53,9 @@ export function epochSentences(e: EpochSpec): string[] {
   const speed = hasPos ? (e.speedKnots ?? 0.01).toFixed(2) : '';
   const rmc = sentence(`GPRMC,${hhmmss(t)},${hasPos ? 'A' : 'V'},${la},${ns},${lo},${ew},${speed},,${ddmmyy(t)},,,${hasPos ? 'A' : 'N'}`);
   const alt = e.mode === 3 ? (e.altMSL ?? 3.2).toFixed(1) : '';
-  const gga = sentence(`GPGGA,${hhmmss(t)},${la},${ns},${lo},${ew},${hasPos ? 1 : 0},${pad(sats, 2)},${hdop},${alt},${alt === '' ? '' : 'M'},${hasPos ? '47.0' : ''},${hasPos ? 'M' : ''},,`);
+  const gga = sentence(
+    `GPGGA,${hhmmss(t)},${la},${ns},${lo},${ew},${hasPos ? 1 : 0},${pad(sats, 2)},${hdop},${alt},${alt === '' ? '' : 'M'},${hasPos ? '47.0' : ''},${hasPos ? 'M' : ''},,`,
+  );
   const prns = USED_PRNS.slice(0, sats);
   const fields = [...prns, ...Array(12 - prns.length).fill('')].join(',');
   const gsa = sentence(`GPGSA,A,${e.mode},${fields},${e.mode === 1 ? '' : '1.60'},${hdop},${e.mode === 1 ? '' : '1.32'}`);
@@ -89,7 +90,8 @@ export function stationaryLog(o: StationaryLogOptions): string {
   const lines: string[] = [];
   let t = o.start;
   for (let i = 0; i < (o.noFix ?? 0); i++, t += 1000) lines.push(...epochSentences({ time: t, mode: 1 }));
-  for (let i = 0; i < (o.twoD ?? 0); i++, t += 1000) lines.push(...epochSentences({ time: t, mode: 2, lat: o.lat, lon: o.lon, satellites: 3 }));
+  for (let i = 0; i < (o.twoD ?? 0); i++, t += 1000)
+    lines.push(...epochSentences({ time: t, mode: 2, lat: o.lat, lon: o.lon, satellites: 3 }));
   const r = o.scatterM ?? 1.5;
   for (let i = 0; i < o.threeD; i++, t += 1000) {
     const pair = Math.floor(i / 2);
@@ -97,7 +99,9 @@ export function stationaryLog(o: StationaryLogOptions): string {
     const dist = r * (0.5 + 0.5 * ((pair % 3) / 2));
     const bearing = ((pair * 67) % 360) * (Math.PI / 180) + (i % 2 === 1 ? Math.PI : 0);
     const p = offset(o.lat, o.lon, dist * Math.sin(bearing), dist * Math.cos(bearing));
-    lines.push(...epochSentences({ time: t, mode: 3, lat: p.lat, lon: p.lon, ...(o.speedKnots !== undefined ? { speedKnots: o.speedKnots } : {}) }));
+    lines.push(
+      ...epochSentences({ time: t, mode: 3, lat: p.lat, lon: p.lon, ...(o.speedKnots !== undefined ? { speedKnots: o.speedKnots } : {}) }),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -37,12 +37,20 @@ describe('readLocationInput', () => {
     const file = path.join(dir, 'a.json');
     writeFileSync(file, '\uFEFF{"name": "x"}');
     expect(await readLocationInput(file)).toEqual({ value: { name: 'x' }, name: file });
-    expect(await readLocationInput('-', Readable.from([Buffer.from('[1,'), Buffer.from('2]')]))).toEqual({ value: [1, 2], name: 'standard input' });
+    expect(await readLocationInput('-', Readable.from([Buffer.from('[1,'), Buffer.from('2]')]))).toEqual({
+      value: [1, 2],
+      name: 'standard input',
+    });
   });
 
   it.each([
     ['missing', (f: string) => f, 'LOCATION_INPUT_UNREADABLE', /cannot read .*missing\.json: no such file/],
-    ['empty', (f: string) => (writeFileSync(f, ' \n'), f), 'LOCATION_INPUT_EMPTY', /is empty: expected one location object or a JSON array of them/],
+    [
+      'empty',
+      (f: string) => (writeFileSync(f, ' \n'), f),
+      'LOCATION_INPUT_EMPTY',
+      /is empty: expected one location object or a JSON array of them/,
+    ],
     ['a directory', () => dir, 'LOCATION_INPUT_UNREADABLE', /it is a directory/],
   ])('%s: a clear config error', async (name, prepare, code, message) => {
     const file = prepare(path.join(dir, `${name}.json`));

@@ -20,7 +20,14 @@ const DEPOT = location({
   name: 'Depot Amersfoort',
   type: 'warehouse',
   geoReference: { type: 'latLonPointGeoReference', lat: 52.1956251, lon: 5.4126792 },
-  administrativeReference: { name: 'Depot Amersfoort', street: 'Valutaboulevard', houseNumber: '16', postalCode: '1825BT', city: 'Amersfoort', country: 'NL' },
+  administrativeReference: {
+    name: 'Depot Amersfoort',
+    street: 'Valutaboulevard',
+    houseNumber: '16',
+    postalCode: '1825BT',
+    city: 'Amersfoort',
+    country: 'NL',
+  },
   contactDetails: [{ type: 'phone', value: '+31 33 123 4567' }],
 });
 
@@ -60,7 +67,18 @@ describe('location upload against the platform simulator', () => {
   it('uploads an address-only location, which the platform geocodes', async () => {
     const p = await startPlatform();
     const { up } = uploader(p);
-    const customer = location({ name: 'Customer Utrecht', type: 'customer', geoReference: { type: 'addressGeoReference', street: 'Oudegracht', houseNumber: '100', postalCode: '3511AX', city: 'Utrecht', country: 'NL' } });
+    const customer = location({
+      name: 'Customer Utrecht',
+      type: 'customer',
+      geoReference: {
+        type: 'addressGeoReference',
+        street: 'Oudegracht',
+        houseNumber: '100',
+        postalCode: '3511AX',
+        city: 'Utrecht',
+        country: 'NL',
+      },
+    });
     const r = await up.put(customer);
     expect(r.kind).toBe('stored');
     const stored = p.sim.locations.get(customer.id);
@@ -130,7 +148,9 @@ describe('location upload against the platform simulator', () => {
     expect(sleeps).toHaveLength(DEFAULT_LOCATION_RETRY.maxAttempts - 1);
     expect(r.error.code).toBe('LOCATION_UPLOAD_UNAVAILABLE');
     expect(r.error.errorClass).toBe('transient');
-    expect(r.error.message).toBe('location upload failed: the platform answered HTTP 503; gave up after 4 attempts. Nothing was changed locally; run the command again later');
+    expect(r.error.message).toBe(
+      'location upload failed: the platform answered HTTP 503; gave up after 4 attempts. Nothing was changed locally; run the command again later',
+    );
     expect(p.sim.stats.requests.locations).toBe(4);
     expect(p.sim.locations.size).toBe(0);
   });
@@ -152,7 +172,11 @@ describe('sending a batch', () => {
   it('a location the platform refuses does not stop the others; the answers are printed readably', async () => {
     const p = await startPlatform();
     const { up } = uploader(p);
-    const other = location({ name: 'Yard', type: 'operationalBase', geoReference: { type: 'latLonPointGeoReference', lat: 51.37, lon: 6.17 } });
+    const other = location({
+      name: 'Yard',
+      type: 'operationalBase',
+      geoReference: { type: 'latLonPointGeoReference', lat: 51.37, lon: 6.17 },
+    });
     const refused = { ...other, id: '', name: 'no id' } as OtmLocation;
     const lines: string[] = [];
     const report = await sendLocations([DEPOT, refused, other], up, { info: (l) => lines.push(l) });
@@ -194,7 +218,11 @@ describe('the retry decision', () => {
     ['503 third attempt', { status: 503, attempt: 3 }, { action: 'retry', delayMs: 3000 }],
     ['503 last attempt', { status: 503, attempt: 4 }, { action: 'give-up', reason: 'gave up after 4 attempts' }],
     ['429 with a short Retry-After', { status: 429, attempt: 1, retryAfterMs: 5000 }, { action: 'retry', delayMs: 5000 }],
-    ['429 with a Retry-After longer than a person waits', { status: 429, attempt: 1, retryAfterMs: 600_000 }, { action: 'give-up', reason: 'the platform asks to wait 600 s before trying again' }],
+    [
+      '429 with a Retry-After longer than a person waits',
+      { status: 429, attempt: 1, retryAfterMs: 600_000 },
+      { action: 'give-up', reason: 'the platform asks to wait 600 s before trying again' },
+    ],
     ['network error, retryable', { retryable: true, attempt: 1 }, { action: 'retry', delayMs: 750 }],
     ['network error, last attempt', { retryable: true, attempt: 4 }, { action: 'give-up', reason: 'gave up after 4 attempts' }],
     ['no token can be had (credentials rejected)', { retryable: false, attempt: 1 }, { action: 'stop' }],
@@ -204,13 +232,24 @@ describe('the retry decision', () => {
   });
 
   it('backoff is capped at maxBackoffMs', () => {
-    expect(decideRetry({ status: 500, attempt: 9 }, { maxAttempts: 20, minBackoffMs: 1000, maxBackoffMs: 15_000 }, () => 1)).toEqual({ action: 'retry', delayMs: 15_000 });
+    expect(decideRetry({ status: 500, attempt: 9 }, { maxAttempts: 20, minBackoffMs: 1000, maxBackoffMs: 15_000 }, () => 1)).toEqual({
+      action: 'retry',
+      delayMs: 15_000,
+    });
   });
 });
 
 describe('reading the platform answer', () => {
   it.each([
-    ['the OTM5 error array', [{ type: 'missingField', field: 'id', message: 'id is required' }, { type: 'invalidField', field: 'geoReference.lat', message: 'must be a number' }], '', ['id (missingField): id is required', 'geoReference.lat (invalidField): must be a number']],
+    [
+      'the OTM5 error array',
+      [
+        { type: 'missingField', field: 'id', message: 'id is required' },
+        { type: 'invalidField', field: 'geoReference.lat', message: 'must be a number' },
+      ],
+      '',
+      ['id (missingField): id is required', 'geoReference.lat (invalidField): must be a number'],
+    ],
     ['an object with errors', { errors: [{ message: 'bad type', path: 'type' }] }, '', ['type: bad type']],
     ['a Spring-style error object', { status: 400, error: 'Bad Request', message: 'JSON parse error' }, '', ['JSON parse error']],
     ['a plain string body', 'Internal Server Error', '', ['Internal Server Error']],

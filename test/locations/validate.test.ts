@@ -13,7 +13,15 @@ const FULL_FORM_1 = {
   name: 'Main warehouse',
   type: 'warehouse',
   geoReference: point(52.1956251, 5.4126792),
-  administrativeReference: { name: 'Supermarket warehouse', street: 'Valutaboulevard', houseNumber: '16', houseNumberAddition: 'C', postalCode: '1825BT', city: 'Amersfoort', country: 'NL' },
+  administrativeReference: {
+    name: 'Supermarket warehouse',
+    street: 'Valutaboulevard',
+    houseNumber: '16',
+    houseNumberAddition: 'C',
+    postalCode: '1825BT',
+    city: 'Amersfoort',
+    country: 'NL',
+  },
   contactDetails: [
     { type: 'phone', value: '+31 20 1234 5678', remark: 'reception', language: 'nld' },
     { type: 'email', value: 'planning@example.com' },
@@ -22,10 +30,39 @@ const FULL_FORM_1 = {
   remark: 'Dock 4 for deliveries',
   externalAttributes: { depotCode: 'AMF-01' },
 };
-const MIN_FORM_1 = { type: 'customer', geoReference: point(51.9225, 4.47917), administrativeReference: { name: 'Shop Rotterdam', city: 'Rotterdam' } };
-const FULL_FORM_2 = { id: ID, name: 'Customer Utrecht', type: 'customer', geoReference: { type: 'addressGeoReference', name: 'Customer Utrecht', street: 'Oudegracht', houseNumber: '100', houseNumberAddition: 'bis', postalCode: '3511AX', city: 'Utrecht', country: 'NL' }, contactDetails: [{ type: 'mobilePhone', value: '06-12345678' }] };
-const MIN_FORM_2 = { type: 'store', geoReference: { type: 'addressGeoReference', name: 'Store Zwolle', street: 'Diezerstraat', city: 'Zwolle' } };
-const FULL_FORM_3 = { id: ID, entityType: 'location', name: 'Yard Venlo', type: 'operationalBase', geoReference: point(51.3704, 6.1724), remark: 'night parking' };
+const MIN_FORM_1 = {
+  type: 'customer',
+  geoReference: point(51.9225, 4.47917),
+  administrativeReference: { name: 'Shop Rotterdam', city: 'Rotterdam' },
+};
+const FULL_FORM_2 = {
+  id: ID,
+  name: 'Customer Utrecht',
+  type: 'customer',
+  geoReference: {
+    type: 'addressGeoReference',
+    name: 'Customer Utrecht',
+    street: 'Oudegracht',
+    houseNumber: '100',
+    houseNumberAddition: 'bis',
+    postalCode: '3511AX',
+    city: 'Utrecht',
+    country: 'NL',
+  },
+  contactDetails: [{ type: 'mobilePhone', value: '06-12345678' }],
+};
+const MIN_FORM_2 = {
+  type: 'store',
+  geoReference: { type: 'addressGeoReference', name: 'Store Zwolle', street: 'Diezerstraat', city: 'Zwolle' },
+};
+const FULL_FORM_3 = {
+  id: ID,
+  entityType: 'location',
+  name: 'Yard Venlo',
+  type: 'operationalBase',
+  geoReference: point(51.3704, 6.1724),
+  remark: 'night parking',
+};
 const MIN_FORM_3 = { name: 'Yard Venlo', type: 'warehouse', geoReference: point(51.3704, 6.1724) };
 
 const otm = await loadOtmSchemas();
@@ -65,10 +102,32 @@ describe('valid locations: the three forms of platform-spec 2.4', () => {
   describe.skipIf(!otm)('every payload the commands produce validates against the OTM 5.6 location schema', () => {
     const produced: [string, unknown][] = [
       ...cases.map(([name, input]) => [`put: ${name}`, input] as [string, unknown]),
-      ['here: form 3 (no address, no contacts)', buildHereLocation({ name: 'Yard', type: 'warehouse', lat: 52.19562512345, lon: 5.41267921 })],
-      ['here: form 1 with address and contacts', buildHereLocation({ id: ID, name: 'Depot', type: 'customer', lat: 52.1956251, lon: 5.4126792, address: { street: 'Valutaboulevard', houseNumber: '16', postalCode: '1825BT', city: 'Amersfoort', country: 'NL' }, phone: '+31 33 123 4567', email: 'depot@example.com', contactName: 'Gate' })],
-      ['here: form 1 with contacts only', buildHereLocation({ name: 'Depot', type: 'store', lat: 52.1, lon: 5.1, phone: '+31 33 123 4567' })],
-      ['here: form 1 with address only', buildHereLocation({ name: 'Depot', type: 'store', lat: 52.1, lon: 5.1, address: { city: 'Amersfoort' } })],
+      [
+        'here: form 3 (no address, no contacts)',
+        buildHereLocation({ name: 'Yard', type: 'warehouse', lat: 52.19562512345, lon: 5.41267921 }),
+      ],
+      [
+        'here: form 1 with address and contacts',
+        buildHereLocation({
+          id: ID,
+          name: 'Depot',
+          type: 'customer',
+          lat: 52.1956251,
+          lon: 5.4126792,
+          address: { street: 'Valutaboulevard', houseNumber: '16', postalCode: '1825BT', city: 'Amersfoort', country: 'NL' },
+          phone: '+31 33 123 4567',
+          email: 'depot@example.com',
+          contactName: 'Gate',
+        }),
+      ],
+      [
+        'here: form 1 with contacts only',
+        buildHereLocation({ name: 'Depot', type: 'store', lat: 52.1, lon: 5.1, phone: '+31 33 123 4567' }),
+      ],
+      [
+        'here: form 1 with address only',
+        buildHereLocation({ name: 'Depot', type: 'store', lat: 52.1, lon: 5.1, address: { city: 'Amersfoort' } }),
+      ],
     ];
     it.each(produced)('%s', (_name, input) => {
       const r = validateLocation(input);
@@ -77,7 +136,9 @@ describe('valid locations: the three forms of platform-spec 2.4', () => {
     });
 
     it('the type and contact type lists of the validator are exactly the OTM 5.6 ones', () => {
-      const schema = otm!.schema('location') as { properties: { type: { enum: string[] }; contactDetails: { items: { oneOf: { $ref: string }[] } } } };
+      const schema = otm!.schema('location') as {
+        properties: { type: { enum: string[] }; contactDetails: { items: { oneOf: { $ref: string }[] } } };
+      };
       expect([...LOCATION_TYPES].sort()).toEqual([...schema.properties.type.enum].sort());
       const contactTypes = schema.properties.contactDetails.items.oneOf.map((o) => o.$ref.split('/').pop());
       expect([...CONTACT_TYPES].sort()).toEqual(contactTypes.sort());
@@ -85,8 +146,15 @@ describe('valid locations: the three forms of platform-spec 2.4', () => {
 
     it('the schema check is not vacuous: what this validator refuses, the OTM schema refuses too', () => {
       expect(otm!.validate('location', { ...validateLocation(MIN_FORM_3).location, type: 'depot' })).not.toEqual([]);
-      expect(otm!.validate('location', { ...validateLocation(MIN_FORM_3).location, geoReference: { type: 'latLonPointGeoReference', lat: '52' } })).not.toEqual([]);
-      expect(otm!.validate('location', { ...validateLocation(FULL_FORM_1).location, contactDetails: [{ type: 'fax', value: '1' }] })).not.toEqual([]);
+      expect(
+        otm!.validate('location', {
+          ...validateLocation(MIN_FORM_3).location,
+          geoReference: { type: 'latLonPointGeoReference', lat: '52' },
+        }),
+      ).not.toEqual([]);
+      expect(
+        otm!.validate('location', { ...validateLocation(FULL_FORM_1).location, contactDetails: [{ type: 'fax', value: '1' }] }),
+      ).not.toEqual([]);
       const { entityType: _e, ...withoutEntityType } = validateLocation(MIN_FORM_3).location as OtmLocation;
       expect(otm!.validate('location', withoutEntityType)).not.toEqual([]);
     });
@@ -98,30 +166,126 @@ describe('invalid locations: every problem at once, with its field path', () => 
     ['not an object', 'Amersfoort', ['must be an object, not the string "Amersfoort"']],
     ['latitude out of range', { ...MIN_FORM_3, geoReference: point(91, 5) }, ['geoReference.lat: must be between -90 and 90']],
     ['longitude out of range', { ...MIN_FORM_3, geoReference: point(52, 181) }, ['geoReference.lon: must be between -180 and 180']],
-    ['latitude out of range but swapped it would fit', { ...MIN_FORM_3, geoReference: point(120, 52) }, ['geoReference.lat: must be between -90 and 90 (got 120; latitude and longitude look swapped: did you mean lat 52, lon 120?)']],
-    ['latitude as a quoted string', { ...MIN_FORM_3, geoReference: { type: 'latLonPointGeoReference', lat: '52.19', lon: 5.41 } }, ['geoReference.lat: must be a number, not the string "52.19" (remove the quotes)']],
+    [
+      'latitude out of range but swapped it would fit',
+      { ...MIN_FORM_3, geoReference: point(120, 52) },
+      ['geoReference.lat: must be between -90 and 90 (got 120; latitude and longitude look swapped: did you mean lat 52, lon 120?)'],
+    ],
+    [
+      'latitude as a quoted string',
+      { ...MIN_FORM_3, geoReference: { type: 'latLonPointGeoReference', lat: '52.19', lon: 5.41 } },
+      ['geoReference.lat: must be a number, not the string "52.19" (remove the quotes)'],
+    ],
     ['longitude missing', { ...MIN_FORM_3, geoReference: { type: 'latLonPointGeoReference', lat: 52 } }, ['geoReference.lon: is required']],
     ['geoReference missing', { name: 'x', type: 'warehouse' }, ['geoReference: is required']],
-    ['unknown geoReference type', { ...MIN_FORM_3, geoReference: { type: 'Feature' } }, ['geoReference.type: must be latLonPointGeoReference (a coordinate: lat, lon) or addressGeoReference (an address the platform geocodes)']],
-    ['type missing', { name: 'x', geoReference: point(52, 5) }, ['type: is required; one of warehouse, store, environmentalZone, restrictedArea, customer, operationalBase']],
-    ['type not an OTM 5.6 value', { ...MIN_FORM_3, type: 'depot' }, ['type: must be one of warehouse, store, environmentalZone, restrictedArea, customer, operationalBase (got the string "depot")']],
-    ['id not a UUID', { ...MIN_FORM_3, id: 'depot-1' }, ['id: must be a UUID such as 3f0c2a9e-5b1d-4c7e-9a2f-6d8b1e4c7a90 (got the string "depot-1"); leave it out to have one generated']],
-    ['form 3 without a name', { type: 'warehouse', geoReference: point(52, 5) }, ['name: is required for a location with a coordinate and no address (platform-spec 2.4, form 3: a coordinate with a top-level name and type)']],
-    ['form 1 without any name', { type: 'warehouse', geoReference: point(52.2, 5.4), administrativeReference: { city: 'Amersfoort' } }, ['name: is required: set name, or administrativeReference.name']],
-    ['address to geocode without city or postal code', { ...MIN_FORM_2, geoReference: { type: 'addressGeoReference', name: 'x', street: 'Main street' } }, ['geoReference: an address the platform is to geocode needs at least a city or a postal code (platform-spec 4.3 rule 3)']],
-    ['house number as a number', { ...MIN_FORM_1, administrativeReference: { name: 'x', houseNumber: 16, city: 'Rotterdam' } }, ['administrativeReference.houseNumber: must be a string, not the number 16 (write "16")']],
-    ['country in lower case', { ...MIN_FORM_1, administrativeReference: { name: 'x', city: 'Rotterdam', country: 'nl' } }, ['administrativeReference.country: must be an ISO 3166-1 alpha-2 country code such as NL or DE (write "NL")']],
-    ['empty street', { ...MIN_FORM_1, administrativeReference: { name: 'x', street: '  ', city: 'Rotterdam' } }, ['administrativeReference.street: must not be empty (leave the field out instead)']],
-    ['unknown contact type', { ...MIN_FORM_1, contactDetails: [{ type: 'fax', value: '+31 20 123 4567' }] }, ['contactDetails[0].type: must be one of phone, mobilePhone, email, firstName, lastName, name, vatCode, gln, iban, eori, other (got the string "fax")']],
-    ['email that is not one', { ...MIN_FORM_1, contactDetails: [{ type: 'phone', value: '+31 20 123 4567' }, { type: 'email', value: 'planning.example.com' }] }, ['contactDetails[1].value: must be an email address such as planning@example.com (got the string "planning.example.com")']],
-    ['phone that is not one', { ...MIN_FORM_1, contactDetails: [{ type: 'phone', value: 'call reception' }] }, ['contactDetails[0].value: must be a phone number (digits, optionally +, spaces, dashes), e.g. +31 33 123 4567 (got the string "call reception")']],
+    [
+      'unknown geoReference type',
+      { ...MIN_FORM_3, geoReference: { type: 'Feature' } },
+      [
+        'geoReference.type: must be latLonPointGeoReference (a coordinate: lat, lon) or addressGeoReference (an address the platform geocodes)',
+      ],
+    ],
+    [
+      'type missing',
+      { name: 'x', geoReference: point(52, 5) },
+      ['type: is required; one of warehouse, store, environmentalZone, restrictedArea, customer, operationalBase'],
+    ],
+    [
+      'type not an OTM 5.6 value',
+      { ...MIN_FORM_3, type: 'depot' },
+      ['type: must be one of warehouse, store, environmentalZone, restrictedArea, customer, operationalBase (got the string "depot")'],
+    ],
+    [
+      'id not a UUID',
+      { ...MIN_FORM_3, id: 'depot-1' },
+      ['id: must be a UUID such as 3f0c2a9e-5b1d-4c7e-9a2f-6d8b1e4c7a90 (got the string "depot-1"); leave it out to have one generated'],
+    ],
+    [
+      'form 3 without a name',
+      { type: 'warehouse', geoReference: point(52, 5) },
+      [
+        'name: is required for a location with a coordinate and no address (platform-spec 2.4, form 3: a coordinate with a top-level name and type)',
+      ],
+    ],
+    [
+      'form 1 without any name',
+      { type: 'warehouse', geoReference: point(52.2, 5.4), administrativeReference: { city: 'Amersfoort' } },
+      ['name: is required: set name, or administrativeReference.name'],
+    ],
+    [
+      'address to geocode without city or postal code',
+      { ...MIN_FORM_2, geoReference: { type: 'addressGeoReference', name: 'x', street: 'Main street' } },
+      ['geoReference: an address the platform is to geocode needs at least a city or a postal code (platform-spec 4.3 rule 3)'],
+    ],
+    [
+      'house number as a number',
+      { ...MIN_FORM_1, administrativeReference: { name: 'x', houseNumber: 16, city: 'Rotterdam' } },
+      ['administrativeReference.houseNumber: must be a string, not the number 16 (write "16")'],
+    ],
+    [
+      'country in lower case',
+      { ...MIN_FORM_1, administrativeReference: { name: 'x', city: 'Rotterdam', country: 'nl' } },
+      ['administrativeReference.country: must be an ISO 3166-1 alpha-2 country code such as NL or DE (write "NL")'],
+    ],
+    [
+      'empty street',
+      { ...MIN_FORM_1, administrativeReference: { name: 'x', street: '  ', city: 'Rotterdam' } },
+      ['administrativeReference.street: must not be empty (leave the field out instead)'],
+    ],
+    [
+      'unknown contact type',
+      { ...MIN_FORM_1, contactDetails: [{ type: 'fax', value: '+31 20 123 4567' }] },
+      [
+        'contactDetails[0].type: must be one of phone, mobilePhone, email, firstName, lastName, name, vatCode, gln, iban, eori, other (got the string "fax")',
+      ],
+    ],
+    [
+      'email that is not one',
+      {
+        ...MIN_FORM_1,
+        contactDetails: [
+          { type: 'phone', value: '+31 20 123 4567' },
+          { type: 'email', value: 'planning.example.com' },
+        ],
+      },
+      ['contactDetails[1].value: must be an email address such as planning@example.com (got the string "planning.example.com")'],
+    ],
+    [
+      'phone that is not one',
+      { ...MIN_FORM_1, contactDetails: [{ type: 'phone', value: 'call reception' }] },
+      [
+        'contactDetails[0].value: must be a phone number (digits, optionally +, spaces, dashes), e.g. +31 33 123 4567 (got the string "call reception")',
+      ],
+    ],
     ['contact without value', { ...MIN_FORM_1, contactDetails: [{ type: 'phone' }] }, ['contactDetails[0].value: is required']],
-    ['coordinates at the top level', { ...MIN_FORM_3, lat: 52, lon: 5 }, ['lat: unknown field: coordinates go in geoReference: {"type": "latLonPointGeoReference", "lat": ..., "lon": ...}', 'lon: unknown field: coordinates go in geoReference: {"type": "latLonPointGeoReference", "lat": ..., "lon": ...}']],
-    ['misspelt field', { ...MIN_FORM_1, contactDetail: [] }, ['contactDetail: unknown field (did you mean contactDetails?); allowed here: entityType, id, name, type, geoReference, administrativeReference, contactDetails, remark, externalAttributes, unCode, gln']],
-    ['wrong entityType', { ...MIN_FORM_3, entityType: 'vehicle' }, ['entityType: must be "location" (got the string "vehicle"); it may be left out']],
+    [
+      'coordinates at the top level',
+      { ...MIN_FORM_3, lat: 52, lon: 5 },
+      [
+        'lat: unknown field: coordinates go in geoReference: {"type": "latLonPointGeoReference", "lat": ..., "lon": ...}',
+        'lon: unknown field: coordinates go in geoReference: {"type": "latLonPointGeoReference", "lat": ..., "lon": ...}',
+      ],
+    ],
+    [
+      'misspelt field',
+      { ...MIN_FORM_1, contactDetail: [] },
+      [
+        'contactDetail: unknown field (did you mean contactDetails?); allowed here: entityType, id, name, type, geoReference, administrativeReference, contactDetails, remark, externalAttributes, unCode, gln',
+      ],
+    ],
+    [
+      'wrong entityType',
+      { ...MIN_FORM_3, entityType: 'vehicle' },
+      ['entityType: must be "location" (got the string "vehicle"); it may be left out'],
+    ],
     [
       'several problems are all reported',
-      { id: 'x', type: 'depot', geoReference: { type: 'latLonPointGeoReference', lat: 95, lon: '5' }, contactDetails: [{ type: 'email', value: 'nope' }] },
+      {
+        id: 'x',
+        type: 'depot',
+        geoReference: { type: 'latLonPointGeoReference', lat: 95, lon: '5' },
+        contactDetails: [{ type: 'email', value: 'nope' }],
+      },
       [
         'id: must be a UUID such as 3f0c2a9e-5b1d-4c7e-9a2f-6d8b1e4c7a90 (got the string "x"); leave it out to have one generated',
         'type: must be one of warehouse, store, environmentalZone, restrictedArea, customer, operationalBase (got the string "depot")',
@@ -147,7 +311,9 @@ describe('warnings', () => {
   it('a Dutch location given as lat 5, lon 52 with country NL names the swap', () => {
     const r = validateLocation({ ...FULL_FORM_1, geoReference: point(5.4126792, 52.1956251) });
     expect(r.ok).toBe(true);
-    expect(formatIssues(r.warnings)).toEqual(['geoReference: lat 5.4126792, lon 52.1956251 lies outside NL, but lat 52.1956251, lon 5.4126792 lies inside: latitude and longitude look swapped (did you mean lat 52.1956251, lon 5.4126792?)']);
+    expect(formatIssues(r.warnings)).toEqual([
+      'geoReference: lat 5.4126792, lon 52.1956251 lies outside NL, but lat 52.1956251, lon 5.4126792 lies inside: latitude and longitude look swapped (did you mean lat 52.1956251, lon 5.4126792?)',
+    ]);
   });
 
   it('without a country, the swap is still found when the swapped point lies in a known country and the given one in none', () => {
@@ -167,23 +333,37 @@ describe('warnings', () => {
     ['Nairobi, no country', -1.2921, 36.8219, undefined],
     ['Lisbon, no country', 38.7223, -9.1393, undefined],
   ])('no warning for a correct coordinate: %s', (_name, lat, lon, country) => {
-    const r = validateLocation({ ...MIN_FORM_1, geoReference: point(lat, lon), administrativeReference: { name: 'x', ...(country ? { country } : {}) } });
+    const r = validateLocation({
+      ...MIN_FORM_1,
+      geoReference: point(lat, lon),
+      administrativeReference: { name: 'x', ...(country ? { country } : {}) },
+    });
     expect(r.warnings).toEqual([]);
   });
 
   it('a coordinate outside the named country, and not fixed by swapping, is flagged as such', () => {
-    const r = validateLocation({ ...MIN_FORM_1, geoReference: point(48.8566, 2.3522), administrativeReference: { name: 'x', country: 'NL' } });
-    expect(formatIssues(r.warnings)).toEqual(['geoReference: lat 48.8566, lon 2.3522 lies outside NL (administrativeReference.country); check the coordinate and the country']);
+    const r = validateLocation({
+      ...MIN_FORM_1,
+      geoReference: point(48.8566, 2.3522),
+      administrativeReference: { name: 'x', country: 'NL' },
+    });
+    expect(formatIssues(r.warnings)).toEqual([
+      'geoReference: lat 48.8566, lon 2.3522 lies outside NL (administrativeReference.country); check the coordinate and the country',
+    ]);
   });
 
   it('lat 0, lon 0 is flagged as a missing coordinate', () => {
-    expect(formatIssues(validateLocation({ ...MIN_FORM_3, geoReference: point(0, 0) }).warnings)).toEqual(['geoReference: lat 0, lon 0 is in the Gulf of Guinea ("Null Island"): usually a missing coordinate, not a real site']);
+    expect(formatIssues(validateLocation({ ...MIN_FORM_3, geoReference: point(0, 0) }).warnings)).toEqual([
+      'geoReference: lat 0, lon 0 is in the Gulf of Guinea ("Null Island"): usually a missing coordinate, not a real site',
+    ]);
   });
 
   it('an address without street warns that geocoding can only find the town', () => {
     const r = validateLocation({ ...MIN_FORM_2, geoReference: { type: 'addressGeoReference', name: 'x', city: 'Zwolle' } });
     expect(r.ok).toBe(true);
-    expect(formatIssues(r.warnings)).toEqual(['geoReference.street: is missing: the platform can only place the location at the postal code or city, not at the site']);
+    expect(formatIssues(r.warnings)).toEqual([
+      'geoReference.street: is missing: the platform can only place the location at the postal code or city, not at the site',
+    ]);
   });
 });
 
@@ -198,7 +378,9 @@ describe('batches', () => {
 
   it('refuses two elements with the same id', () => {
     const b = validateLocationBatch([{ ...MIN_FORM_3, id: ID }, MIN_FORM_2, { ...MIN_FORM_1, id: ID.toUpperCase() }]);
-    expect(b.errors.map(formatIssue)).toEqual(['[2].id: is the same as [0].id; the platform stores one location per id, so the later one would overwrite the earlier']);
+    expect(b.errors.map(formatIssue)).toEqual([
+      '[2].id: is the same as [0].id; the platform stores one location per id, so the later one would overwrite the earlier',
+    ]);
   });
 
   it('refuses an empty array and treats a single object as a batch of one', () => {

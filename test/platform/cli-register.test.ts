@@ -13,7 +13,10 @@ if (!built) process.stderr.write('skipping CLI registration tests: run `npm run 
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TELEMATICS_AGENT_PASSWORD: '' } });
+    const p = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TELEMATICS_AGENT_PASSWORD: '' },
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -49,7 +52,12 @@ describe.skipIf(!built)('telematics-agent register / device show', () => {
       expect(reg.stderr).toMatch(/registered: deviceUUID [0-9a-f-]{36}, externalDeviceId truck-9 \(from config\)/);
       expect(reg.code).toBe(0);
       const device = JSON.parse(reg.stdout) as Record<string, unknown>;
-      expect(device).toMatchObject({ externalDeviceId: 'truck-9', externalSystemId: 'fleet-sys', licensePlate: 'AB-12-CD', deviceUUID: sim.devices[0]?.deviceUUID });
+      expect(device).toMatchObject({
+        externalDeviceId: 'truck-9',
+        externalSystemId: 'fleet-sys',
+        licensePlate: 'AB-12-CD',
+        deviceUUID: sim.devices[0]?.deviceUUID,
+      });
       const shown = await run(['device', 'show', '--config', config]);
       expect(shown.code).toBe(0);
       expect(JSON.parse(shown.stdout)).toMatchObject({ deviceUUID: device.deviceUUID });

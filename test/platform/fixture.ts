@@ -34,7 +34,11 @@ export interface Platform {
   /** A new connection to the test's database (as a second process would open it). */
   openDb(): Database;
   /** A token manager + requester on a connection of its own. */
-  agent(options?: { db?: Database; password?: string; boot?: BootClock; logger?: Logger; random?: () => number }): { tokens: TokenManager; client: AuthorizedClient; db: Database };
+  agent(options?: { db?: Database; password?: string; boot?: BootClock; logger?: Logger; random?: () => number }): {
+    tokens: TokenManager;
+    client: AuthorizedClient;
+    db: Database;
+  };
 }
 
 export async function startPlatform(simOptions: PlatformSimulatorOptions = {}): Promise<Platform> {

@@ -42,7 +42,16 @@ function recordingSleep(pass: boolean) {
   return { delays, sleep };
 }
 
-function registrar(p: Platform, o: { device?: DeviceSection; probes?: IdentityProbes; sleep?: ReturnType<typeof recordingSleep>; logger?: ReturnType<typeof captureLogger>; password?: string } = {}) {
+function registrar(
+  p: Platform,
+  o: {
+    device?: DeviceSection;
+    probes?: IdentityProbes;
+    sleep?: ReturnType<typeof recordingSleep>;
+    logger?: ReturnType<typeof captureLogger>;
+    password?: string;
+  } = {},
+) {
   const { client, db } = p.agent(o.password ? { password: o.password } : {});
   const sleep = o.sleep ?? recordingSleep(true);
   const r = new DeviceRegistrar({
@@ -115,27 +124,30 @@ describe('device self-registration', () => {
   it.each([
     ['400 (a field the platform refuses)', { ...DEVICE, carrierCode: 42 as unknown as string }, 400, /carrierCode: must be a string/],
     ['403 (a carrier the account may not use)', { ...DEVICE, carrierCode: 'NOT-MINE' }, 403, /not permitted.*NOT-MINE/],
-  ])('%s is a configuration problem: the platform message in logs and status, one attempt, a long wait', async (_name, device, status, message) => {
-    const p = await startPlatform({ users: [{ username: 'agent', password: 'pw', carriers: ['C1'] }] });
-    const log = captureLogger();
-    const sleep = recordingSleep(false);
-    const { r } = await boot(p, { device, sleep, logger: log });
-    await vi_waitFor(() => sleep.delays.length === 1);
-    expect(sleep.delays).toEqual([3600_000]);
-    const s = r.status();
-    expect(s.state).toBe('config-error');
-    expect(s.lastError).toMatchObject({ class: 'config', status });
-    expect(s.lastError?.message).toMatch(message);
-    expect(s.nextAttemptAt).toBe(p.clock.wallMs() + 3600_000);
-    expect(log.text()).toMatch(message);
-    expect(r.current()).toBeUndefined();
-    expect(p.sim.stats.requests.devices).toBe(1);
-    const ac = new AbortController();
-    const waiting = r.whenRegistered(ac.signal);
-    ac.abort(new Error('gave up'));
-    await expect(waiting).rejects.toThrow('gave up');
-    await r.stop();
-  });
+  ])(
+    '%s is a configuration problem: the platform message in logs and status, one attempt, a long wait',
+    async (_name, device, status, message) => {
+      const p = await startPlatform({ users: [{ username: 'agent', password: 'pw', carriers: ['C1'] }] });
+      const log = captureLogger();
+      const sleep = recordingSleep(false);
+      const { r } = await boot(p, { device, sleep, logger: log });
+      await vi_waitFor(() => sleep.delays.length === 1);
+      expect(sleep.delays).toEqual([3600_000]);
+      const s = r.status();
+      expect(s.state).toBe('config-error');
+      expect(s.lastError).toMatchObject({ class: 'config', status });
+      expect(s.lastError?.message).toMatch(message);
+      expect(s.nextAttemptAt).toBe(p.clock.wallMs() + 3600_000);
+      expect(log.text()).toMatch(message);
+      expect(r.current()).toBeUndefined();
+      expect(p.sim.stats.requests.devices).toBe(1);
+      const ac = new AbortController();
+      const waiting = r.whenRegistered(ac.signal);
+      ac.abort(new Error('gave up'));
+      await expect(waiting).rejects.toThrow('gave up');
+      await r.stop();
+    },
+  );
 
   it('5xx and dropped connections: backs off with jitter, growing, then registers', async () => {
     const p = await startPlatform();
@@ -194,15 +206,31 @@ describe('device self-registration', () => {
 describe('hardware identity: fallback order', () => {
   it.each([
     ['a DMI system serial', { serial: 'PF2ABCDE', cpu: '10000000abcdef01', machine: 'm' }, { value: 'PF2ABCDE', source: 'system-serial' }],
-    ['a firmware placeholder, then the CPU serial', { serial: 'To Be Filled By O.E.M.', cpu: '10000000ABCDEF01', machine: 'm' }, { value: '10000000abcdef01', source: 'cpu-serial' }],
-    ['a Raspberry Pi (si reports the CPU serial as system serial)', { serial: '00000000abcdef02', model: 'Raspberry Pi', machine: 'm' }, { value: '00000000abcdef02', source: 'cpu-serial' }],
-    ['all-zero serials, then /etc/machine-id', { serial: '0000000000', cpu: '0000000000000000', machine: 'ABCDEF0123456789abcdef0123456789\n' }, { value: 'abcdef0123456789abcdef0123456789', source: 'machine-id' }],
+    [
+      'a firmware placeholder, then the CPU serial',
+      { serial: 'To Be Filled By O.E.M.', cpu: '10000000ABCDEF01', machine: 'm' },
+      { value: '10000000abcdef01', source: 'cpu-serial' },
+    ],
+    [
+      'a Raspberry Pi (si reports the CPU serial as system serial)',
+      { serial: '00000000abcdef02', model: 'Raspberry Pi', machine: 'm' },
+      { value: '00000000abcdef02', source: 'cpu-serial' },
+    ],
+    [
+      'all-zero serials, then /etc/machine-id',
+      { serial: '0000000000', cpu: '0000000000000000', machine: 'ABCDEF0123456789abcdef0123456789\n' },
+      { value: 'abcdef0123456789abcdef0123456789', source: 'machine-id' },
+    ],
   ])('%s', async (_name, o, expected) => {
     expect(await probeHardwareId(probes(o))).toEqual(expected);
   });
 
   it('no usable id at all is a configuration error naming device.externalDeviceId', async () => {
-    await expect(probeHardwareId(probes({}))).rejects.toMatchObject({ code: 'DEVICE_ID_UNAVAILABLE', errorClass: 'config', message: expect.stringMatching(/device\.externalDeviceId/) });
+    await expect(probeHardwareId(probes({}))).rejects.toMatchObject({
+      code: 'DEVICE_ID_UNAVAILABLE',
+      errorClass: 'config',
+      message: expect.stringMatching(/device\.externalDeviceId/),
+    });
   });
 
   it('a probe that throws falls through to the next', async () => {
@@ -222,12 +250,16 @@ async function vi_waitFor(cond: () => boolean): Promise<void> {
 
 describe('registration retry delay', () => {
   const err = (status: number | undefined, cls: 'transient' | 'config' | 'auth', retryAfterMs?: number, code = 'X') =>
-    new PlatformError(code, 'm', { class: cls, ...(status !== undefined ? { status } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+    new PlatformError(code, 'm', {
+      class: cls,
+      ...(status !== undefined ? { status } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
   it.each([
     ['400: the long configuration wait', err(400, 'config'), 1, 3600_000],
     ['403: the long configuration wait', err(403, 'config'), 5, 3600_000],
     ['404 (wrong deviceUrl): the long configuration wait', err(404, 'config'), 1, 3600_000],
-    ['credentials rejected: the token manager\'s wait', err(401, 'config', 240_000, 'CREDENTIALS_REJECTED'), 1, 240_000],
+    ["credentials rejected: the token manager's wait", err(401, 'config', 240_000, 'CREDENTIALS_REJECTED'), 1, 240_000],
     ['503, first failure: 5 s with equal jitter', err(503, 'transient'), 1, 3750],
     ['503, fourth failure: 40 s with equal jitter', err(503, 'transient'), 4, 30_000],
     ['network error after many failures: capped at 600 s', err(undefined, 'transient'), 20, 450_000],

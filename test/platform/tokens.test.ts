@@ -81,7 +81,8 @@ describe('token lifecycle (platform-spec.md sections 3 and 5)', () => {
     expect(first).toMatchObject({ code: 'CREDENTIALS_REJECTED', errorClass: 'config' });
     const firstDelay = (first as PlatformError).retryAfterMs ?? 0;
     expect(firstDelay).toBeGreaterThanOrEqual(30_000);
-    for (let i = 0; i < 20; i++) await expect(client.send({ method: 'GET', url: p.urls.deviceUrl })).rejects.toMatchObject({ code: 'CREDENTIALS_REJECTED' });
+    for (let i = 0; i < 20; i++)
+      await expect(client.send({ method: 'GET', url: p.urls.deviceUrl })).rejects.toMatchObject({ code: 'CREDENTIALS_REJECTED' });
     expect(p.sim.stats.passwordRejected).toBe(1);
     const status = tokens.tokenStatus();
     expect(status.state).toBe('rejected');
@@ -176,7 +177,10 @@ describe('token lifecycle (platform-spec.md sections 3 and 5)', () => {
     expect(await get(b.client, p)).toBe(200); // same boot, known age: adopts the stored pair
     expect(p.sim.stats).toMatchObject({ passwordGrants: 1, refreshes: 0 });
     p.clock.advance(HOUR);
-    const statuses = await Promise.all([...Array.from({ length: 10 }, () => get(a.client, p)), ...Array.from({ length: 10 }, () => get(b.client, p))]);
+    const statuses = await Promise.all([
+      ...Array.from({ length: 10 }, () => get(a.client, p)),
+      ...Array.from({ length: 10 }, () => get(b.client, p)),
+    ]);
     expect(statuses).toEqual(Array(20).fill(200));
     expect(p.sim.stats).toMatchObject({ passwordGrants: 1, refreshes: 1, refreshReuses: 0 });
     // A rotates again; B, holding a pair whose refresh token is now spent, re-reads and adopts A's.
@@ -256,12 +260,16 @@ describe('token lifecycle across real processes', () => {
   if (!built) process.stderr.write('skipping cross-process token tests: run `npm run build` first (dist/ is absent)\n');
 
   function runChild(p: Platform, mode: string, n = 1) {
-    const proc = spawn(process.execPath, [child, p.dataDir, p.urls.authUrl, p.urls.deviceUrl, p.urls.adminUrl, mode, String(n)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [child, p.dataDir, p.urls.authUrl, p.urls.deviceUrl, p.urls.adminUrl, mode, String(n)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
     proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) => proc.on('close', (code, signal) => resolve({ code, signal, out, err })));
+    const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>((resolve) =>
+      proc.on('close', (code, signal) => resolve({ code, signal, out, err })),
+    );
     return { proc, done };
   }
 

@@ -56,7 +56,9 @@ describe('synthetic receiver', () => {
     const depotSeconds = (depot?.to ?? 0) - (depot?.from ?? 0);
     expect(depotSeconds).toBe(150);
     // Parked: speed ~0 and every position within a few metres of the first parked one.
-    const parked = fixes.filter((f) => f.time >= drive.startTimeMs + (depot?.from ?? 0) * 1000 && f.time < drive.startTimeMs + (depot?.to ?? 0) * 1000);
+    const parked = fixes.filter(
+      (f) => f.time >= drive.startTimeMs + (depot?.from ?? 0) * 1000 && f.time < drive.startTimeMs + (depot?.to ?? 0) * 1000,
+    );
     expect(parked.length).toBe(150);
     const p0 = parked[0];
     for (const f of parked) {
@@ -67,7 +69,9 @@ describe('synthetic receiver', () => {
     expect(jitter).toBeGreaterThan(0.05);
 
     const highway = drive.phases.filter((p) => p.phase === 'highway');
-    const hw = fixes.filter((f) => highway.some((p) => f.time >= drive.startTimeMs + p.from * 1000 && f.time < drive.startTimeMs + p.to * 1000));
+    const hw = fixes.filter((f) =>
+      highway.some((p) => f.time >= drive.startTimeMs + p.from * 1000 && f.time < drive.startTimeMs + p.to * 1000),
+    );
     const fast = hw.filter((f) => (f.speed ?? 0) * 3.6 > 90);
     expect(fast.length / hw.length).toBeGreaterThan(0.6);
     expect(Math.max(...hw.map((f) => (f.speed ?? 0) * 3.6))).toBeLessThan(110);
@@ -79,7 +83,7 @@ describe('synthetic receiver', () => {
     for (let i = 10; i < drive.truth.length; i++) {
       const a = drive.truth[i - 10];
       const b = drive.truth[i];
-      if (a?.phase === 'city' && b?.phase === 'city' && Math.abs((((b.heading - a.heading) + 540) % 360) - 180) > 80) turns++;
+      if (a?.phase === 'city' && b?.phase === 'city' && Math.abs(((b.heading - a.heading + 540) % 360) - 180) > 80) turns++;
     }
     expect(turns).toBeGreaterThan(3);
 

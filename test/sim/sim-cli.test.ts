@@ -9,7 +9,9 @@ if (!built) process.stderr.write('skipping `telematics-agent sim` CLI test: run 
 
 describe.skipIf(!built)('telematics-agent sim', () => {
   it('prints the addresses and a config snippet, serves until SIGTERM, then exits 0', async () => {
-    const p = spawn(process.execPath, [CLI, 'sim', '--port', '0', '--user', 'fleet', '--password', 'pw1', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [CLI, 'sim', '--port', '0', '--user', 'fleet', '--password', 'pw1', '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -19,11 +21,21 @@ describe.skipIf(!built)('telematics-agent sim', () => {
         if (out.includes('\n')) resolve(out.split('\n')[0] ?? '');
       }),
     );
-    const info = JSON.parse(line) as { authUrl: string; deviceUrl: string; planningUrl: string; adminUrl: string; config: { credentials: { username: string } } };
+    const info = JSON.parse(line) as {
+      authUrl: string;
+      deviceUrl: string;
+      planningUrl: string;
+      adminUrl: string;
+      config: { credentials: { username: string } };
+    };
     expect(info.authUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     expect(info.deviceUrl).toMatch(/\/api\/public\/v2\/$/);
     expect(info.config.credentials.username).toBe('fleet');
-    const login = await request(`${info.authUrl}/auth/password`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=fleet&password=pw1' });
+    const login = await request(`${info.authUrl}/auth/password`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=fleet&password=pw1',
+    });
     expect(login.statusCode).toBe(200);
     await login.body.text();
     const stats = (await (await request(`${info.adminUrl}/stats`)).body.json()) as { passwordGrants: number };

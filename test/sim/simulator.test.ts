@@ -11,7 +11,15 @@ let clock: ManualClock;
 
 beforeEach(async () => {
   clock = new ManualClock();
-  sim = new PlatformSimulator({ users: [{ username: 'u', password: 'p' }, { username: 'limited', password: 'p', carriers: ['C1'] }], accessTtlS: 60, refreshTtlS: 600, clock });
+  sim = new PlatformSimulator({
+    users: [
+      { username: 'u', password: 'p' },
+      { username: 'limited', password: 'p', carriers: ['C1'] },
+    ],
+    accessTtlS: 60,
+    refreshTtlS: 600,
+    clock,
+  });
   urls = await sim.start({ port: 0 });
 });
 afterEach(async () => {
@@ -19,14 +27,21 @@ afterEach(async () => {
 });
 
 async function form(url: string, fields: Record<string, string>) {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  const res = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
   return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as Record<string, unknown> };
 }
 
 async function call(method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, token: string | undefined, body?: unknown) {
   const res = await request(url, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
   const text = await res.body.text();
@@ -45,7 +60,13 @@ async function login(username = 'u') {
   return r.body as { access_token: string; refresh_token: string; expires_in: number; token_type: string; id_token: string };
 }
 
-const event = (id: string) => ({ eventType: 'locationUpdateEvent', id, creationDate: '2026-11-22T08:00:00Z', lifecycle: 'actual', geoReference: { type: 'latLonPointGeoReference', lat: 52.1, lon: 5.4 } });
+const event = (id: string) => ({
+  eventType: 'locationUpdateEvent',
+  id,
+  creationDate: '2026-11-22T08:00:00Z',
+  lifecycle: 'actual',
+  geoReference: { type: 'latLonPointGeoReference', lat: 52.1, lon: 5.4 },
+});
 
 describe('platform simulator: token service (spec 4.1, 2.1, 2.2)', () => {
   it('issues a JWT-shaped pair for valid credentials and 401 invalid_grant otherwise', async () => {
@@ -100,7 +121,14 @@ describe('platform simulator: token service (spec 4.1, 2.1, 2.2)', () => {
 });
 
 describe('platform simulator: tracking device service (spec 4.2)', () => {
-  const device = { externalSystemId: 'sys', externalDeviceId: 'dev-1', active: true, carrierCode: 'C1', customerDeviceId: 'dev-1', licensePlate: 'AB-12-CD' };
+  const device = {
+    externalSystemId: 'sys',
+    externalDeviceId: 'dev-1',
+    active: true,
+    carrierCode: 'C1',
+    customerDeviceId: 'dev-1',
+    licensePlate: 'AB-12-CD',
+  };
 
   it('upserts by (externalSystemId, externalDeviceId) with a stable deviceUUID and retrieves it', async () => {
     const { access_token: t } = await login();
@@ -141,7 +169,8 @@ describe('platform simulator: tracking device service (spec 4.2)', () => {
 describe('platform simulator: planning host (events, locations)', () => {
   it('records events, de-duplicates by id and counts duplicates', async () => {
     const { access_token: t } = await login();
-    for (const id of ['e1', 'e2', 'e1']) expect((await call('PUT', `${urls.planningUrl}/otm/api/v5/events`, t, event(id))).status).toBe(200);
+    for (const id of ['e1', 'e2', 'e1'])
+      expect((await call('PUT', `${urls.planningUrl}/otm/api/v5/events`, t, event(id))).status).toBe(200);
     expect([...sim.events.keys()]).toEqual(['e1', 'e2']);
     expect(sim.events.get('e1')?.deliveries).toBe(2);
     expect(sim.stats.duplicates).toBe(1);
@@ -149,7 +178,10 @@ describe('platform simulator: planning host (events, locations)', () => {
 
   it('answers 400 with the OTM5 error array for invalid events and bodies that are not JSON', async () => {
     const { access_token: t } = await login();
-    const r = await call('PUT', `${urls.planningUrl}/otm/api/v5/events`, t, { id: 'x', geoReference: { type: 'latLonPointGeoReference', lat: 95 } });
+    const r = await call('PUT', `${urls.planningUrl}/otm/api/v5/events`, t, {
+      id: 'x',
+      geoReference: { type: 'latLonPointGeoReference', lat: 95 },
+    });
     expect(r.status).toBe(400);
     expect(r.json).toEqual(
       expect.arrayContaining([

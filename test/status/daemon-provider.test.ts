@@ -5,7 +5,12 @@ import { tempDir } from '../helpers/tmp.js';
 
 describe('DaemonStatusProvider', () => {
   const provider = (outbox: { pending: number; oldestPendingAgeS?: number }) =>
-    new DaemonStatusProvider({ clock: new ManualClock(), dataDir: tempDir(), startedMonoMs: 0, outbox: () => ({ sentToday: 0, thinned: 0, deadLetters: 0, ...outbox }) });
+    new DaemonStatusProvider({
+      clock: new ManualClock(),
+      dataDir: tempDir(),
+      startedMonoMs: 0,
+      outbox: () => ({ sentToday: 0, thinned: 0, deadLetters: 0, ...outbox }),
+    });
 
   it('no oldest pending age when nothing is pending (a delivered row not yet deleted is not a backlog)', () => {
     expect(provider({ pending: 0, oldestPendingAgeS: 68 }).snapshot().outbox).not.toHaveProperty('oldestPendingAgeS');

@@ -26,9 +26,17 @@ export function writeConfig(dir: string, extra: Record<string, unknown> = {}): s
 /** A real database as a daemon leaves it: identity, registration, a token pair, 3 pending fixes. */
 export function seedDatabase(dataDir: string, wallMs: number): void {
   const db = openDatabase({ dataDir, logger: silentLogger() });
-  db.prepare('INSERT INTO device_identity (id, external_device_id, source, chosen_at) VALUES (1, ?, ?, ?)').run('gw-0042', 'config', wallMs - 86_400_000);
-  db.prepare('INSERT INTO device_registration (id, external_system_id, external_device_id, device_uuid, config_hash, response_json, registered_at) VALUES (1, ?, ?, ?, ?, ?, ?)').run('ACME', 'gw-0042', '3f1c2a9e-0000-4000-8000-00000000beef', 'h', '{}', wallMs - 86_000_000);
-  db.prepare('INSERT INTO token_pair (id, access_token, refresh_token, id_token, token_type, expires_in_s, obtained_at, generation) VALUES (1, ?, ?, NULL, ?, ?, ?, 1)').run('SECRET-ACCESS-TOKEN', 'SECRET-REFRESH-TOKEN', 'Bearer', 3600, wallMs - 600_000);
+  db.prepare('INSERT INTO device_identity (id, external_device_id, source, chosen_at) VALUES (1, ?, ?, ?)').run(
+    'gw-0042',
+    'config',
+    wallMs - 86_400_000,
+  );
+  db.prepare(
+    'INSERT INTO device_registration (id, external_system_id, external_device_id, device_uuid, config_hash, response_json, registered_at) VALUES (1, ?, ?, ?, ?, ?, ?)',
+  ).run('ACME', 'gw-0042', '3f1c2a9e-0000-4000-8000-00000000beef', 'h', '{}', wallMs - 86_000_000);
+  db.prepare(
+    'INSERT INTO token_pair (id, access_token, refresh_token, id_token, token_type, expires_in_s, obtained_at, generation) VALUES (1, ?, ?, NULL, ?, ?, ?, 1)',
+  ).run('SECRET-ACCESS-TOKEN', 'SECRET-REFRESH-TOKEN', 'Bearer', 3600, wallMs - 600_000);
   const ins = db.prepare('INSERT INTO outbox (event_id, fix_time, lat_e7, lon_e7) VALUES (?, ?, ?, ?)');
   for (let i = 0; i < 3; i++) ins.run(Buffer.alloc(16, i + 1), wallMs - 300_000 + i * 1000, 520_907_000, 51_214_000);
   db.prepare('INSERT INTO counters (name, value) VALUES (?, ?)').run('auth.passwordGrants', 1);
@@ -66,7 +74,12 @@ export function liveSnapshot(wallMs: number, dataDir: string, patch: (s: StatusS
         { constellation: 'Galileo', id: 19, elevation: 5, azimuth: 300, used: false, signalId: 7 },
       ],
     },
-    registration: { externalSystemId: 'ACME', externalDeviceId: 'gw-0042', externalDeviceIdSource: 'config', deviceUUID: '3f1c2a9e-0000-4000-8000-00000000beef' },
+    registration: {
+      externalSystemId: 'ACME',
+      externalDeviceId: 'gw-0042',
+      externalDeviceIdSource: 'config',
+      deviceUUID: '3f1c2a9e-0000-4000-8000-00000000beef',
+    },
     token: { state: 'valid', ageS: 600, passwordGrants: 1, refreshes: 2 },
     outbox: { pending: 1, oldestPendingAgeS: 1, sentToday: 1234, thinned: 0, deadLetters: 0, recorded: 1235 },
     upload: { lastSuccessAt: wallMs - 1000 },

@@ -6,22 +6,142 @@ import { liveSnapshot } from './fixtures.js';
 const now = Date.UTC(2026, 10, 22, 12);
 const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | undefined]> = [
   ['healthy daemon', () => undefined, 0, undefined],
-  ['no fix', (s) => { if (s.receiver) s.receiver.mode = 1; }, 1, /no fix/],
-  ['no epoch yet', (s) => { if (s.receiver) delete s.receiver.mode; }, 1, /no fix/],
-  ['backlog not draining', (s) => { s.outbox.pending = 500; s.outbox.oldestPendingAgeS = 600; }, 1, /backlog of 500/],
-  ['token refreshing', (s) => { if (s.token) s.token.state = 'refreshing'; }, 1, /token refreshing/],
-  ['not registered yet', (s) => { delete s.registration.deviceUUID; }, 1, /not registered/],
-  ['transient upload error after the last success', (s) => { s.upload.lastError = { code: 'PLATFORM_503', class: 'transient', message: 'x', at: now }; }, 1, /PLATFORM_503/],
-  ['upload error older than the last success', (s) => { s.upload.lastError = { code: 'PLATFORM_503', class: 'transient', message: 'x', at: now - 60_000 }; }, 0, undefined],
-  ['clock off by a minute', (s) => { if (s.receiver) s.receiver.clockOffsetS = -61; }, 1, /behind GNSS by 61 s/],
-  ['link retrying', (s) => { if (s.receiver) { s.receiver.link = 'retrying'; s.receiver.lastError = 'ENOENT'; } }, 1, /retrying \(ENOENT\)/],
-  ['receiver silent', (s) => { if (s.receiver) s.receiver.lastSentenceAgeS = 30; }, 2, /silent for 30 s/],
-  ['replay ended is not a silent receiver', (s) => { if (s.receiver) { s.receiver.link = 'ended'; s.receiver.lastSentenceAgeS = 30; } }, 0, undefined],
-  ['link closed', (s) => { if (s.receiver) s.receiver.link = 'closed'; }, 2, /link closed/],
-  ['credentials rejected', (s) => { if (s.token) s.token.state = 'rejected'; }, 2, /credentials rejected/],
-  ['configuration error from the platform', (s) => { s.upload.lastError = { code: 'PLATFORM_403', class: 'config', message: 'x', at: now }; }, 2, /PLATFORM_403 \(config\)/],
-  ['disk below the floor', (s) => { s.disk.freeBytes = 1; }, 2, /minFreeBytes/],
-  ['daemon not running', (s) => { s.daemon.running = false; delete s.receiver; }, 2, /daemon not running/],
+  [
+    'no fix',
+    (s) => {
+      if (s.receiver) s.receiver.mode = 1;
+    },
+    1,
+    /no fix/,
+  ],
+  [
+    'no epoch yet',
+    (s) => {
+      if (s.receiver) delete s.receiver.mode;
+    },
+    1,
+    /no fix/,
+  ],
+  [
+    'backlog not draining',
+    (s) => {
+      s.outbox.pending = 500;
+      s.outbox.oldestPendingAgeS = 600;
+    },
+    1,
+    /backlog of 500/,
+  ],
+  [
+    'token refreshing',
+    (s) => {
+      if (s.token) s.token.state = 'refreshing';
+    },
+    1,
+    /token refreshing/,
+  ],
+  [
+    'not registered yet',
+    (s) => {
+      delete s.registration.deviceUUID;
+    },
+    1,
+    /not registered/,
+  ],
+  [
+    'transient upload error after the last success',
+    (s) => {
+      s.upload.lastError = { code: 'PLATFORM_503', class: 'transient', message: 'x', at: now };
+    },
+    1,
+    /PLATFORM_503/,
+  ],
+  [
+    'upload error older than the last success',
+    (s) => {
+      s.upload.lastError = { code: 'PLATFORM_503', class: 'transient', message: 'x', at: now - 60_000 };
+    },
+    0,
+    undefined,
+  ],
+  [
+    'clock off by a minute',
+    (s) => {
+      if (s.receiver) s.receiver.clockOffsetS = -61;
+    },
+    1,
+    /behind GNSS by 61 s/,
+  ],
+  [
+    'link retrying',
+    (s) => {
+      if (s.receiver) {
+        s.receiver.link = 'retrying';
+        s.receiver.lastError = 'ENOENT';
+      }
+    },
+    1,
+    /retrying \(ENOENT\)/,
+  ],
+  [
+    'receiver silent',
+    (s) => {
+      if (s.receiver) s.receiver.lastSentenceAgeS = 30;
+    },
+    2,
+    /silent for 30 s/,
+  ],
+  [
+    'replay ended is not a silent receiver',
+    (s) => {
+      if (s.receiver) {
+        s.receiver.link = 'ended';
+        s.receiver.lastSentenceAgeS = 30;
+      }
+    },
+    0,
+    undefined,
+  ],
+  [
+    'link closed',
+    (s) => {
+      if (s.receiver) s.receiver.link = 'closed';
+    },
+    2,
+    /link closed/,
+  ],
+  [
+    'credentials rejected',
+    (s) => {
+      if (s.token) s.token.state = 'rejected';
+    },
+    2,
+    /credentials rejected/,
+  ],
+  [
+    'configuration error from the platform',
+    (s) => {
+      s.upload.lastError = { code: 'PLATFORM_403', class: 'config', message: 'x', at: now };
+    },
+    2,
+    /PLATFORM_403 \(config\)/,
+  ],
+  [
+    'disk below the floor',
+    (s) => {
+      s.disk.freeBytes = 1;
+    },
+    2,
+    /minFreeBytes/,
+  ],
+  [
+    'daemon not running',
+    (s) => {
+      s.daemon.running = false;
+      delete s.receiver;
+    },
+    2,
+    /daemon not running/,
+  ],
 ];
 
 describe('assessHealth', () => {
@@ -34,7 +154,14 @@ describe('assessHealth', () => {
   });
 
   it('reports failing reasons before degraded ones', () => {
-    const h = assessHealth(liveSnapshot(now, '/tmp/x', (s) => { if (s.receiver) { s.receiver.mode = 1; s.receiver.link = 'closed'; } }));
+    const h = assessHealth(
+      liveSnapshot(now, '/tmp/x', (s) => {
+        if (s.receiver) {
+          s.receiver.mode = 1;
+          s.receiver.link = 'closed';
+        }
+      }),
+    );
     expect(h.reasons[0]).toMatch(/link closed/);
     expect(h.reasons).toContain('no fix');
   });

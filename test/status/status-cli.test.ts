@@ -21,7 +21,7 @@ interface Run {
 function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 99) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 99) : 0;
       resolve({ code, stdout, stderr });
     });
   });
@@ -33,7 +33,12 @@ afterEach(async () => {
 });
 
 async function serve(dir: string, snapshot: () => StatusSnapshot, fixes?: FixPublisher): Promise<StatusServer> {
-  const server = new StatusServer({ socketPath: path.join(dir, 'status.sock'), provider: { snapshot }, logger: silentLogger(), ...(fixes ? { fixes } : {}) });
+  const server = new StatusServer({
+    socketPath: path.join(dir, 'status.sock'),
+    provider: { snapshot },
+    logger: silentLogger(),
+    ...(fixes ? { fixes } : {}),
+  });
   await server.start();
   servers.push(server);
   return server;
@@ -75,7 +80,11 @@ describe('status CLI', () => {
     // A daemon killed with SIGKILL leaves its socket file behind: connecting gives ECONNREFUSED.
     const sock = path.join(dir, 'status.sock');
     await new Promise<void>((resolve) => {
-      execFile(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => process.kill(process.pid, 'SIGKILL'))`], () => resolve());
+      execFile(
+        process.execPath,
+        ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => process.kill(process.pid, 'SIGKILL'))`],
+        () => resolve(),
+      );
     });
     expect(statSync(sock).isSocket()).toBe(true);
     const r = await runCli(['status', '--config', config]);
@@ -122,7 +131,11 @@ describe('status CLI', () => {
   it('failing while running: credentials rejected, exit 2', async () => {
     const dir = tempDir();
     const config = writeConfig(dir);
-    await serve(dir, () => liveSnapshot(Date.now(), dir, (s) => { if (s.token) s.token.state = 'rejected'; }));
+    await serve(dir, () =>
+      liveSnapshot(Date.now(), dir, (s) => {
+        if (s.token) s.token.state = 'rejected';
+      }),
+    );
     const r = await runCli(['status', '--config', config]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/! credentials rejected/);

@@ -102,7 +102,9 @@ function noFixEpoch(timeMs: number): string {
 function storedTokens(dir: string): string[] {
   const db = new BetterSqlite3(path.join(dir, 'data', 'agent.db'), { readonly: true });
   try {
-    const row = db.prepare('SELECT access_token, refresh_token, id_token FROM token_pair WHERE id = 1').get() as Record<string, string | null> | undefined;
+    const row = db.prepare('SELECT access_token, refresh_token, id_token FROM token_pair WHERE id = 1').get() as
+      | Record<string, string | null>
+      | undefined;
     return Object.values(row ?? {}).filter((v): v is string => typeof v === 'string' && v.length > 0);
   } finally {
     db.close();
@@ -129,7 +131,9 @@ const timings: string[] = [];
 async function status(label: string, args: string[] = []): Promise<{ human: Run; json: Run; j: Json }> {
   const human = await runCli(['status', '--config', env.config, ...args]);
   const json = await runCli(['status', '--json', '--config', env.config, ...args]);
-  timings.push(`${label.padEnd(9)} status ${human.ms.toFixed(0).padStart(5)} ms (exit ${human.code})   status --json ${json.ms.toFixed(0).padStart(5)} ms (exit ${json.code})`);
+  timings.push(
+    `${label.padEnd(9)} status ${human.ms.toFixed(0).padStart(5)} ms (exit ${human.code})   status --json ${json.ms.toFixed(0).padStart(5)} ms (exit ${json.code})`,
+  );
   expect(human.stderr).toBe('');
   expect(json.stderr).toBe('');
   return { human, json, j: JSON.parse(json.stdout) as Json };
@@ -218,7 +222,12 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     expect(j.receiver!.constellations.map((c) => c.constellation)).toEqual(['GPS', 'GLONASS', 'Galileo', 'BeiDou']);
     // Satellites marked used in the table add up to the fix's count (both from the same epoch's GSAs).
     expect(j.receiver!.constellations.reduce((n, c) => n + c.used, 0)).toBe(j.receiver!.satellitesUsed);
-    expect(j.registration).toMatchObject({ externalSystemId: 'e2e-fleet', externalDeviceId: 'e2e-gw-1', externalDeviceIdSource: 'config', deviceUUID: device.deviceUUID });
+    expect(j.registration).toMatchObject({
+      externalSystemId: 'e2e-fleet',
+      externalDeviceId: 'e2e-gw-1',
+      externalDeviceIdSource: 'config',
+      deviceUUID: device.deviceUUID,
+    });
     expect(j.token).toMatchObject({ state: 'valid', passwordGrants: sim.stats.passwordGrants, refreshes: 0 });
     expect(j.outbox.sentTotal).toBeGreaterThan(3);
     expect(j.outbox.recorded).toBeGreaterThanOrEqual(j.outbox.sentTotal!);

@@ -87,7 +87,11 @@ describe('state database', () => {
 
 describe('migrations', () => {
   const tablesOf = (db: BetterSqlite3.Database) =>
-    (db.prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string; sql: string }[]).map((r) => `${r.name}: ${r.sql}`);
+    (
+      db
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .all() as { name: string; sql: string }[]
+    ).map((r) => `${r.name}: ${r.sql}`);
 
   it('versions are 1..N without gaps', () => {
     expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
@@ -97,22 +101,26 @@ describe('migrations', () => {
     const db = new BetterSqlite3(':memory:');
     expect(migrate(db)).toEqual({ from: 0, to: LATEST_VERSION });
     const names = tablesOf(db).map((t) => t.split(':')[0]);
-    for (const t of ['meta', 'counters', 'token_pair', 'device_identity', 'device_registration', 'outbox', 'dead_letter']) expect(names).toContain(t);
+    for (const t of ['meta', 'counters', 'token_pair', 'device_identity', 'device_registration', 'outbox', 'dead_letter'])
+      expect(names).toContain(t);
     expect(migrate(db)).toEqual({ from: LATEST_VERSION, to: LATEST_VERSION });
   });
 
-  it.each(MIGRATIONS.map((m) => m.version).filter((v) => v < LATEST_VERSION))('migrates a version-%i database (with data) to the same schema as a fresh one', (version) => {
-    const fresh = new BetterSqlite3(':memory:');
-    migrate(fresh);
-    const old = new BetterSqlite3(':memory:');
-    migrate(old, version);
-    expect(old.pragma('user_version', { simple: true })).toBe(version);
-    old.prepare("INSERT INTO meta (key, value) VALUES ('kept', 'yes')").run();
-    migrate(old);
-    expect(old.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
-    expect(tablesOf(old)).toEqual(tablesOf(fresh));
-    expect(new MetaStore(old).get('kept')).toBe('yes');
-  });
+  it.each(MIGRATIONS.map((m) => m.version).filter((v) => v < LATEST_VERSION))(
+    'migrates a version-%i database (with data) to the same schema as a fresh one',
+    (version) => {
+      const fresh = new BetterSqlite3(':memory:');
+      migrate(fresh);
+      const old = new BetterSqlite3(':memory:');
+      migrate(old, version);
+      expect(old.pragma('user_version', { simple: true })).toBe(version);
+      old.prepare("INSERT INTO meta (key, value) VALUES ('kept', 'yes')").run();
+      migrate(old);
+      expect(old.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
+      expect(tablesOf(old)).toEqual(tablesOf(fresh));
+      expect(new MetaStore(old).get('kept')).toBe('yes');
+    },
+  );
 });
 
 describe('meta store', () => {

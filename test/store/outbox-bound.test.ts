@@ -41,7 +41,11 @@ describe('outbox bound: thinning the oldest backlog', () => {
 
   it('below the free-disk floor stops the file growing and thins instead', async () => {
     let free = 10 * 1024 * 1024 * 1024;
-    const { db, outbox } = await openOutbox(tempDir(), { storage: { minFreeBytes: 1024 * 1024 * 1024, commitMaxFixes: 100 }, freeBytes: () => free, diskCheckIntervalMs: 0 });
+    const { db, outbox } = await openOutbox(tempDir(), {
+      storage: { minFreeBytes: 1024 * 1024 * 1024, commitMaxFixes: 100 },
+      freeBytes: () => free,
+      diskCheckIntervalMs: 0,
+    });
     for (let i = 0; i < 2000; i++) outbox.record(fixAt(i));
     expect(rowCount(db)).toBe(2000);
     free = 100 * 1024 * 1024;
@@ -57,7 +61,11 @@ describe('outbox bound: thinning the oldest backlog', () => {
 
   it('lifts the lowered bound once the disk has room again', async () => {
     let free = 0;
-    const { db, outbox } = await openOutbox(tempDir(), { storage: { minFreeBytes: 1000, commitMaxFixes: 100 }, freeBytes: () => free, diskCheckIntervalMs: 0 });
+    const { db, outbox } = await openOutbox(tempDir(), {
+      storage: { minFreeBytes: 1000, commitMaxFixes: 100 },
+      freeBytes: () => free,
+      diskCheckIntervalMs: 0,
+    });
     for (let i = 0; i < 3000; i++) outbox.record(fixAt(i));
     expect(outbox.status()).toMatchObject({ lowDisk: true, bound: 1000 });
     expect(rowCount(db)).toBeLessThanOrEqual(1000);

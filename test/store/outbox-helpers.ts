@@ -11,7 +11,19 @@ export const IDENTITY = { externalSystemId: 'acme-tms', externalDeviceId: 'pi-00
 
 /** A plausible 10 Hz fix number i: moving east, every 50th a moving/stopped transition. */
 export function fixAt(i: number, over: Partial<RecordedFix> = {}): RecordedFix {
-  return { time: T0 + i * 100, mode: 3, lat: 52 + i * 1e-5, lon: 5 + i * 2e-5, altMSL: 3.25, speed: 12.5, track: 87.5, hdop: 0.8, satellitesUsed: 9, transition: i % 50 === 0, ...over };
+  return {
+    time: T0 + i * 100,
+    mode: 3,
+    lat: 52 + i * 1e-5,
+    lon: 5 + i * 2e-5,
+    altMSL: 3.25,
+    speed: 12.5,
+    track: 87.5,
+    hdop: 0.8,
+    satellitesUsed: 9,
+    transition: i % 50 === 0,
+    ...over,
+  };
 }
 
 export const defaultStorage = () => configSchema.shape.storage.parse({});
@@ -24,7 +36,10 @@ export interface OpenOutbox {
 }
 
 /** A real database file in `dataDir` and a started outbox over it (timer commits effectively off). */
-export async function openOutbox(dataDir: string, over: Partial<Omit<OutboxOptions, 'storage'>> & { storage?: Partial<OutboxOptions['storage']> } = {}): Promise<OpenOutbox> {
+export async function openOutbox(
+  dataDir: string,
+  over: Partial<Omit<OutboxOptions, 'storage'>> & { storage?: Partial<OutboxOptions['storage']> } = {},
+): Promise<OpenOutbox> {
   const db = openDatabase({ dataDir, logger: silentLogger() });
   const meta = new MetaStore(db);
   const clock = new ManualClock();

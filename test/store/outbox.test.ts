@@ -54,7 +54,15 @@ describe('outbox: batching, ids, delivery', () => {
     o = await openOutbox(dir);
     const [e] = o.outbox.after(0, 10);
     expect(e!.eventId).toBe(formatUuid(eventIdBytes(IDENTITY.externalSystemId, IDENTITY.externalDeviceId, fixAt(7).time)));
-    expect(e).toMatchObject({ time: fixAt(7).time, lat: fixAt(7).lat, altMSL: 3.25, speed: 12.5, track: 87.5, hdop: 0.8, satellitesUsed: 9 });
+    expect(e).toMatchObject({
+      time: fixAt(7).time,
+      lat: fixAt(7).lat,
+      altMSL: 3.25,
+      speed: 12.5,
+      track: 87.5,
+      hdop: 0.8,
+      satellitesUsed: 9,
+    });
     expect(e!.lon).toBeCloseTo(fixAt(7).lon!, 7);
     // Sequence numbers go on after the restart.
     o.outbox.record(fixAt(8));
@@ -202,7 +210,13 @@ describe('outbox: batching, ids, delivery', () => {
     expect(outbox.pendingCount()).toBe(0);
     outbox.flush();
     expect(rowCount(db)).toBe(0);
-    const dead = db.prepare('SELECT event_id, fix_time, status, error, fix_json FROM dead_letter ORDER BY seq').all() as { event_id: string; fix_time: number; status: number; error: string; fix_json: string }[];
+    const dead = db.prepare('SELECT event_id, fix_time, status, error, fix_json FROM dead_letter ORDER BY seq').all() as {
+      event_id: string;
+      fix_time: number;
+      status: number;
+      error: string;
+      fix_json: string;
+    }[];
     expect(dead.map((d) => [d.event_id, d.fix_time, d.status])).toEqual([
       [committed!.eventId, fixAt(1).time, 400],
       [buffered!.eventId, fixAt(2).time, 400],
@@ -221,11 +235,15 @@ describe('outbox: migration 2 keeps what version 1 queued', () => {
     const raw = new BetterSqlite3(databasePath(dir));
     migrate(raw, 1);
     const id = formatUuid(eventIdBytes('a', 'b', 1234));
-    raw.prepare('INSERT INTO outbox (seq, event_id, fix_time, fix_json, transition) VALUES (?, ?, ?, ?, ?)').run(5, id, 1234, JSON.stringify({ time: 1234, lat: 51.5, lon: -0.125, speed: 3, track: 180 }), 1);
+    raw
+      .prepare('INSERT INTO outbox (seq, event_id, fix_time, fix_json, transition) VALUES (?, ?, ?, ?, ?)')
+      .run(5, id, 1234, JSON.stringify({ time: 1234, lat: 51.5, lon: -0.125, speed: 3, track: 180 }), 1);
     raw.prepare('INSERT INTO outbox (seq, event_id, fix_time, fix_json) VALUES (?, ?, ?, ?)').run(6, 'garbage', 1235, '{');
     raw.close();
     const { db, outbox } = await openOutbox(dir);
-    expect(outbox.after(0, 10)).toEqual([{ seq: 5, eventId: id, time: 1234, lat: 51.5, lon: -0.125, speed: 3, track: 180, transition: true }]);
+    expect(outbox.after(0, 10)).toEqual([
+      { seq: 5, eventId: id, time: 1234, lat: 51.5, lon: -0.125, speed: 3, track: 180, transition: true },
+    ]);
     await outbox.stop();
     db.close();
   });

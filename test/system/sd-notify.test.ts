@@ -35,8 +35,15 @@ describe('sd_notify', () => {
   it('derives the watchdog interval from WATCHDOG_USEC and WATCHDOG_PID', () => {
     const base = { NOTIFY_SOCKET: '/x' };
     expect(new SdNotify({ env: { ...base, WATCHDOG_USEC: '30000000' }, logger: silentLogger() }).watchdogIntervalMs()).toBe(15_000);
-    expect(new SdNotify({ env: { ...base, WATCHDOG_USEC: '30000000', WATCHDOG_PID: String(process.pid) }, logger: silentLogger() }).watchdogIntervalMs()).toBe(15_000);
-    expect(new SdNotify({ env: { ...base, WATCHDOG_USEC: '30000000', WATCHDOG_PID: '1' }, logger: silentLogger() }).watchdogIntervalMs()).toBeUndefined();
+    expect(
+      new SdNotify({
+        env: { ...base, WATCHDOG_USEC: '30000000', WATCHDOG_PID: String(process.pid) },
+        logger: silentLogger(),
+      }).watchdogIntervalMs(),
+    ).toBe(15_000);
+    expect(
+      new SdNotify({ env: { ...base, WATCHDOG_USEC: '30000000', WATCHDOG_PID: '1' }, logger: silentLogger() }).watchdogIntervalMs(),
+    ).toBeUndefined();
     expect(new SdNotify({ env: { WATCHDOG_USEC: '30000000' }, logger: silentLogger() }).watchdogIntervalMs()).toBeUndefined();
   });
 
@@ -54,7 +61,8 @@ describe('sd_notify', () => {
       n.watchdog();
       n.stopping();
       const deadline = Date.now() + 20_000;
-      while (!['READY=1', 'WATCHDOG=1', 'STOPPING=1'].every((m) => r.read().includes(m)) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+      while (!['READY=1', 'WATCHDOG=1', 'STOPPING=1'].every((m) => r.read().includes(m)) && Date.now() < deadline)
+        await new Promise((res) => setTimeout(res, 50));
       const got = r.read();
       expect(got).toContain('READY=1');
       expect(got).toContain('STATUS=recording');

@@ -39,7 +39,10 @@ export interface UploadRig extends OpenOutbox {
 }
 
 /** The real simulator, token manager and requester, a real outbox file, and an uploader over them. */
-export async function uploadRig(upload: Partial<ReturnType<typeof configSchema.shape.upload.parse>> = {}, opts: { licensePlate?: string } = {}): Promise<UploadRig> {
+export async function uploadRig(
+  upload: Partial<ReturnType<typeof configSchema.shape.upload.parse>> = {},
+  opts: { licensePlate?: string } = {},
+): Promise<UploadRig> {
   const platform = await startPlatform();
   const ob = await openOutbox(tempDir(), { storage: { commitMaxFixes: 100 } });
   const { client } = platform.agent();
@@ -81,4 +84,5 @@ export function until(rig: UploadRig, cond: () => boolean): Promise<void> {
   });
 }
 
-export const eventTimes = (rig: UploadRig): number[] => [...rig.platform.sim.events.values()].map((e) => Date.parse(String(e.event.creationDate)));
+export const eventTimes = (rig: UploadRig): number[] =>
+  [...rig.platform.sim.events.values()].map((e) => Date.parse(String(e.event.creationDate)));

@@ -2,8 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { toLocationUpdateEvent, type EventFix } from '../../src/platform/otm-event.js';
 import { loadOtmSchemas } from '../helpers/otm-schema.js';
 
-const device = { externalSystemId: 'acme-tms', externalDeviceId: 'pi-0001', source: 'config', deviceUUID: '3f1c2b9e-8a7d-4c1e-9b2a-5d6e7f801234' };
-const full: EventFix = { eventId: '2ed6657d-e927-568b-95e1-2665a8aea6a2', time: Date.UTC(2026, 10, 22, 8, 30, 15, 100), lat: 52.1938879, lon: 5.4066468, altMSL: 12.345, speed: 13.8889, track: 271.456, hdop: 0.9, satellitesUsed: 11 };
+const device = {
+  externalSystemId: 'acme-tms',
+  externalDeviceId: 'pi-0001',
+  source: 'config',
+  deviceUUID: '3f1c2b9e-8a7d-4c1e-9b2a-5d6e7f801234',
+};
+const full: EventFix = {
+  eventId: '2ed6657d-e927-568b-95e1-2665a8aea6a2',
+  time: Date.UTC(2026, 10, 22, 8, 30, 15, 100),
+  lat: 52.1938879,
+  lon: 5.4066468,
+  altMSL: 12.345,
+  speed: 13.8889,
+  track: 271.456,
+  hdop: 0.9,
+  satellitesUsed: 11,
+};
 const otm = await loadOtmSchemas();
 
 describe('locationUpdateEvent mapping', () => {
@@ -14,7 +29,13 @@ describe('locationUpdateEvent mapping', () => {
       id: full.eventId,
       creationDate: '2026-11-22T08:30:15.100Z',
       lifecycle: 'actual',
-      geoReference: { type: 'latLonPointGeoReference', lat: 52.1938879, lon: 5.4066468, speed: { value: 50, unit: 'km/h' }, heading: { value: 271.46, unit: 'degrees' } },
+      geoReference: {
+        type: 'latLonPointGeoReference',
+        lat: 52.1938879,
+        lon: 5.4066468,
+        speed: { value: 50, unit: 'km/h' },
+        heading: { value: 271.46, unit: 'degrees' },
+      },
       vehicle: { associationType: 'inline', entity: { licensePlate: 'AA-11-BB' } },
       externalAttributes: {
         externalSystemId: 'acme-tms',
@@ -50,7 +71,9 @@ describe('locationUpdateEvent mapping', () => {
     it('the validator is not vacuous: a broken event fails', () => {
       const e = toLocationUpdateEvent(full, device, { licensePlate: 'AA-11-BB' }) as unknown as Record<string, unknown>;
       expect(otm!.validate('locationUpdateEvent', { ...e, lifecycle: 'sometime' })).not.toEqual([]);
-      expect(otm!.validate('locationUpdateEvent', { ...e, geoReference: { type: 'latLonPointGeoReference', lat: '52.1' } })).not.toEqual([]);
+      expect(otm!.validate('locationUpdateEvent', { ...e, geoReference: { type: 'latLonPointGeoReference', lat: '52.1' } })).not.toEqual(
+        [],
+      );
       expect(otm!.validate('locationUpdateEvent', { ...e, vehicle: { associationType: 'inline' } })).not.toEqual([]);
     });
   });

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { backoffMs, decideUpload, type AttemptResult, type UploadDecision } from '../../src/upload/retry-decision.js';
 
 const policy = { minBackoffMs: 1000, maxBackoffMs: 300_000 };
-const r = (status: number, retryAfterMs?: number): AttemptResult => ({ kind: 'response', status, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+const r = (status: number, retryAfterMs?: number): AttemptResult => ({
+  kind: 'response',
+  status,
+  ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+});
 
 // [what, result, failures, random, decision]
 const table: [string, AttemptResult, number, number, UploadDecision][] = [
@@ -28,10 +32,28 @@ const table: [string, AttemptResult, number, number, UploadDecision][] = [
   ['429 absurd Retry-After capped', r(429, 86_400_000), 1, 0, { action: 'retry', delayMs: 300_000, errorClass: 'transient' }],
   ['503 with Retry-After', r(503, 5000), 1, 0, { action: 'retry', delayMs: 5000, errorClass: 'transient' }],
   ['network error', { kind: 'error', errorClass: 'transient' }, 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
-  ['deadline, second failure', { kind: 'error', errorClass: 'transient' }, 2, 0, { action: 'retry', delayMs: 1000, errorClass: 'transient' }],
+  [
+    'deadline, second failure',
+    { kind: 'error', errorClass: 'transient' },
+    2,
+    0,
+    { action: 'retry', delayMs: 1000, errorClass: 'transient' },
+  ],
   ['no token (auth)', { kind: 'error', errorClass: 'auth' }, 1, 0, { action: 'retry', delayMs: 500, errorClass: 'auth' }],
-  ['credentials rejected (config)', { kind: 'error', errorClass: 'config' }, 1, 0, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
-  ['internal error treated as transient', { kind: 'error', errorClass: 'internal' }, 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
+  [
+    'credentials rejected (config)',
+    { kind: 'error', errorClass: 'config' },
+    1,
+    0,
+    { action: 'retry', delayMs: 300_000, errorClass: 'config' },
+  ],
+  [
+    'internal error treated as transient',
+    { kind: 'error', errorClass: 'internal' },
+    1,
+    0,
+    { action: 'retry', delayMs: 500, errorClass: 'transient' },
+  ],
   ['302 is no answer of an intake', r(302), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
 ];
 

@@ -102,7 +102,11 @@ describe('uploader under platform faults (simulator)', () => {
     expect(sim.events.size).toBe(29);
     expect(sim.stats.invalidEvents).toBe(1);
     rig.outbox.flush();
-    const dead = rig.db.prepare('SELECT status, error, fix_time FROM dead_letter').all() as { status: number; error: string; fix_time: number }[];
+    const dead = rig.db.prepare('SELECT status, error, fix_time FROM dead_letter').all() as {
+      status: number;
+      error: string;
+      fix_time: number;
+    }[];
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatchObject({ status: 400, fix_time: Date.UTC(10000, 0, 1) });
     expect(dead[0]!.error).toContain('creationDate');

@@ -23,7 +23,12 @@ describe('uploader against the platform simulator', () => {
     expect(rig.platform.sim.stats.duplicates).toBe(0);
     expect(rig.platform.sim.stats.invalidEvents).toBe(0);
     const e = rig.platform.sim.events.get(ids[0]!)!.event;
-    expect(e).toMatchObject({ eventType: 'locationUpdateEvent', lifecycle: 'actual', vehicle: { associationType: 'inline', entity: { licensePlate: 'AA-11-BB' } }, externalAttributes: { deviceUUID: rig.registration.current()!.deviceUUID } });
+    expect(e).toMatchObject({
+      eventType: 'locationUpdateEvent',
+      lifecycle: 'actual',
+      vehicle: { associationType: 'inline', entity: { licensePlate: 'AA-11-BB' } },
+      externalAttributes: { deviceUUID: rig.registration.current()!.deviceUUID },
+    });
     rig.outbox.flush({ final: true }); // delivered rows are deleted in batches; at stop, all of them
     expect((rig.db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n).toBe(0);
     expect(rig.outbox.status()).toMatchObject({ pending: 0, sentTotal: 300 });
@@ -70,7 +75,12 @@ describe('uploader against the platform simulator', () => {
   it('sends fixes recorded before registration with the registered identity', async () => {
     rig = await uploadRig();
     rig.outbox.record(fixAt(1));
-    rig.registration.register({ externalSystemId: 'acme-tms', externalDeviceId: 'pi-0001', source: 'config', deviceUUID: '11111111-2222-4333-8444-555555555555' });
+    rig.registration.register({
+      externalSystemId: 'acme-tms',
+      externalDeviceId: 'pi-0001',
+      source: 'config',
+      deviceUUID: '11111111-2222-4333-8444-555555555555',
+    });
     await until(rig, () => rig!.platform.sim.events.size === 1);
     const [e] = [...rig.platform.sim.events.values()];
     expect(e!.event.externalAttributes).toMatchObject({ deviceUUID: '11111111-2222-4333-8444-555555555555', externalDeviceId: 'pi-0001' });

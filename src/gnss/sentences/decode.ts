@@ -29,14 +29,23 @@ export function decodeFrame(frame: Frame): DecodeResult {
   if (frame.talker === 'P') return frame.type === 'GRMZ' && frame.fields.length >= 4 ? decodePgrmz(frame.fields) : 'proprietary';
   const f = frame.fields;
   switch (frame.type) {
-    case 'GGA': return f.length >= 10 ? decodeGga(frame.talker, f) : 'malformed';
-    case 'RMC': return f.length >= 10 ? decodeRmc(frame.talker, f) : 'malformed';
-    case 'GLL': return f.length >= 7 ? decodeGll(frame.talker, f) : 'malformed';
-    case 'GNS': return f.length >= 10 ? decodeGns(frame.talker, f) : 'malformed';
-    case 'VTG': return f.length >= 5 ? decodeVtg(frame.talker, f) : 'malformed';
-    case 'ZDA': return f.length >= 5 ? decodeZda(frame.talker, f) : 'malformed';
-    case 'GSA': return decodeGsa(frame.talker, f) ?? 'malformed';
-    case 'GSV': return decodeGsv(frame.talker, f) ?? 'malformed';
-    default: return 'unknown';
+    case 'GGA':
+      return f.length >= 10 ? decodeGga(frame.talker, f) : 'malformed';
+    case 'RMC':
+      return f.length >= 10 ? decodeRmc(frame.talker, f) : 'malformed';
+    case 'GLL':
+      return f.length >= 7 ? decodeGll(frame.talker, f) : 'malformed';
+    case 'GNS':
+      return f.length >= 10 ? decodeGns(frame.talker, f) : 'malformed';
+    case 'VTG':
+      return f.length >= 5 ? decodeVtg(frame.talker, f) : 'malformed';
+    case 'ZDA':
+      return f.length >= 5 ? decodeZda(frame.talker, f) : 'malformed';
+    case 'GSA':
+      return decodeGsa(frame.talker, f) ?? 'malformed';
+    case 'GSV':
+      return decodeGsv(frame.talker, f) ?? 'malformed';
+    default:
+      return 'unknown';
   }
 }

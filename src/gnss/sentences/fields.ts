@@ -29,7 +29,13 @@ export function uint(s: string | undefined): number | undefined {
  * NMEA `(d)ddmm.mmmm` plus hemisphere to signed decimal degrees. The hemisphere must be one of the
  * two letters of its axis: a garbled one makes the whole position unknown rather than mirrored.
  */
-export function coordinate(value: string | undefined, hemisphere: string | undefined, positive: string, negative: string, maxDegrees: number): number | undefined {
+export function coordinate(
+  value: string | undefined,
+  hemisphere: string | undefined,
+  positive: string,
+  negative: string,
+  maxDegrees: number,
+): number | undefined {
   if (value === undefined || value === '' || value.length > 16) return undefined;
   if (hemisphere !== positive && hemisphere !== negative) return undefined;
   // Integer degrees and minutes from the digits before the point, the fraction added after (as

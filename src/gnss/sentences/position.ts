@@ -70,7 +70,14 @@ export function decodeGns(talker: string, f: string[]): GnsSentence {
  */
 export function decodeVtg(talker: string, f: string[]): VtgSentence {
   if (f[2] === 'T' || f.length > 6) {
-    return { kind: 'VTG', talker, track: num(f[1]), speedKnots: nonNegative(num(f[5])), speedKmh: nonNegative(num(f[7])), faaMode: f[9] || undefined };
+    return {
+      kind: 'VTG',
+      talker,
+      track: num(f[1]),
+      speedKnots: nonNegative(num(f[5])),
+      speedKmh: nonNegative(num(f[7])),
+      faaMode: f[9] || undefined,
+    };
   }
   return { kind: 'VTG', talker, track: num(f[1]), speedKnots: nonNegative(num(f[3])), speedKmh: nonNegative(num(f[4])) };
 }
@@ -80,7 +87,8 @@ export function decodeZda(talker: string, f: string[]): ZdaSentence {
   const day = uint(f[2]);
   const month = uint(f[3]);
   const year = uint(f[4]);
-  const date = day !== undefined && month !== undefined && year !== undefined && year >= 1980 && year < 2200 ? utcDate(year, month, day) : undefined;
+  const date =
+    day !== undefined && month !== undefined && year !== undefined && year >= 1980 && year < 2200 ? utcDate(year, month, day) : undefined;
   return { kind: 'ZDA', talker, timeOfDay: timeOfDay(f[1]), date };
 }
 

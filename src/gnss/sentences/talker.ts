@@ -27,13 +27,20 @@ export function talkerConstellation(talker: string): Constellation | undefined {
 /** NMEA 4.10 GSA/GSV system id (the last field) to a constellation. */
 export function systemIdConstellation(systemId: number | undefined): Constellation | undefined {
   switch (systemId) {
-    case 1: return 'GPS';
-    case 2: return 'GLONASS';
-    case 3: return 'Galileo';
-    case 4: return 'BeiDou';
-    case 5: return 'QZSS';
-    case 6: return 'NavIC';
-    default: return undefined;
+    case 1:
+      return 'GPS';
+    case 2:
+      return 'GLONASS';
+    case 3:
+      return 'Galileo';
+    case 4:
+      return 'BeiDou';
+    case 5:
+      return 'QZSS';
+    case 6:
+      return 'NavIC';
+    default:
+      return undefined;
   }
 }
 

@@ -111,5 +111,14 @@ export interface PgrmzSentence extends Base {
   dimension?: number;
 }
 
-export type Sentence = PgrmzSentence | GgaSentence | RmcSentence | GllSentence | GnsSentence | GsaSentence | GsvSentence | VtgSentence | ZdaSentence;
+export type Sentence =
+  | PgrmzSentence
+  | GgaSentence
+  | RmcSentence
+  | GllSentence
+  | GnsSentence
+  | GsaSentence
+  | GsvSentence
+  | VtgSentence
+  | ZdaSentence;
 export type SentenceKind = Sentence['kind'];

@@ -91,7 +91,8 @@ export class ReplaySource implements NmeaSource {
       if (this.#o.speed > 0) {
         const t = lineTime(line);
         if (t !== undefined) {
-          if (lastTime !== undefined && t > lastTime) await this.#sleep(Math.min(t - lastTime, this.#o.maxPauseMs ?? 10_000) / this.#o.speed);
+          if (lastTime !== undefined && t > lastTime)
+            await this.#sleep(Math.min(t - lastTime, this.#o.maxPauseMs ?? 10_000) / this.#o.speed);
           lastTime = t;
         }
       } else if (i % BURST === BURST - 1) {

@@ -27,7 +27,8 @@ export interface SerialPortLike {
 
 export type SerialPortFactory = (options: { path: string; baudRate: number }) => SerialPortLike;
 
-export const defaultSerialPortFactory: SerialPortFactory = ({ path, baudRate }) => new SerialPort({ path, baudRate, autoOpen: false }) as unknown as SerialPortLike;
+export const defaultSerialPortFactory: SerialPortFactory = ({ path, baudRate }) =>
+  new SerialPort({ path, baudRate, autoOpen: false }) as unknown as SerialPortLike;
 
 export interface SerialSourceOptions {
   path: string;
@@ -96,7 +97,8 @@ export class SerialSource implements NmeaSource {
       port.open((err) => {
         if (err) this.#lost(port, err);
         else if (this.#port === port && this.#running) {
-          if (this.#link.attempts > 0) this.#o.logger.info({ path: this.#o.path, attempts: this.#link.attempts }, 'GNSS receiver link restored');
+          if (this.#link.attempts > 0)
+            this.#o.logger.info({ path: this.#o.path, attempts: this.#link.attempts }, 'GNSS receiver link restored');
           else this.#o.logger.info({ path: this.#o.path, baudRate: this.#o.baudRate }, 'GNSS receiver link open');
           this.#link.status = 'open';
           this.#link.attempts = 0;

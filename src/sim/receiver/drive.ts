@@ -90,11 +90,24 @@ export function generateDrive(options: DriveOptions = {}): SyntheticDrive {
     if (wholeSecond && Math.round(s.t) % 10 === 0) lines.push(zda(facts.timeMs));
     lines.push(rmc(facts), vtg(facts), gga(facts));
     for (const c of CONSTELLATIONS) {
-      lines.push(gsa(sats.filter((x) => x.constellation === c && x.used).map((x) => x.id), facts, c.systemId));
+      lines.push(
+        gsa(
+          sats.filter((x) => x.constellation === c && x.used).map((x) => x.id),
+          facts,
+          c.systemId,
+        ),
+      );
     }
     // Receivers at 5-10 Hz send GSV once a second; the sky does not change faster.
     if (wholeSecond) {
-      for (const c of CONSTELLATIONS) lines.push(...gsv(c.talker, sats.filter((x) => x.constellation === c), c.signalId));
+      for (const c of CONSTELLATIONS)
+        lines.push(
+          ...gsv(
+            c.talker,
+            sats.filter((x) => x.constellation === c),
+            c.signalId,
+          ),
+        );
     }
   }
   return { lines, truth, legs, phases: phaseSpans(truth, hz), epochs: truth.length, startTimeMs, hz };

@@ -75,7 +75,9 @@ export function vtg(f: EpochFacts): string {
 
 /** Geoid separation of the Netherlands is about 46 m (EGM96). */
 export function gga(f: EpochFacts): string {
-  return sentence(`GNGGA,${timeField(f.timeMs)},${latField(f.lat)},${lonField(f.lon)},1,${pad(Math.min(f.satellitesUsed, 99), 2)},${f.hdop.toFixed(2)},${f.altMSL.toFixed(1)},M,46.0,M,,`);
+  return sentence(
+    `GNGGA,${timeField(f.timeMs)},${latField(f.lat)},${lonField(f.lon)},1,${pad(Math.min(f.satellitesUsed, 99), 2)},${f.hdop.toFixed(2)},${f.altMSL.toFixed(1)},M,46.0,M,,`,
+  );
 }
 
 export function zda(timeMs: number): string {
@@ -101,8 +103,17 @@ export function gsv(talker: string, sats: readonly GsvEntry[], signalId: number)
   const total = Math.max(1, Math.ceil(sats.length / 4));
   const out: string[] = [];
   for (let m = 0; m < total; m++) {
-    const group = sats.slice(m * 4, m * 4 + 4).map((s) => `${pad(s.id, 2)},${pad(Math.round(s.elevation), 2)},${pad(Math.round(s.azimuth) % 360, 3)},${s.snr === undefined ? '' : pad(Math.round(s.snr), 2)}`);
-    out.push(sentence(`${talker}GSV,${total},${m + 1},${pad(sats.length, 2)}${group.length > 0 ? `,${group.join(',')}` : ''},${signalId.toString(16).toUpperCase()}`));
+    const group = sats
+      .slice(m * 4, m * 4 + 4)
+      .map(
+        (s) =>
+          `${pad(s.id, 2)},${pad(Math.round(s.elevation), 2)},${pad(Math.round(s.azimuth) % 360, 3)},${s.snr === undefined ? '' : pad(Math.round(s.snr), 2)}`,
+      );
+    out.push(
+      sentence(
+        `${talker}GSV,${total},${m + 1},${pad(sats.length, 2)}${group.length > 0 ? `,${group.join(',')}` : ''},${signalId.toString(16).toUpperCase()}`,
+      ),
+    );
   }
   return out;
 }

@@ -51,7 +51,14 @@ export function planRoute(options: RoutePlanOptions): Leg[] {
       const distanceM = Math.min(budget, 150 + r() * 250);
       budget -= distanceM;
       const last = budget <= 60;
-      legs.push({ kind: 'drive', phase: 'city', heading, distanceM, cruiseMps: (30 + Math.round(r()) * 20) * KMH, endMps: last && endStopped ? 0 : 15 * KMH });
+      legs.push({
+        kind: 'drive',
+        phase: 'city',
+        heading,
+        distanceM,
+        cruiseMps: (30 + Math.round(r()) * 20) * KMH,
+        endMps: last && endStopped ? 0 : 15 * KMH,
+      });
       heading = (heading + (r() < 0.5 ? 90 : 270)) % 360;
     }
   };
@@ -66,7 +73,14 @@ export function planRoute(options: RoutePlanOptions): Leg[] {
     const distanceM = Math.min(highway, 1500 + r() * 1500);
     highway -= distanceM;
     heading = (heading + (r() - 0.5) * 30 + 360) % 360;
-    legs.push({ kind: 'drive', phase: 'highway', heading, distanceM, cruiseMps: (98 + r() * 6) * KMH, endMps: highway > 100 ? 95 * KMH : 50 * KMH });
+    legs.push({
+      kind: 'drive',
+      phase: 'highway',
+      heading,
+      distanceM,
+      cruiseMps: (98 + r() * 6) * KMH,
+      endMps: highway > 100 ? 95 * KMH : 50 * KMH,
+    });
   }
   heading = (heading + 90) % 360;
   cityLegs(total * 0.2, true);

@@ -82,7 +82,10 @@ export function compareWithGpsd(log: string, ours: Fix[], gpsd: Map<number, Gpsd
       bad.push('mode');
       detail.push(`mode ${f.mode} vs ${g.mode}`);
     }
-    if (g.lat !== undefined && (f.lat === undefined || Math.abs(f.lat - g.lat) > 1e-6 || f.lon === undefined || Math.abs(f.lon - (g.lon ?? NaN)) > 1e-6)) {
+    if (
+      g.lat !== undefined &&
+      (f.lat === undefined || Math.abs(f.lat - g.lat) > 1e-6 || f.lon === undefined || Math.abs(f.lon - (g.lon ?? NaN)) > 1e-6)
+    ) {
       bad.push('position');
       detail.push(`lat/lon ${f.lat},${f.lon} vs ${g.lat},${g.lon}`);
     }
@@ -100,7 +103,13 @@ export function compareWithGpsd(log: string, ours: Fix[], gpsd: Map<number, Gpsd
   for (const [k, f] of mine) {
     if (f.mode < 2) continue;
     const g = theirs.get(k);
-    if (g === undefined || g.mode < 2) differences.push({ log, time: new Date(f.time).toISOString(), kind: 'spurious', detail: g === undefined ? 'gpsd has no report' : `gpsd mode ${g.mode}` });
+    if (g === undefined || g.mode < 2)
+      differences.push({
+        log,
+        time: new Date(f.time).toISOString(),
+        kind: 'spurious',
+        detail: g === undefined ? 'gpsd has no report' : `gpsd mode ${g.mode}`,
+      });
   }
   return { total, matched, differences };
 }
