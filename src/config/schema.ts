@@ -16,8 +16,8 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /** https:// everywhere; http:// only on loopback, for the platform simulator. */
-const platformUrl = (what: string) =>
-  z.string().superRefine((value, ctx) => {
+const platformUrl = (what: string, required?: string) =>
+  z.string(required ? { error: (iss) => (iss.input === undefined ? required : undefined) } : undefined).superRefine((value, ctx) => {
     let url: URL;
     try {
       url = new URL(value);
@@ -42,6 +42,9 @@ const pathSuffix = (suffix: string) => (value: string) =>
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
+const DEVICE_URL_REQUIRED =
+  'the tracking device service has no published address; set it to the base your platform contact gave you (it ends in /api/public/v2/)';
+
 export const platformSchema = z
   .strictObject({
     authUrl: platformUrl('the token service')
@@ -50,11 +53,10 @@ export const platformSchema = z
       })
       .optional()
       .describe('Token service base; ends in /api/v1. Default: the production (or staging) address.'),
-    deviceUrl: platformUrl('the tracking device service')
+    deviceUrl: platformUrl('the tracking device service', `is required: ${DEVICE_URL_REQUIRED}`)
       .refine((v) => safe(() => pathSuffix('/api/public/v2/')(v)), {
         message: 'must end in /api/public/v2/ (the tracking device service base)',
       })
-      .optional()
       .describe('Tracking device service base; ends in /api/public/v2/. No published address: required.'),
     planningUrl: platformUrl('the planning host')
       .optional()
@@ -158,7 +160,8 @@ export const platformSchema = z
       .default(3600)
       .describe('Device registration refused with 400/403 (a configuration problem): wait this long before trying again.'),
   })
-  .prefault({});
+  // An absent section is parsed as {}, so that the missing deviceUrl is reported under its own key.
+  .prefault({} as { deviceUrl: string });
 
 export const credentialsSchema = z
   .strictObject({
@@ -169,6 +172,15 @@ export const credentialsSchema = z
       .optional()
       .describe('Platform password. Prefer passwordFile, the TELEMATICS_AGENT_PASSWORD variable or a systemd credential.'),
     passwordFile: z.string().min(1, 'must not be empty').optional().describe('File holding the password (mode 0600).'),
+  })
+  .refine((c) => c.password === undefined || c.passwordFile === undefined, {
+    path: ['password'],
+    message: 'set either credentials.password or credentials.passwordFile, not both',
+    // Also when another credentials key is wrong, so that one run reports every problem.
+    when: (payload) => {
+      const v = payload.value as { password?: unknown; passwordFile?: unknown } | undefined;
+      return typeof v === 'object' && v !== null && v.password !== undefined && v.passwordFile !== undefined;
+    },
   })
   .describe(
     'Platform credentials. Exactly one of password and passwordFile, unless TELEMATICS_AGENT_PASSWORD or $CREDENTIALS_DIRECTORY/password supplies it.',

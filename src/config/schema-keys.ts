@@ -1,0 +1,34 @@
+import { configSchema } from './schema.js';
+
+/**
+ * Walks the configuration schema by key. Used for "did you mean" hints on unknown keys and by the
+ * test that checks the README's configuration table against the schema.
+ */
+
+/** The object shape inside a schema node, unwrapping defaults, prefaults and optionals. */
+function shapeOf(node: unknown): Record<string, unknown> | undefined {
+  let n: unknown = node;
+  for (let i = 0; i < 8 && n && !(n as { shape?: unknown }).shape; i++) {
+    const inner = (n as { _zod?: { def?: { innerType?: unknown } } })._zod?.def?.innerType;
+    if (!inner) break;
+    n = inner;
+  }
+  return (n as { shape?: Record<string, unknown> } | undefined)?.shape;
+}
+
+/** The keys the schema allows at a dotted path (`[]` for the top level). */
+export function knownKeys(keyPath: string[], schema: unknown = configSchema): string[] {
+  let node: unknown = schema;
+  for (const k of keyPath) {
+    node = shapeOf(node)?.[k];
+    if (!node) return [];
+  }
+  return Object.keys(shapeOf(node) ?? {});
+}
+
+/** Every leaf key of the schema, as a dotted path (records such as device.attributes are leaves). */
+export function leafKeys(node: unknown = configSchema, prefix = ''): string[] {
+  const shape = shapeOf(node);
+  if (!shape) return [prefix];
+  return Object.entries(shape).flatMap(([k, v]) => leafKeys(v, prefix ? `${prefix}.${k}` : k));
+}
