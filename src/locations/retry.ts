@@ -1,3 +1,6 @@
+import { atLeastRetryAfter, backoffMs } from '../retry/backoff.js';
+import { statusMeaning } from '../retry/status-table.js';
+
 /**
  * Whether to try a location upload again, as a small function of plain facts (STYLE.md "Errors,
  * retries"). A location PUT is an upsert keyed by id (platform-spec.md 4.3 rules 1-2), so repeating
@@ -35,15 +38,15 @@ export type RetryDecision =
 /** `random` in [0, 1) spreads retries of several gateways (equal jitter: half fixed, half random). */
 export function decideRetry(facts: RetryFacts, policy: RetryPolicy, random: () => number = Math.random): RetryDecision {
   const { status } = facts;
-  if (status !== undefined && status >= 200 && status < 300) return { action: 'done' };
-  const transient = status === undefined ? facts.retryable === true : status === 408 || status === 429 || status >= 500;
+  if (status !== undefined && statusMeaning('locations', status) === 'done') return { action: 'done' };
+  // The `locations` column of retry/status-table.ts.
+  const transient = status === undefined ? facts.retryable === true : statusMeaning('locations', status) === 'transient';
   if (!transient) return { action: 'stop' };
   if (facts.attempt >= policy.maxAttempts)
     return { action: 'give-up', reason: `gave up after ${facts.attempt} attempt${facts.attempt === 1 ? '' : 's'}` };
   if (facts.retryAfterMs !== undefined && facts.retryAfterMs > policy.maxBackoffMs) {
     return { action: 'give-up', reason: `the platform asks to wait ${Math.ceil(facts.retryAfterMs / 1000)} s before trying again` };
   }
-  const exp = Math.min(policy.maxBackoffMs, policy.minBackoffMs * 2 ** (facts.attempt - 1));
-  const jittered = Math.round(exp / 2 + (random() * exp) / 2);
-  return { action: 'retry', delayMs: Math.max(jittered, facts.retryAfterMs ?? 0) };
+  const jittered = backoffMs(facts.attempt, { minMs: policy.minBackoffMs, maxMs: policy.maxBackoffMs }, random());
+  return { action: 'retry', delayMs: atLeastRetryAfter(jittered, facts.retryAfterMs) };
 }

@@ -2,6 +2,8 @@ import { AgentError, PlatformError } from '../errors.js';
 import type { AuthorizedRequester, PlatformResponse } from '../platform/contracts.js';
 import type { OtmLocation } from './location-types.js';
 import { problemsFromBody, type PlatformProblem } from './platform-answer.js';
+import { parseRetryAfter } from '../retry/retry-after.js';
+import { configHint, statusMeaning } from '../retry/status-table.js';
 import { DEFAULT_LOCATION_RETRY, decideRetry, type RetryPolicy } from './retry.js';
 
 /**
@@ -35,6 +37,8 @@ export interface LocationUploaderOptions {
   /** Waits between attempts; rejects when the signal aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
+  /** Wall clock for an HTTP-date Retry-After without a Date header (default Date.now). */
+  wallMs?: () => number;
   /** Told before each retry, so a person watching knows why it is taking long. */
   onRetry?: (notice: RetryNotice) => void;
 }
@@ -59,7 +63,7 @@ export class LocationUploader {
         failure = e;
       }
       const facts = response
-        ? { status: response.status, attempt, ...retryAfter(response) }
+        ? { status: response.status, attempt, ...retryAfter(response, (this.#o.wallMs ?? Date.now)()) }
         : {
             retryable: failure instanceof AgentError ? failure.retryable : true,
             attempt,
@@ -111,10 +115,11 @@ export class LocationUploader {
   }
 }
 
-/** 4xx answers that are not about this location's content: credentials or configuration. */
+/** Answers that are not about this location's content: credentials or configuration (the `locations` column). */
 function classifyRefusal(response: PlatformResponse, url: string): PlatformError | undefined {
   const status = response.status;
-  if (status === 401) {
+  const meaning = statusMeaning('locations', status);
+  if (meaning === 'auth') {
     return new PlatformError(
       'LOCATION_UPLOAD_UNAUTHORIZED',
       'the platform answered 401 even after the token was refreshed: check that the account may upload locations and that platform.planningUrl belongs to the same environment as platform.authUrl',
@@ -128,24 +133,30 @@ function classifyRefusal(response: PlatformResponse, url: string): PlatformError
       { class: 'config', status },
     );
   }
-  if (status === 404 || status === 405) {
+  if (status === 404 || status === 405 || status === 410) {
     return new PlatformError(
       'LOCATION_UPLOAD_NOT_FOUND',
       `the platform answered ${status} for PUT ${url}: check platform.planningUrl and platform.locationsPath (default /otm/api/v5/locations)`,
       { class: 'config', status },
     );
   }
+  if (meaning === 'config') {
+    return new PlatformError(
+      'LOCATION_UPLOAD_MISCONFIGURED',
+      `the platform answered ${status} for PUT ${url}: ${configHint('locations', status)}`,
+      {
+        class: 'config',
+        status,
+      },
+    );
+  }
   return undefined;
 }
 
-function retryAfter(response: PlatformResponse): { retryAfterMs?: number } {
-  const raw = response.headers['retry-after'];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  if (value === undefined) return {};
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return { retryAfterMs: seconds * 1000 };
-  // An HTTP date needs the wall clock, which can be wrong on a gateway without RTC: ignore it.
-  return {};
+/** retry/retry-after.ts: an HTTP-date is measured against the answer's own Date header when it has one. */
+function retryAfter(response: PlatformResponse, nowWallMs: number): { retryAfterMs?: number } {
+  const retryAfterMs = parseRetryAfter(response.headers, nowWallMs);
+  return retryAfterMs === undefined ? {} : { retryAfterMs };
 }
 
 function describe(e: unknown): string {

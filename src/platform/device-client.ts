@@ -2,7 +2,7 @@ import { PlatformError } from '../errors.js';
 import type { AuthorizedRequester } from './contracts.js';
 import { deviceUuidOf } from './device-body.js';
 import { errorFromResponse } from './http-errors.js';
-import { isConfigStatus } from './registration-delay.js';
+import { configHint, statusMeaning } from '../retry/status-table.js';
 
 /** The tracking device service (spec 4.2) over the AuthorizedRequester. */
 export class DeviceClient {
@@ -44,15 +44,10 @@ export class DeviceClient {
   }
 
   #error(res: Parameters<typeof errorFromResponse>[0], what: string): PlatformError {
-    const e = errorFromResponse(res, what, this.#wallMs());
-    if (!isConfigStatus(res.status)) return e;
-    // platform-notes.md: 400 and 403 of the device service are configuration problems.
-    const hint =
-      res.status === 403
-        ? 'the account may not register this device: check device.carrierCode and the credentials'
-        : res.status === 404 || res.status === 405
-          ? 'check platform.deviceUrl'
-          : 'check the device section of the configuration';
+    const e = errorFromResponse(res, what, this.#wallMs(), 'device');
+    if (statusMeaning('device', res.status) !== 'config') return e;
+    // The device column of retry/status-table.ts (platform-notes.md: 400 and 403 are configuration problems).
+    const hint = configHint('device', res.status);
     return new PlatformError(e.code, `${e.message}; ${hint}`, {
       class: 'config',
       retryable: true,

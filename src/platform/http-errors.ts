@@ -1,6 +1,7 @@
 import { PlatformError, type ErrorClass } from '../errors.js';
 import type { PlatformResponse } from './contracts.js';
-import { parseRetryAfter } from './retry-after.js';
+import { parseRetryAfter } from '../retry/retry-after.js';
+import { statusErrorClass, type Endpoint } from '../retry/status-table.js';
 
 /**
  * Classification of everything that can go wrong on a platform call into the three answers the
@@ -30,12 +31,9 @@ const TLS_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
-export function statusClass(status: number): ErrorClass {
-  if (status === 401) return 'auth';
-  if (status === 403) return 'config';
-  if (status === 408 || status === 425 || status === 429 || status >= 500) return 'transient';
-  if (status >= 400) return 'rejected';
-  return 'transient';
+/** The class of a status from `endpoint`: the table in retry/status-table.ts. */
+export function statusClass(status: number, endpoint: Endpoint): ErrorClass {
+  return statusErrorClass(endpoint, status);
 }
 
 const STATUS_CODES: Record<number, string> = {
@@ -75,8 +73,8 @@ export function platformMessage(res: PlatformResponse): string {
 }
 
 /** A PlatformError for a non-2xx answer; `what` names the operation ("device registration"). */
-export function errorFromResponse(res: PlatformResponse, what: string, nowWallMs: number): PlatformError {
-  const cls = statusClass(res.status);
+export function errorFromResponse(res: PlatformResponse, what: string, nowWallMs: number, endpoint: Endpoint): PlatformError {
+  const cls = statusClass(res.status, endpoint);
   const code = STATUS_CODES[res.status] ?? (res.status >= 500 ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_HTTP_ERROR');
   const said = platformMessage(res);
   const retryAfterMs = parseRetryAfter(res.headers, nowWallMs);

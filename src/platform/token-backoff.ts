@@ -1,4 +1,5 @@
 import { AgentError, PlatformError } from '../errors.js';
+import { atLeastRetryAfter, backoffMs } from '../retry/backoff.js';
 
 /**
  * The two waits of the token manager, on the monotonic clock:
@@ -90,10 +91,8 @@ export class TokenBackoff {
     this.#service = undefined;
   }
 
-  /** Equal jitter: half of the exponential step fixed, half random; never below Retry-After. */
+  /** retry/backoff.ts with equal jitter; never below Retry-After. */
   #delay(failures: number, minS: number, maxS: number, retryAfterMs: number | undefined): number {
-    const step = Math.min(maxS * 1000, minS * 1000 * 2 ** Math.min(failures - 1, 30));
-    const jittered = Math.round(step / 2 + (step / 2) * this.#random());
-    return Math.max(jittered, retryAfterMs ?? 0);
+    return atLeastRetryAfter(backoffMs(failures, { minMs: minS * 1000, maxMs: maxS * 1000 }, this.#random()), retryAfterMs);
   }
 }

@@ -1,6 +1,7 @@
 import type { Secret } from '../config/secret.js';
 import { PlatformError } from '../errors.js';
 import type { PlatformResponse } from './contracts.js';
+import { statusMeaning } from '../retry/status-table.js';
 import { errorFromResponse, mayHaveReachedServer } from './http-errors.js';
 import type { PlatformHttp } from './http.js';
 import { parseTokenPair, type TokenPair } from './token-pair.js';
@@ -58,10 +59,10 @@ export class TokenClient {
         return { kind: 'failed', error: e as PlatformError, mayHaveArrived: true };
       }
     }
-    const error = errorFromResponse(res, what, this.#wallMs());
+    const error = errorFromResponse(res, what, this.#wallMs(), 'token');
     // Spec 2.2 says 401 invalid_grant; Keycloak itself answers 400 invalid_grant, so accept both.
     const invalidGrant = res.status === 400 && (res.body as { error?: unknown } | undefined)?.error === 'invalid_grant';
-    if (res.status === 401 || invalidGrant) return { kind: 'rejected', error };
+    if (statusMeaning('token', res.status) === 'credentials' || invalidGrant) return { kind: 'rejected', error };
     return { kind: 'failed', error, mayHaveArrived: false };
   }
 }

@@ -1,19 +1,22 @@
 import type { ErrorClass } from '../errors.js';
+import { atLeastRetryAfter, backoffMs as jitteredBackoffMs } from '../retry/backoff.js';
+import { statusMeaning } from '../retry/status-table.js';
 
 /**
  * What to do with one event after one attempt: the whole retry policy of the uploader in one pure
- * function of plain facts, tested as a table (test/upload/retry-decision.test.ts).
+ * function of plain facts, tested as a table (test/upload/retry-decision.test.ts). What each status
+ * means for the events endpoint is the `events` column of retry/status-table.ts:
  *
- * - 2xx: delivered. 409 too: the id is the idempotency key, so "conflict" means the platform
- *   already holds this event.
- * - 400, 413, 422 and other 4xx about the event itself: the platform refused this one event for
- *   good; dead-letter it with the platform's answer so that it never blocks the queue.
- * - 401 reaching us: the requester already refreshed and retried once (contracts.ts), so the
+ * - done (2xx, and 409: the id is the idempotency key, so "conflict" means the platform already
+ *   holds this event): delivered.
+ * - rejected (400, 413, 422 and other 4xx about the event itself): the platform refused this one
+ *   event; the caller decides with the rejection rule whether to dead-letter it.
+ * - auth (401 reaching us: the requester already refreshed and retried once, contracts.ts): the
  *   credentials or token service are the problem, not the event: back off, keep it queued.
- * - 403 and 404: configuration (permission, eventsPath); not this event's fault: back off at the
+ * - config (403, 404, 405, 407, 410, 415, 426, 451): not this event's fault: back off at the
  *   longest delay, keep it queued, report the class so status names the fix.
- * - 408, 429, 5xx, network errors and deadlines: transient; exponential backoff with jitter,
- *   never shorter than the platform's Retry-After.
+ * - transient (408, 425, 429, 5xx, network errors and deadlines): exponential backoff with equal
+ *   jitter, never shorter than the platform's Retry-After.
  */
 
 export type AttemptResult =
@@ -35,24 +38,28 @@ export type UploadDecision = { action: 'sent' } | { action: 'dead-letter' } | { 
  */
 export function decideUpload(result: AttemptResult, failures: number, policy: BackoffPolicy, random: number): UploadDecision {
   if (result.kind === 'response') {
-    const s = result.status;
-    if ((s >= 200 && s < 300) || s === 409) return { action: 'sent' };
-    if (s === 401) return retry('auth', failures, policy, random, result.retryAfterMs);
-    if (s === 403 || s === 404) return { action: 'retry', delayMs: policy.maxBackoffMs, errorClass: 'config' };
-    if (s === 408 || s === 429 || s >= 500) return retry('transient', failures, policy, random, result.retryAfterMs);
-    if (s >= 400) return { action: 'dead-letter' };
-    // 1xx/3xx are not answers an event intake gives; treat as a transient oddity.
-    return retry('transient', failures, policy, random, result.retryAfterMs);
+    switch (statusMeaning('events', result.status)) {
+      case 'done':
+        return { action: 'sent' };
+      case 'rejected':
+        return { action: 'dead-letter' };
+      case 'auth':
+      case 'credentials':
+        return retry('auth', failures, policy, random, result.retryAfterMs);
+      case 'config':
+        return { action: 'retry', delayMs: policy.maxBackoffMs, errorClass: 'config' };
+      case 'transient':
+        return retry('transient', failures, policy, random, result.retryAfterMs);
+    }
   }
   if (result.errorClass === 'config') return { action: 'retry', delayMs: policy.maxBackoffMs, errorClass: 'config' };
   const cls = result.errorClass === 'auth' ? 'auth' : 'transient';
   return retry(cls, failures, policy, random, result.retryAfterMs);
 }
 
-/** "Equal jitter": half the exponential step fixed, half random, so retries spread but never hit 0. */
+/** The uploader's backoff: retry/backoff.ts with upload.minBackoffMs and upload.maxBackoffMs, equal jitter. */
 export function backoffMs(failures: number, policy: BackoffPolicy, random: number): number {
-  const exp = Math.min(policy.maxBackoffMs, policy.minBackoffMs * 2 ** Math.max(0, Math.min(failures - 1, 30)));
-  return Math.round(exp / 2 + (exp / 2) * random);
+  return jitteredBackoffMs(failures, { minMs: policy.minBackoffMs, maxMs: policy.maxBackoffMs }, random);
 }
 
 function retry(
@@ -62,8 +69,7 @@ function retry(
   random: number,
   retryAfterMs: number | undefined,
 ): UploadDecision {
-  const jittered = backoffMs(failures, policy, random);
   // Retry-After is the server's floor; maxBackoffMs caps a misbehaving server's demand too.
-  const delayMs = Math.min(policy.maxBackoffMs, Math.max(jittered, retryAfterMs ?? 0));
+  const delayMs = atLeastRetryAfter(backoffMs(failures, policy, random), retryAfterMs, policy.maxBackoffMs);
   return { action: 'retry', delayMs, errorClass };
 }

@@ -188,7 +188,7 @@ export class Uploader {
       response = await this.#o.requester.send({ method: 'PUT', url: this.#o.eventsUrl, json: event, signal: this.#abort.signal });
       if (response.status >= 200 && response.status < 300) result = { kind: 'response', status: response.status };
       else {
-        error = errorFromResponse(response, 'event upload', this.#o.clock.wallMs());
+        error = errorFromResponse(response, 'event upload', this.#o.clock.wallMs(), 'events');
         result = {
           kind: 'response',
           status: response.status,

@@ -203,6 +203,47 @@ describe('sending a batch', () => {
   });
 });
 
+describe('answers the simulator does not give', () => {
+  /** A requester answering from a list, for statuses and headers a real server would send. */
+  function answering(...answers: { status: number; headers?: Record<string, string>; body?: unknown }[]) {
+    const sleeps: number[] = [];
+    const up = new LocationUploader({
+      requester: {
+        send: async () => {
+          const a = answers.shift()!;
+          return { status: a.status, headers: a.headers ?? {}, body: a.body, text: a.body === undefined ? '' : JSON.stringify(a.body) };
+        },
+      },
+      url: 'https://planning.example/otm/api/v5/locations',
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      random: () => 0.5,
+      wallMs: () => Date.UTC(2026, 10, 22, 8, 0, 0),
+    });
+    return { up, sleeps };
+  }
+
+  it('honours a Retry-After given as an HTTP-date (against the injected wall clock)', async () => {
+    const { up, sleeps } = answering(
+      { status: 503, headers: { 'retry-after': 'Sun, 22 Nov 2026 08:00:09 GMT' } },
+      { status: 200, body: DEPOT },
+    );
+    expect(await up.put(DEPOT)).toMatchObject({ kind: 'stored', attempts: 2 });
+    expect(sleeps).toEqual([9000]);
+  });
+
+  it('a proxy asking for credentials (407) is a configuration failure naming the proxy, not retried', async () => {
+    const { up, sleeps } = answering({ status: 407 });
+    const r = await up.put(DEPOT);
+    expect(r).toMatchObject({ kind: 'failed', attempts: 1 });
+    if (r.kind !== 'failed') return;
+    expect(r.error).toMatchObject({ code: 'LOCATION_UPLOAD_MISCONFIGURED', errorClass: 'config', status: 407 });
+    expect(r.error.message).toMatch(/proxy/);
+    expect(sleeps).toEqual([]);
+  });
+});
+
 describe('the retry decision', () => {
   const policy = DEFAULT_LOCATION_RETRY;
   const table: [string, RetryFacts, ReturnType<typeof decideRetry>][] = [
@@ -212,6 +253,9 @@ describe('the retry decision', () => {
     ['401 after the requester refreshed', { status: 401, attempt: 1 }, { action: 'stop' }],
     ['403', { status: 403, attempt: 1 }, { action: 'stop' }],
     ['404', { status: 404, attempt: 1 }, { action: 'stop' }],
+    ['405', { status: 405, attempt: 1 }, { action: 'stop' }],
+    ['407 proxy', { status: 407, attempt: 1 }, { action: 'stop' }],
+    ['425 too early is transient (status table)', { status: 425, attempt: 1 }, { action: 'retry', delayMs: 750 }],
     ['408 first attempt', { status: 408, attempt: 1 }, { action: 'retry', delayMs: 750 }],
     ['500 first attempt', { status: 500, attempt: 1 }, { action: 'retry', delayMs: 750 }],
     ['502 second attempt', { status: 502, attempt: 2 }, { action: 'retry', delayMs: 1500 }],

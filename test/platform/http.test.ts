@@ -9,9 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { PlatformError } from '../../src/errors.js';
 import { createPlatformDispatcher } from '../../src/platform/dispatcher.js';
-import { mayHaveReachedServer, statusClass, errorFromResponse } from '../../src/platform/http-errors.js';
+import { mayHaveReachedServer, errorFromResponse } from '../../src/platform/http-errors.js';
 import { PlatformHttp } from '../../src/platform/http.js';
-import { parseRetryAfter } from '../../src/platform/retry-after.js';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -130,7 +129,7 @@ describe('PlatformHttp: hygiene of every platform call', () => {
       what: 'event upload',
     });
     expect(res.status).toBe(429);
-    const e = errorFromResponse(res, 'event upload', Date.now());
+    const e = errorFromResponse(res, 'event upload', Date.now(), 'events');
     expect(e).toMatchObject({ code: 'PLATFORM_RATE_LIMITED', errorClass: 'transient', retryAfterMs: 30_000, status: 429 });
     s.faults.set('events', undefined);
     const bad = await http().send({
@@ -141,7 +140,7 @@ describe('PlatformHttp: hygiene of every platform call', () => {
       what: 'event upload',
     });
     expect(bad.status).toBe(400);
-    expect(errorFromResponse(bad, 'event upload', Date.now()).message).toMatch(/eventType: eventType is required/);
+    expect(errorFromResponse(bad, 'event upload', Date.now(), 'events').message).toMatch(/eventType: eventType is required/);
   });
 
   it('connection refused never reached the server; a dropped connection may have', async () => {
@@ -280,39 +279,5 @@ describe('TLS: verification on, with an optional extra CA (platform.caFile)', ()
     const junk = path.join(tempDir(), 'junk.pem');
     execFileSync('sh', ['-c', `echo hello > ${junk}`]);
     expect(() => createPlatformDispatcher({ caFile: junk, maxConnections: 1, requestTimeoutMs: 1000 })).toThrow(/holds no PEM certificate/);
-  });
-});
-
-describe('classification', () => {
-  it.each([
-    [200, 'transient'],
-    [400, 'rejected'],
-    [401, 'auth'],
-    [403, 'config'],
-    [404, 'rejected'],
-    [408, 'transient'],
-    [409, 'rejected'],
-    [429, 'transient'],
-    [500, 'transient'],
-    [503, 'transient'],
-  ])('HTTP %i -> %s', (status, cls) => {
-    expect(statusClass(status)).toBe(cls);
-  });
-
-  const now = Date.UTC(2026, 10, 22, 8, 0, 0);
-  it.each([
-    ['seconds', { 'retry-after': '120' }, 120_000],
-    [
-      'an HTTP-date, measured against the Date header (our clock may be off)',
-      { 'retry-after': 'Sun, 22 Nov 2026 09:00:30 GMT', date: 'Sun, 22 Nov 2026 09:00:00 GMT' },
-      30_000,
-    ],
-    ['an HTTP-date without a Date header, against our clock', { 'retry-after': 'Sun, 22 Nov 2026 08:01:00 GMT' }, 60_000],
-    ['a date in the past', { 'retry-after': 'Sun, 22 Nov 2026 07:00:00 GMT' }, 0],
-    ['absurdly long, capped at a day', { 'retry-after': '99999999' }, 86_400_000],
-    ['garbage', { 'retry-after': 'soon' }, undefined],
-    ['absent', {}, undefined],
-  ])('Retry-After: %s', (_name, headers, expected) => {
-    expect(parseRetryAfter(headers, now)).toBe(expected);
   });
 });

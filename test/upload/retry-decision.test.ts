@@ -55,6 +55,15 @@ const table: [string, AttemptResult, number, number, UploadDecision][] = [
     { action: 'retry', delayMs: 500, errorClass: 'transient' },
   ],
   ['302 is no answer of an intake', r(302), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
+  // The events column of src/retry/status-table.ts (issue 11.1): every request gets the same answer,
+  // so no single event is at fault.
+  ['405 wrong eventsPath: configuration', r(405), 1, 0.5, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['407 proxy wants credentials: configuration', r(407), 1, 0.5, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['410 gone: configuration', r(410), 1, 0.5, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['415 body type: configuration', r(415), 1, 0.5, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['426 upgrade required: configuration', r(426), 1, 0.5, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['451 blocked: configuration', r(451), 1, 0.5, { action: 'retry', delayMs: 300_000, errorClass: 'config' }],
+  ['425 too early: transient', r(425), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
 ];
 
 describe('decideUpload', () => {

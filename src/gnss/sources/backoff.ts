@@ -4,6 +4,8 @@
  * agents (or ports) from retrying in lockstep.
  */
 
+import { backoffMs } from '../../retry/backoff.js';
+
 export interface BackoffOptions {
   initialMs: number;
   maxMs: number;
@@ -13,8 +15,11 @@ export interface BackoffOptions {
 
 export const BACKOFF_DEFAULTS: BackoffOptions = { initialMs: 500, maxMs: 30_000, jitter: 0.5 };
 
-/** Delay before attempt number `attempt` (1 = first retry). */
+/**
+ * Delay before attempt number `attempt` (1 = first retry): retry/backoff.ts. The receiver's delay
+ * has always been counted down from the nominal step (random 0 = the full step), so the random
+ * number is mirrored; the distribution is the same.
+ */
 export function backoffDelay(attempt: number, options: BackoffOptions = BACKOFF_DEFAULTS, random: () => number = Math.random): number {
-  const exp = Math.min(options.maxMs, options.initialMs * 2 ** Math.min(Math.max(attempt - 1, 0), 30));
-  return Math.round(exp * (1 - options.jitter * random()));
+  return backoffMs(attempt, { minMs: options.initialMs, maxMs: options.maxMs, jitter: options.jitter }, 1 - random());
 }

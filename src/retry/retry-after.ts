@@ -17,6 +17,9 @@ export function parseRetryAfter(headers: Headers, nowWallMs: number): number | u
   const value = header(headers, 'retry-after')?.trim();
   if (value === undefined || value === '') return undefined;
   if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, MAX_RETRY_AFTER_MS);
+  // Every HTTP-date form (IMF-fixdate, RFC 850, asctime) begins with the day name; anything else
+  // ("-5", "1.5") is malformed, although Date.parse would make a year of it.
+  if (!/^[A-Za-z]/.test(value)) return undefined;
   const at = Date.parse(value);
   if (Number.isNaN(at)) return undefined;
   const serverNow = Date.parse(header(headers, 'date') ?? '');
