@@ -4,6 +4,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AgentError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { migrate } from './migrations.js';
+import { guardDatabase, isCorrupt, type StoreFaultListener } from './store-faults.js';
 
 export type { Database } from 'better-sqlite3';
 
@@ -16,16 +17,9 @@ export interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
   /** Wall clock for the corrupt-file suffix only. */
   now?: () => Date;
+  /** Told of every disk-full or corruption fault a statement of this database meets (store-faults.ts). */
+  onFault?: StoreFaultListener;
 }
-
-/** SQLite result codes that mean "this file is not a usable database". */
-const CORRUPT_CODES = new Set([
-  'SQLITE_CORRUPT',
-  'SQLITE_NOTADB',
-  'SQLITE_CORRUPT_VTAB',
-  'SQLITE_CORRUPT_SEQUENCE',
-  'SQLITE_CORRUPT_INDEX',
-]);
 
 export function databasePath(dataDir: string): string {
   return path.join(dataDir, DATABASE_FILE);
@@ -42,7 +36,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database {
   try {
     return openAndMigrate(file, options);
   } catch (e) {
-    if (!isCorruption(e)) throw e;
+    if (!isCorrupt(e)) throw e;
     const aside = moveAside(file, (options.now ?? (() => new Date()))());
     options.logger.error(
       { err: { code: (e as { code?: string }).code, message: (e as Error).message }, movedTo: aside, database: file },
@@ -73,16 +67,11 @@ function openAndMigrate(file: string, options: OpenDatabaseOptions): Database {
     for (const suffix of ['', '-wal', '-shm']) {
       if (existsSync(file + suffix)) chmodSync(file + suffix, 0o600);
     }
-    return db;
+    return guardDatabase(db, options.onFault ?? (() => undefined));
   } catch (e) {
     db.close();
     throw e;
   }
-}
-
-function isCorruption(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return typeof code === 'string' && CORRUPT_CODES.has(code);
 }
 
 function moveAside(file: string, when: Date): string {
