@@ -12,12 +12,15 @@ import { DaemonStatusProvider } from './status/daemon-provider.js';
 import { StatusServer } from './status/server.js';
 import { statusSocketPath } from './status/socket-path.js';
 import { saveLastUploadError } from './status/upload-facts.js';
+import { Ballast } from './store/ballast.js';
 import { openDatabase } from './store/database.js';
+import { FullDisk } from './store/full-disk.js';
 import { MetaStore } from './store/meta.js';
 import { Outbox } from './store/outbox.js';
 import { systemClock, type Clock } from './system/clock.js';
 import type { IdentityProbes } from './system/identity.js';
 import { SdNotify } from './system/sd-notify.js';
+import { storeView } from './status/store-view.js';
 import { outboxSummary, uploadSummary } from './upload/status-views.js';
 import { Uploader } from './upload/uploader.js';
 
@@ -40,8 +43,13 @@ export interface AgentOptions {
   shutdownGraceMs?: number;
 }
 
-/** Commit errors after which a restart is the better supervisor (a full disk is not one of them). */
-const RESTART_WORTHY = (code: string) => !['SQLITE_FULL', 'ENOSPC', 'SQLITE_BUSY'].includes(code);
+/**
+ * Commit errors after which a restart is the better supervisor. A full disk is not one of them: a
+ * restart frees no space, throws away the fixes held in memory, and delivery (which is what frees
+ * space) goes on meanwhile. The watchdog is still not fed as if all were well: each ping then
+ * carries STATUS= "disk full ..." for `systemctl status`, and `status` says FAILING.
+ */
+const RESTART_WORTHY = (code: string) => !['SQLITE_FULL', 'ENOSPC', 'STORE_DISK_FULL', 'SQLITE_BUSY'].includes(code);
 
 export class Agent {
   readonly #o: AgentOptions;
@@ -50,6 +58,7 @@ export class Agent {
   readonly #stops: { name: string; stop: () => Promise<void> | void }[] = [];
   readonly #startedMono: number;
   #outbox: Outbox | undefined;
+  #fullDisk: FullDisk | undefined;
   #watchdog: NodeJS.Timeout | undefined;
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   #lastEpochWallMs: number | undefined;
@@ -66,7 +75,23 @@ export class Agent {
     const { config, logger } = this.#o;
     const clock = this.#clock;
 
-    const db = openDatabase({ dataDir: config.dataDir, logger: logger.child({ component: 'store' }) });
+    const storeLogger = logger.child({ component: 'store' });
+    const fullDisk = new FullDisk({
+      ballast: new Ballast({ dataDir: config.dataDir, bytes: config.storage.ballastBytes, logger: storeLogger }),
+      dataDir: config.dataDir,
+      clock,
+      logger: storeLogger,
+    });
+    this.#fullDisk = fullDisk;
+    const db = openDatabase({
+      dataDir: config.dataDir,
+      logger: storeLogger,
+      // Whichever writer meets the full disk first (outbox, token lock, token pair) releases the ballast for all.
+      onFault: (kind, e) => {
+        if (kind === 'disk-full') fullDisk.enter({ code: e.sqliteCode, message: e.message });
+      },
+    });
+    fullDisk.start();
     this.#onStop('database', () => {
       db.close();
     });
@@ -93,6 +118,7 @@ export class Agent {
       dataDir: config.dataDir,
       clock,
       logger: logger.child({ component: 'outbox' }),
+      fullDisk,
     });
     this.#outbox = outbox;
     await outbox.start();
@@ -214,6 +240,7 @@ export class Agent {
       registration: () => platform.registrar.current(),
       tokens: () => platform.tokens.tokenStatus(),
       outbox: () => outboxSummary(outbox.status(), pipeline.state().counters.recorded),
+      store: () => storeView(outbox.commitState(), this.#fullDisk?.state().ballastPresent, this.#clock.monotonicMs()),
       upload: () => uploadSummary(uploader.status(), outbox.commitState()),
     });
     const server = new StatusServer({
@@ -237,13 +264,17 @@ export class Agent {
   #startWatchdog(): void {
     const every = this.#notify.watchdogIntervalMs();
     if (every === undefined) return;
+    let announced = '';
     this.#watchdog = setInterval(() => {
-      const err = this.#outbox?.commitState().lastCommitError;
+      const state = this.#outbox?.commitState();
+      const err = state?.lastCommitError;
       if (err && RESTART_WORTHY(err.code)) {
         this.#o.logger.error({ err }, 'outbox cannot commit: withholding the watchdog ping so that systemd restarts the agent');
         return;
       }
-      this.#notify.watchdog();
+      const status = state?.diskFull ? `disk full: ${state.buffered} fixes held in memory, delivery goes on` : 'recording';
+      this.#notify.send(['WATCHDOG=1', ...(status !== announced ? [`STATUS=${status}`] : [])]);
+      announced = status;
     }, every);
     this.#watchdog.unref();
   }

@@ -291,6 +291,13 @@ export const storageSchema = z
       .default(1000)
       .describe('Recorded fixes are committed at least this often (a power cut loses at most this much).'),
     commitMaxFixes: z.number().int().min(1).max(10_000).default(100).describe('... or as soon as this many are waiting.'),
+    ballastBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(256 * 1024 * 1024)
+      .default(4 * 1024 * 1024)
+      .describe('Size of the reserve file dataDir/ballast, deleted on a full disk so the database stays writable; 0 = none.'),
   })
   .prefault({});
 

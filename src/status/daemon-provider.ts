@@ -8,6 +8,7 @@ import type { RegisteredDevice, TokenStatus, DeviceIdentity } from '../platform/
 import type { Clock } from '../system/clock.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
+import type { StoreView } from './store-view.js';
 import {
   countConstellations,
   SNAPSHOT_SCHEMA,
@@ -45,6 +46,8 @@ export interface DaemonStatusSources {
   tokens?: () => TokenStatus;
   outbox?: () => OutboxSummary;
   upload?: () => UploadSummary;
+  /** A full disk and failing commits (store-view.ts). */
+  store?: () => StoreView;
   pid?: number;
 }
 
@@ -66,7 +69,7 @@ export class DaemonStatusProvider implements StatusProvider {
       registration: {},
       outbox: pendingOnly(s.outbox?.() ?? { pending: 0, sentToday: 0, thinned: 0, deadLetters: 0 }),
       upload: s.upload?.() ?? {},
-      disk: diskSummary(s.dataDir, s.minFreeBytes),
+      disk: { ...diskSummary(s.dataDir, s.minFreeBytes), ...s.store?.() },
     };
     if (s.receiver) snapshot.receiver = receiverStatus(s.receiver(), now);
     const id = s.identity?.();

@@ -55,7 +55,11 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
     degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
 
   const d = s.disk;
-  if (d.freeBytes !== undefined && d.minFreeBytes !== undefined && d.freeBytes < d.minFreeBytes)
+  const held = d.heldInMemory ? `, ${d.heldInMemory} fixes held in memory` : '';
+  const failingFor = d.commitFailing ? `, commits failing for ${formatAge(d.commitFailing.forS)}` : '';
+  if (d.full) failing.push(`disk full${held}${failingFor}; delivery goes on and frees room`);
+  else if (d.commitFailing) failing.push(`outbox cannot commit: ${d.commitFailing.code}${held}${failingFor}`);
+  if (!d.full && d.freeBytes !== undefined && d.minFreeBytes !== undefined && d.freeBytes < d.minFreeBytes)
     failing.push('disk below storage.minFreeBytes: the backlog is being thinned');
 
   if (failing.length > 0) return { level: 'failing', exitCode: 2, reasons: [...failing, ...degraded] };

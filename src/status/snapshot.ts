@@ -89,6 +89,16 @@ export interface DiskSummary {
   freeBytes?: number;
   /** storage.minFreeBytes: below it the backlog is thinned. */
   minFreeBytes?: number;
+  /** The disk is full (SQLITE_FULL/ENOSPC met, statfs has not shown room since); daemon only. */
+  full?: boolean;
+  /** Wall ms when it was found full. */
+  fullSince?: number;
+  /** Recorded fixes held in memory, not yet committed. */
+  heldInMemory?: number;
+  /** The outbox's commits fail: the error and for how long (seconds). */
+  commitFailing?: { code: string; message: string; forS: number };
+  /** Whether the ballast file (storage.ballastBytes) is in place. */
+  ballast?: boolean;
 }
 
 export interface StatusSnapshot {

@@ -4,9 +4,11 @@ import type { Clock } from '../system/clock.js';
 
 /**
  * How many fixes the outbox may hold: storage.maxFixes, lowered while the disk is short, either
- * below the storage.minFreeBytes floor (checked now and then: statfs is cheap, but not per commit)
- * or after SQLITE_FULL. Thinning frees pages inside the file, not on the disk, so a short disk
- * stops the file growing at its size rather than shrinking the bound to nothing.
+ * below the storage.minFreeBytes floor (checked now and then: statfs is cheap, but not per commit, except while the disk is full).
+ * Thinning frees pages inside the file, not on the disk, so a short disk stops the file growing at
+ * its size rather than shrinking the bound to nothing; with room again the bound is the configured one.
+ * SQLITE_FULL does not lower it (full-disk.ts caps the file instead): a bound lowered by a full disk
+ * went on thinning a fifth of the backlog after the disk had room again.
  */
 export interface OutboxBoundOptions {
   maxFixes: number;
@@ -41,10 +43,14 @@ export class OutboxBound {
     return this.#lowDisk !== undefined;
   }
 
-  /** The free-disk floor, at most every checkIntervalMs; `committed` is the outbox's row count. */
-  check(committed: number): void {
+  /**
+   * The free-disk floor, at most every checkIntervalMs unless `force`. `fits` estimates how many
+   * fixes the file holds as it is (its rows plus what its free pages take): below the floor that is
+   * the bound, so the file stops growing but no fix goes that its free pages could keep.
+   */
+  check(fits: () => number, force = false): void {
     const now = this.#o.clock.monotonicMs();
-    if (now - this.#lastCheck < (this.#o.checkIntervalMs ?? 30_000)) return;
+    if (!force && now - this.#lastCheck < (this.#o.checkIntervalMs ?? 30_000)) return;
     this.#lastCheck = now;
     let free: number;
     try {
@@ -58,16 +64,10 @@ export class OutboxBound {
           { freeBytes: free, floor: this.#o.minFreeBytes },
           'free disk below storage.minFreeBytes: the outbox stops growing and thins its oldest backlog',
         );
-      this.#lowDisk = Math.min(this.#lowDisk ?? Infinity, Math.max(MIN_LOW_DISK_BOUND, committed));
+      this.#lowDisk = Math.min(this.#lowDisk ?? Infinity, Math.max(MIN_LOW_DISK_BOUND, fits()));
     } else if (this.#lowDisk !== undefined && free > this.#o.minFreeBytes * 1.1) {
       this.#lowDisk = undefined;
     }
-  }
-
-  /** SQLITE_FULL with `committed` rows: below what fits. Returns the new bound. */
-  diskFull(committed: number): number {
-    this.#lowDisk = Math.max(1, Math.floor(committed * 0.9));
-    return this.#lowDisk;
   }
 }
 

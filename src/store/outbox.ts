@@ -4,12 +4,15 @@ import type { FixSink, RecordedFix } from '../gnss/fix.js';
 import type { Logger } from '../log.js';
 import type { DeviceIdentity } from '../platform/contracts.js';
 import type { Clock } from '../system/clock.js';
+import { Ballast } from './ballast.js';
 import { eventIdBytes } from './event-id.js';
+import { FullDisk } from './full-disk.js';
 import { OutboxBound } from './outbox-bound.js';
 import type { MetaStore } from './meta.js';
 import { ROW_COLUMNS, fromRow, seqRuns, toRow, type OutboxEntry, type OutboxRow } from './outbox-row.js';
 import { thinArray, thinOldest } from './outbox-thinning.js';
 import { COUNTER, OutboxCounters, type OutboxCounterSnapshot } from './outbox-counters.js';
+import { isDiskFull } from './store-faults.js';
 
 export type { OutboxEntry } from './outbox-row.js';
 
@@ -23,8 +26,11 @@ export type { OutboxEntry } from './outbox-row.js';
  * - A fix delivered before its batch was committed is never written at all: online, the outbox
  *   costs the card almost nothing.
  * - The event id is fixed at record time from the device identity and the GNSS fix time.
- * - Bounded by storage.maxFixes and the storage.minFreeBytes floor; SQLITE_FULL lowers the bound.
- *   Beyond it the oldest backlog is thinned (outbox-thinning.ts), counted in status.
+ * - Bounded by storage.maxFixes and the storage.minFreeBytes floor. Beyond it the oldest backlog
+ *   is thinned (outbox-thinning.ts), as little as the bound asks, counted in status.
+ * - A full disk (SQLITE_FULL/ENOSPC) is not a bound: the ballast goes (full-disk.ts), the file is
+ *   capped at its size, delivered rows are deleted first and new fixes fill the pages they free;
+ *   what does not fit waits in memory (MAX_BUFFER_WHILE_FULL) until there is room.
  */
 export interface OutboxOptions {
   db: Database;
@@ -39,6 +45,8 @@ export interface OutboxOptions {
   freeBytes?: (dir: string) => number;
   /** How often the free-disk floor is checked. */
   diskCheckIntervalMs?: number;
+  /** The full-disk state shared with the other writers of this database (agent.ts); default one without ballast. */
+  fullDisk?: FullDisk;
 }
 
 /** The part of the status kept in memory: no database read (the watchdog asks every few seconds). */
@@ -49,6 +57,10 @@ export interface OutboxCommitState {
   bound: number;
   lowDisk: boolean;
   lastCommitError?: { code: string; message: string };
+  /** Monotonic ms of the first of the commits failing since the last success. */
+  commitFailingSinceMonoMs?: number;
+  /** The disk is full (SQLITE_FULL/ENOSPC seen, statfs has not shown room since). */
+  diskFull?: { sinceWallMs?: number };
 }
 
 export interface OutboxStatus extends OutboxCounterSnapshot, OutboxCommitState {
@@ -70,8 +82,15 @@ const DELETE_EVERY_MS = 30_000;
 const DELETE_BATCH = 2_000;
 /** Rows read at a time while looking for the oldest pending fix past the delivered ones. */
 const OLDEST_SCAN_PAGE = 512;
-/** Memory the outbox may hold while the disk refuses writes: an hour at 10 Hz. */
-const MAX_BUFFER_WHILE_FULL = 36_000;
+/**
+ * Fixes the outbox holds in memory while they cannot be committed: an hour at 10 Hz (about 6 MB of
+ * objects). Past it the oldest half of what is held is thinned like the backlog (every 3rd kept,
+ * transitions kept) and counted in `thinned`: memory is not a place to keep a day of fixes, and a
+ * crash loses what is only there.
+ */
+export const MAX_BUFFER_WHILE_FULL = 36_000;
+/** Rows per transaction while the disk is full: what fits goes in, the rest waits. */
+const FULL_DISK_CHUNK = 64;
 
 export class Outbox implements FixSink {
   readonly #o: OutboxOptions;
@@ -89,6 +108,10 @@ export class Outbox implements FixSink {
   #timer: NodeJS.Timeout | undefined;
   readonly #bound: OutboxBound;
   #lastCommitError: { code: string; message: string } | undefined;
+  #commitFailingSince: number | undefined;
+  readonly #fullDisk: FullDisk;
+  /** max_page_count at start, restored when a full disk has room again. */
+  #pageLimit: number | undefined;
   #lastDeleteMono = -Infinity;
   #stopped = true;
   readonly #listeners: (() => void)[] = [];
@@ -116,6 +139,15 @@ export class Outbox implements FixSink {
       ...(options.freeBytes ? { freeBytes: options.freeBytes } : {}),
       ...(options.diskCheckIntervalMs !== undefined ? { checkIntervalMs: options.diskCheckIntervalMs } : {}),
     });
+    this.#fullDisk =
+      options.fullDisk ??
+      new FullDisk({
+        ballast: new Ballast({ dataDir: options.dataDir, bytes: 0, logger: options.logger }),
+        dataDir: options.dataDir,
+        clock: options.clock,
+        logger: options.logger,
+        ...(options.freeBytes ? { freeBytes: options.freeBytes } : {}),
+      });
   }
 
   async start(): Promise<void> {
@@ -140,6 +172,7 @@ export class Outbox implements FixSink {
     this.#committedCount = stats.n;
     this.#nextSeq = (stats.maxSeq ?? 0) + 1;
     this.#counters.load(this.#st.deadCount.get()!.n);
+    this.#pageLimit = db.pragma('max_page_count', { simple: true }) as number;
     this.#stopped = false;
     this.#timer = setInterval(() => this.flush(), this.#o.storage.commitIntervalMs);
     this.#timer.unref();
@@ -228,6 +261,8 @@ export class Outbox implements FixSink {
       bound: this.#bound.value,
       lowDisk: this.#bound.lowDisk,
       ...(this.#lastCommitError ? { lastCommitError: this.#lastCommitError } : {}),
+      ...(this.#commitFailingSince !== undefined ? { commitFailingSinceMonoMs: this.#commitFailingSince } : {}),
+      ...(this.#fullDisk.active ? { diskFull: { ...pick(this.#fullDisk.state().sinceWallMs) } } : {}),
     };
   }
 
@@ -248,24 +283,32 @@ export class Outbox implements FixSink {
 
   // ---- committing ---------------------------------------------------------------------------
 
-  /** One transaction: new fixes in, delivered and dead-lettered ones out, the bound enforced. */
-  /** `final`: write everything now, counters and delivered deletions included (stop, tests). */
+  /**
+   * One transaction: delivered and dead-lettered fixes out, new ones in, the bound enforced.
+   * `final`: write everything now, counters and delivered deletions included (stop, tests).
+   */
   flush(options: { final?: boolean } = {}): void {
     if (this.#stopped) return;
-    this.#bound.check(this.#committedCount);
+    const full = this.#fullDisk.active;
+    // On a full disk statfs is asked every commit: the moment there is room the bound and the file go back to normal.
+    this.#bound.check(() => this.#fits(), full);
+    if (full && !this.#leaveFullDisk()) {
+      this.#commitWhileFull(options.final === true);
+      return;
+    }
     // Online and idle most seconds: no transaction at all when there is nothing to write.
     const idle = this.#buffer.length === 0 && this.#dead.length === 0 && !(this.#delivered.size > 0 && this.#deletesDue(false));
     if (idle && !options.final && !this.#counters.duePersist()) return;
     const hadWork = this.#buffer.length > 0;
     try {
-      this.#commit(options.final === true);
-      this.#lastCommitError = undefined;
+      this.#commit({ final: options.final === true, take: this.#buffer.length });
+      this.#committed();
     } catch (e) {
-      if (!isDiskFull(e)) {
-        this.#noteCommitError(e);
-        return;
-      }
-      this.#onDiskFull(e);
+      if (isDiskFull(e)) {
+        this.#fullDisk.enter(errInfo(e));
+        this.#commitWhileFull(options.final === true);
+      } else this.#noteCommitError(e);
+      return;
     }
     if (hadWork) this.#notify();
   }
@@ -281,9 +324,10 @@ export class Outbox implements FixSink {
     );
   }
 
-  #commit(final: boolean): void {
-    const buffer = this.#buffer;
-    const deleting = this.#deletesDue(final);
+  /** Commits the first `take` buffered fixes with the deliveries and dead letters due; `deleteAll` forces the delivered deletes. */
+  #commit(o: { final: boolean; take: number; deleteAll?: boolean }): void {
+    const buffer = this.#buffer.slice(0, o.take);
+    const deleting = this.#deletesDue(o.final || o.deleteAll === true);
     const delivered = deleting ? [...this.#delivered] : [];
     const dead = this.#dead;
     let inserted = 0;
@@ -291,20 +335,24 @@ export class Outbox implements FixSink {
     let thinned = 0;
     let afterCommit: (() => void) | undefined;
     this.#o.db.transaction(() => {
-      for (const row of buffer) inserted += this.#st.insert.run(row).changes;
+      // Deletes first: on a capped file the inserts reuse the pages they free.
       for (const [from, to] of seqRuns(delivered)) deleted += this.#st.delRange.run(from, to).changes;
       for (const d of dead) {
         const e = d.entry;
-        this.#st.deadInsert.run(e.eventId, e.time, JSON.stringify(e), d.status ?? null, d.error, d.at);
         if (d.committed) deleted += this.#st.del.run(e.seq).changes;
+        this.#st.deadInsert.run(e.eventId, e.time, JSON.stringify(e), d.status ?? null, d.error, d.at);
       }
       if (dead.length > 0) this.#st.deadTrim.run(DEAD_LETTERS_KEPT);
+      for (const row of buffer) inserted += this.#st.insert.run(row).changes;
       const count = this.#committedCount + inserted - deleted;
       if (count > this.#bound.value) {
-        thinned = thinOldest(this.#o.db, count, { target: Math.floor(this.#bound.value * 0.9) });
+        // The configured bound thins a tenth ahead, so that a pass is not due every commit; the
+        // lowered one (a short disk) takes only what is over it.
+        const target = this.#bound.lowDisk ? this.#bound.value : Math.floor(this.#bound.value * 0.9);
+        thinned = thinOldest(this.#o.db, count, { target });
         this.#o.meta.increment(COUNTER.thinned, thinned);
       }
-      if (thinned > 0 || final || this.#counters.duePersist()) afterCommit = this.#counters.write();
+      if (thinned > 0 || o.final || this.#counters.duePersist()) afterCommit = this.#counters.write();
     })();
     // Only after COMMIT: a rolled-back transaction leaves the memory state as it was.
     afterCommit?.();
@@ -329,40 +377,78 @@ export class Outbox implements FixSink {
       );
   }
 
-  /** SQLITE_FULL: lower the bound below what fits, thin, try once more; else keep (bounded) in memory. */
-  #onDiskFull(e: unknown): void {
-    this.#counters.add(COUNTER.diskFull);
-    const bound = this.#bound.diskFull(this.#committedCount);
-    this.#o.logger.error({ err: errInfo(e), bound }, 'disk full (SQLITE_FULL): lowering the outbox bound and thinning the oldest backlog');
-    try {
-      let thinned = 0;
-      let deleted = 0;
-      const delivered = [...this.#delivered];
-      this.#o.db.transaction(() => {
-        // Delivered rows first: they free room without losing anything, and must not count as thinned.
-        for (const [from, to] of seqRuns(delivered)) deleted += this.#st.delRange.run(from, to).changes;
-        thinned = thinOldest(this.#o.db, this.#committedCount - deleted, { target: Math.floor(bound * 0.9) });
-        this.#o.meta.increment(COUNTER.thinned, thinned);
-      })();
-      for (const seq of delivered) this.#delivered.delete(seq);
-      this.#committedCount -= deleted + thinned;
-      this.#newestCommitted = undefined;
-      this.#counters.addSaved(COUNTER.thinned, thinned);
-      this.#commit(true);
-      this.#lastCommitError = undefined;
-      return;
-    } catch (e2) {
-      this.#noteCommitError(e2);
+  /**
+   * The disk is full. The file is capped at its size (max_page_count), so that what the ballast
+   * freed goes to the WAL, not to more fixes; a checkpoint moves the WAL into the file. Delivered
+   * rows go first, in a transaction of their own (they free pages without losing anything); then
+   * new fixes in small transactions, as many as the freed pages take. The rest waits in memory.
+   */
+  #commitWhileFull(final: boolean): void {
+    const db = this.#o.db;
+    if (this.#fullDisk.takeCap()) {
+      this.#counters.add(COUNTER.diskFull);
+      try {
+        db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+        db.pragma('wal_checkpoint(RESTART)');
+      } catch {
+        // a checkpoint that cannot run now runs with a later commit
+      }
     }
+    const hadWork = this.#buffer.length > 0;
+    let failure: unknown;
+    try {
+      if (this.#delivered.size > 0 || this.#dead.length > 0 || final) this.#commit({ final, take: 0, deleteAll: true });
+      while (this.#buffer.length > 0) this.#commit({ final: false, take: Math.min(FULL_DISK_CHUNK, this.#buffer.length) });
+    } catch (e) {
+      failure = e;
+    }
+    if (failure === undefined) this.#committed();
+    else if (!isDiskFull(failure)) this.#noteCommitError(failure);
+    else if (this.#lastCommitError?.code !== errInfo(failure).code) this.#noteCommitError(failure);
+    else this.#commitFailingSince ??= this.#o.clock.monotonicMs();
     if (this.#buffer.length > MAX_BUFFER_WHILE_FULL) {
       const before = this.#buffer.length;
       this.#buffer = thinArray(this.#buffer, (r) => (r.flags & 1) !== 0);
       this.#counters.add(COUNTER.thinned, before - this.#buffer.length);
+      this.#o.logger.warn(
+        { thinned: before - this.#buffer.length, held: this.#buffer.length, limit: MAX_BUFFER_WHILE_FULL },
+        'disk full for too long: thinned the oldest fixes held in memory (every 3rd kept, transitions kept)',
+      );
     }
+    if (hadWork) this.#notify();
+  }
+
+  /** statfs shows room: lift the file cap. Returns whether the disk is no longer full. */
+  #leaveFullDisk(): boolean {
+    if (!this.#fullDisk.checkRoom()) return false;
+    try {
+      if (this.#pageLimit !== undefined) this.#o.db.pragma(`max_page_count = ${this.#pageLimit}`);
+    } catch {
+      // the next full-disk episode caps again from whatever it is
+    }
+    this.#bound.check(() => this.#fits(), true);
+    return true;
+  }
+
+  /** Fixes the file holds without growing: its rows, plus as many again per page as its free pages take. */
+  #fits(): number {
+    try {
+      const pages = this.#o.db.pragma('page_count', { simple: true }) as number;
+      const free = this.#o.db.pragma('freelist_count', { simple: true }) as number;
+      return this.#committedCount + Math.floor((free * this.#committedCount) / Math.max(1, pages - free));
+    } catch {
+      return this.#committedCount;
+    }
+  }
+
+  #committed(): void {
+    this.#lastCommitError = undefined;
+    this.#commitFailingSince = undefined;
   }
 
   #noteCommitError(e: unknown): void {
     this.#lastCommitError = errInfo(e);
+    this.#commitFailingSince ??= this.#o.clock.monotonicMs();
     this.#o.logger.error(
       { err: this.#lastCommitError, buffered: this.#buffer.length },
       'outbox commit failed; fixes stay buffered and the commit is retried',
@@ -400,12 +486,13 @@ export class Outbox implements FixSink {
   }
 }
 
-export function isDiskFull(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC';
-}
+export { isDiskFull } from './store-faults.js';
 
 function errInfo(e: unknown): { code: string; message: string } {
   const code = (e as { code?: unknown })?.code;
   return { code: typeof code === 'string' ? code : 'UNKNOWN', message: e instanceof Error ? e.message : String(e) };
+}
+
+function pick(sinceWallMs: number | undefined): { sinceWallMs?: number } {
+  return sinceWallMs === undefined ? {} : { sinceWallMs };
 }

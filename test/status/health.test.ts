@@ -134,6 +134,27 @@ const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | und
     /minFreeBytes/,
   ],
   [
+    'disk full',
+    (s) => {
+      Object.assign(s.disk, {
+        freeBytes: 0,
+        full: true,
+        heldInMemory: 120,
+        commitFailing: { code: 'STORE_DISK_FULL', message: 'full', forS: 300 },
+      });
+    },
+    2,
+    /^disk full, 120 fixes held in memory, commits failing for 5 min/,
+  ],
+  [
+    'commits failing for another reason',
+    (s) => {
+      s.disk.commitFailing = { code: 'SQLITE_IOERR', message: 'disk I/O error', forS: 30 };
+    },
+    2,
+    /outbox cannot commit: SQLITE_IOERR/,
+  ],
+  [
     'daemon not running',
     (s) => {
       s.daemon.running = false;

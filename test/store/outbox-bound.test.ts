@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
+import { MAX_BUFFER_WHILE_FULL } from '../../src/store/outbox.js';
 import { fixAt, openOutbox, rowCount } from './outbox-helpers.js';
 
 function times(db: import('better-sqlite3').Database): number[] {
@@ -80,26 +81,64 @@ describe('outbox bound: thinning the oldest backlog', () => {
 });
 
 describe('outbox on a full disk (SQLITE_FULL)', () => {
-  it('never throws, never corrupts, thins, and keeps recording the newest fixes', async () => {
-    const dir = tempDir();
-    const { db, outbox } = await openOutbox(dir, { storage: { commitMaxFixes: 100 } });
-    // A database that cannot grow past ~160 KiB (1 KiB pages): the fastest honest "disk full".
+  // A database that cannot grow past ~160 KiB (1 KiB pages): the fastest honest "disk full";
+  // test/e2e/full-disk.test.ts fills a real tmpfs.
+  async function fullOutbox(free: { bytes: number }) {
+    // No free-disk floor here: what a full disk does, not what the floor does (the tests above).
+    const { db, outbox } = await openOutbox(tempDir(), { storage: { commitMaxFixes: 100, minFreeBytes: 0 }, freeBytes: () => free.bytes });
     const used = db.pragma('page_count', { simple: true }) as number;
     db.pragma(`max_page_count = ${used + 150}`);
+    return { db, outbox };
+  }
+
+  it('never throws nor corrupts; what does not fit waits in memory, delivered rows make room, nothing is thinned', async () => {
+    const free = { bytes: 0 };
+    const { db, outbox } = await fullOutbox(free);
     const N = 20_000;
     for (let i = 0; i < N; i++) outbox.record(fixAt(i));
     outbox.flush();
-    const s = outbox.status();
-    expect(s.diskFullEvents).toBeGreaterThan(0);
-    expect(s.thinned).toBeGreaterThan(0);
-    expect(s.lowDisk).toBe(true);
+    let s = outbox.status();
+    expect(s.diskFullEvents).toBe(1);
+    expect(s.diskFull).toBeDefined();
+    expect(s.thinned).toBe(0);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    const fitted = rowCount(db);
+    expect(fitted).toBeGreaterThan(500);
+    expect(s.buffered).toBe(N - fitted);
+    expect(outbox.pendingCount()).toBe(N);
     expect(outbox.newest()!.time).toBe(fixAt(N - 1).time);
-    const committed = times(db);
-    expect(committed.length).toBeGreaterThan(500);
-    expect(committed.at(-1)).toBe(fixAt(N - 1).time);
+
+    // Delivery goes on; deleting what was delivered frees the pages the waiting fixes take.
+    for (const e of outbox.after(0, 5000)) outbox.delivered(e.seq);
+    outbox.flush();
+    s = outbox.status();
+    expect(s.buffered).toBeLessThan(N - fitted - 500);
+    expect(outbox.pendingCount()).toBe(N - 5000);
+    expect(s.thinned).toBe(0);
+
+    // Room again (statfs): the file may grow, the bound is the configured one, everything is committed.
+    free.bytes = 1e12;
+    outbox.flush();
+    s = outbox.status();
+    expect(s).toMatchObject({ buffered: 0, lowDisk: false, thinned: 0, bound: 2_000_000 });
+    expect(s.diskFull).toBeUndefined();
+    expect(rowCount(db)).toBe(N - 5000);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    await outbox.stop();
+    db.close();
+  });
+
+  it('past an hour of fixes in memory, thins the oldest held ones and counts them', async () => {
+    const { db, outbox } = await fullOutbox({ bytes: 0 });
+    const N = MAX_BUFFER_WHILE_FULL + 5000;
+    for (let i = 0; i < N; i++) outbox.record(fixAt(i));
+    outbox.flush();
+    const s = outbox.status();
+    expect(s.buffered).toBeLessThanOrEqual(MAX_BUFFER_WHILE_FULL);
+    expect(s.thinned).toBeGreaterThan(0);
     // Everything recorded is either queued or counted as thinned: nothing vanishes silently.
     expect(outbox.pendingCount() + s.thinned).toBe(N);
+    expect(outbox.newest()!.time).toBe(fixAt(N - 1).time);
     await outbox.stop();
     db.close();
   });
