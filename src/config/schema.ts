@@ -310,6 +310,12 @@ export const uploadSchema = z
     concurrency: z.number().int().min(1).max(32).default(4).describe('Event requests in flight at once.'),
     minBackoffMs: z.number().int().min(100).default(1000).describe('First retry delay after 429/5xx/network errors.'),
     maxBackoffMs: z.number().int().min(1000).default(300_000).describe('Longest retry delay.'),
+    eventDetail: z
+      .enum(['position', 'full'])
+      .default('position')
+      .describe(
+        '"position": each event carries what the platform needs to place it (id, GNSS time, position, speed, heading, the licence plate or else the device identity); "full" adds both identities, deviceUUID, altitude, HDOP and satellites used.',
+      ),
   })
   .prefault({});
 

@@ -18,6 +18,8 @@ export interface PlatformRequest {
   url: string;
   /** JSON body; sent with Content-Type application/json. */
   json?: unknown;
+  /** Extra request headers (e.g. Prefer); authorization and content-type are the requester's. */
+  headers?: Readonly<Record<string, string>>;
   signal?: AbortSignal;
 }
 

@@ -43,7 +43,8 @@ export function encodeReply(reply: Reply): { headers: Record<string, string>; pa
     headers['content-type'] = 'application/json';
     payload = Buffer.from(JSON.stringify(reply.body), 'utf8');
   }
-  headers['content-length'] = String(payload.length);
+  // RFC 9110 8.6: no Content-Length in a 204.
+  if (reply.status !== 204) headers['content-length'] = String(payload.length);
   return { headers, payload };
 }
 

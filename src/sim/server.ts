@@ -248,7 +248,7 @@ export class PlatformSimulator {
         return this.#devices.byLicensePlate(user, match.externalSystemId, match.licensePlate);
       case 'put':
         return match.route === 'events'
-          ? this.#planning.putEvent(user.username, parseJson(body))
+          ? this.#planning.putEvent(user.username, parseJson(body), req.headers.prefer)
           : this.#planning.putLocation(parseJson(body));
     }
   }

@@ -3,7 +3,7 @@ import { PlatformError, type ErrorClass } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AuthorizedRequester, PlatformResponse, RegisteredDevice, RegistrationState } from '../platform/contracts.js';
 import { errorFromResponse } from '../platform/http-errors.js';
-import { toLocationUpdateEvent } from '../platform/otm-event.js';
+import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent } from '../platform/otm-event.js';
 import type { OutboxEntry } from '../store/outbox-row.js';
 import type { Clock } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
@@ -180,12 +180,21 @@ export class Uploader {
 
   async #send(entry: OutboxEntry, lane: Lane, startedAt: number): Promise<void> {
     const device = this.#o.registration.current() ?? this.#device!;
-    const event = toLocationUpdateEvent(entry, device, this.#o.licensePlate !== undefined ? { licensePlate: this.#o.licensePlate } : {});
+    const event = toLocationUpdateEvent(entry, device, {
+      detail: this.#o.upload.eventDetail,
+      ...(this.#o.licensePlate !== undefined ? { licensePlate: this.#o.licensePlate } : {}),
+    });
     let result: AttemptResult;
     let response: PlatformResponse | undefined;
     let error: PlatformError | undefined;
     try {
-      response = await this.#o.requester.send({ method: 'PUT', url: this.#o.eventsUrl, json: event, signal: this.#abort.signal });
+      response = await this.#o.requester.send({
+        method: 'PUT',
+        url: this.#o.eventsUrl,
+        json: event,
+        headers: EVENT_REQUEST_HEADERS,
+        signal: this.#abort.signal,
+      });
       if (response.status >= 200 && response.status < 300) result = { kind: 'response', status: response.status };
       else {
         error = errorFromResponse(response, 'event upload', this.#o.clock.wallMs(), 'events');

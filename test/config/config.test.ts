@@ -56,6 +56,7 @@ describe('configuration: valid files', () => {
     expect(c.gnss.baudRate).toBe(9600);
     expect(c.dataDir).toBe('/var/lib/telematics-agent');
     expect(c.recording.mode).toBe('adaptive');
+    expect(c.upload.eventDetail).toBe('position');
     expect(c.log.level).toBe('info');
     expect(c.device.active).toBe(true);
     expect(Object.isFrozen(c)).toBe(true);
@@ -203,6 +204,12 @@ const BAD: BadCase[] = [
   },
   { name: 'unknown environment', mutate: (j) => set(j, 'environment', 'prod'), key: 'environment', message: /production|staging/ },
   { name: 'unknown recording.mode', mutate: (j) => set(j, 'recording.mode', 'sometimes'), key: 'recording.mode', message: /adaptive|all/ },
+  {
+    name: 'unknown upload.eventDetail',
+    mutate: (j) => set(j, 'upload.eventDetail', 'minimal'),
+    key: 'upload.eventDetail',
+    message: /position|full/,
+  },
   { name: 'neither gnss.path nor gnss.replayFile', mutate: (j) => set(j, 'gnss', {}), key: 'gnss.path', message: /gnss\.replayFile/ },
   {
     name: 'negative upload.concurrency',

@@ -35,10 +35,17 @@ async function form(url: string, fields: Record<string, string>) {
   return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as Record<string, unknown> };
 }
 
-async function call(method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, token: string | undefined, body?: unknown) {
+async function call(
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
+  url: string,
+  token: string | undefined,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+) {
   const res = await request(url, {
     method,
     headers: {
+      ...extraHeaders,
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
@@ -174,6 +181,34 @@ describe('platform simulator: planning host (events, locations)', () => {
     expect([...sim.events.keys()]).toEqual(['e1', 'e2']);
     expect(sim.events.get('e1')?.deliveries).toBe(2);
     expect(sim.stats.duplicates).toBe(1);
+  });
+
+  it('honours Prefer: return=minimal (RFC 7240): 204, no body, Preference-Applied; echoes the event without it', async () => {
+    const { access_token: t } = await login();
+    const url = `${urls.planningUrl}/otm/api/v5/events`;
+    for (const prefer of ['return=minimal', 'respond-async, RETURN = "minimal"; x=1']) {
+      const id = `m-${prefer.length}`;
+      for (let i = 0; i < 2; i++) {
+        // The first time new, the second a duplicate: both answered minimally.
+        const r = await call('PUT', url, t, event(id), { prefer });
+        expect(r.status).toBe(204);
+        expect(r.text).toBe('');
+        expect(r.headers['preference-applied']).toBe('return=minimal');
+      }
+      expect(sim.events.get(id)).toMatchObject({ deliveries: 2, preferMinimal: true });
+    }
+    const full = await call('PUT', url, t, event('echo'), { prefer: 'return=representation' });
+    expect(full.status).toBe(200);
+    expect(full.json).toEqual(event('echo'));
+    expect(full.headers['preference-applied']).toBeUndefined();
+    const none = await call('PUT', url, t, event('plain'));
+    expect(none.status).toBe(200);
+    expect(none.json).toEqual(event('plain'));
+    expect(sim.events.get('plain')?.preferMinimal).toBe(false);
+    // Errors stay in full: the client needs them to classify the refusal.
+    const bad = await call('PUT', url, t, { id: 'bad' }, { prefer: 'return=minimal' });
+    expect(bad.status).toBe(400);
+    expect(bad.json[0]).toMatchObject({ type: 'missingField' });
   });
 
   it('answers 400 with the OTM5 error array for invalid events and bodies that are not JSON', async () => {

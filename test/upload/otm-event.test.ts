@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toLocationUpdateEvent, type EventFix } from '../../src/platform/otm-event.js';
+import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent, type EventFix } from '../../src/platform/otm-event.js';
 import { loadOtmSchemas } from '../helpers/otm-schema.js';
 
 const device = {
@@ -22,7 +22,7 @@ const full: EventFix = {
 const otm = await loadOtmSchemas();
 
 describe('locationUpdateEvent mapping', () => {
-  it('maps every field of a full fix (units: km/h, degrees, metres)', () => {
+  it('"position" (the default): id, GNSS time in ms, position, speed, heading and the plate; nothing else', () => {
     const e = toLocationUpdateEvent(full, device, { licensePlate: 'AA-11-BB' });
     expect(e).toEqual({
       eventType: 'locationUpdateEvent',
@@ -34,25 +34,61 @@ describe('locationUpdateEvent mapping', () => {
         lat: 52.1938879,
         lon: 5.4066468,
         speed: { value: 50, unit: 'km/h' },
-        heading: { value: 271.46, unit: 'degrees' },
+        heading: { value: 271.5, unit: 'degrees' },
       },
       vehicle: { associationType: 'inline', entity: { licensePlate: 'AA-11-BB' } },
-      externalAttributes: {
-        externalSystemId: 'acme-tms',
-        externalDeviceId: 'pi-0001',
-        deviceUUID: device.deviceUUID,
-        altitude: { value: 12.35, unit: 'm' },
-        hdop: { value: 0.9, unit: 'dimensionless' },
-        satellitesUsed: { value: 11, unit: 'count' },
-      },
+    });
+    expect(toLocationUpdateEvent(full, device, { licensePlate: 'AA-11-BB', detail: 'position' })).toEqual(e);
+  });
+
+  it('"position" without a plate: the device identity places the position', () => {
+    const e = toLocationUpdateEvent(full, device);
+    expect(e.vehicle).toBeUndefined();
+    expect(e.externalAttributes).toEqual({ externalSystemId: 'acme-tms', externalDeviceId: 'pi-0001' });
+  });
+
+  it('"full": both identities, deviceUUID and the receiver facts (units: m, dimensionless, count)', () => {
+    const e = toLocationUpdateEvent(full, device, { licensePlate: 'AA-11-BB', detail: 'full' });
+    expect(e.vehicle).toEqual({ associationType: 'inline', entity: { licensePlate: 'AA-11-BB' } });
+    expect(e.geoReference).toEqual(toLocationUpdateEvent(full, device).geoReference);
+    expect(e.externalAttributes).toEqual({
+      externalSystemId: 'acme-tms',
+      externalDeviceId: 'pi-0001',
+      deviceUUID: device.deviceUUID,
+      altitude: { value: 12.35, unit: 'm' },
+      hdop: { value: 0.9, unit: 'dimensionless' },
+      satellitesUsed: { value: 11, unit: 'count' },
     });
   });
 
-  it('leaves out what the receiver did not report (never a speed or heading of 0) and the vehicle without a plate', () => {
-    const e = toLocationUpdateEvent({ eventId: 'id-1', time: 0, lat: -33.5, lon: -70.25 }, device);
+  it('rounds coordinates to 7 decimals and speed and heading to 0.1 (a heading of 359.96 is 0)', () => {
+    const e = toLocationUpdateEvent({ ...full, lat: 52.19388794999, lon: -5.40664684, speed: 1.23456, track: 359.96 }, device);
+    expect(e.geoReference).toMatchObject({ lat: 52.1938879, lon: -5.4066468, speed: { value: 4.4 }, heading: { value: 0 } });
+    const body = JSON.stringify(e);
+    expect(body).toContain('"lat":52.1938879,"lon":-5.4066468');
+    expect(body).not.toMatch(/\d\.\d{8,}/);
+  });
+
+  it('is the same bytes for the same stored fix: a re-send after a crash is the same event under the same id', () => {
+    for (const detail of ['position', 'full'] as const) {
+      const a = JSON.stringify(toLocationUpdateEvent({ ...full }, { ...device }, { licensePlate: 'AA-11-BB', detail }));
+      const b = JSON.stringify(toLocationUpdateEvent({ ...full }, { ...device }, { licensePlate: 'AA-11-BB', detail }));
+      expect(a).toBe(b);
+    }
+  });
+
+  it('"position" is a little over half the bytes of "full"', () => {
+    const position = Buffer.byteLength(JSON.stringify(toLocationUpdateEvent(full, device, { licensePlate: 'AA-11-BB' })));
+    const fullBytes = Buffer.byteLength(JSON.stringify(toLocationUpdateEvent(full, device, { licensePlate: 'AA-11-BB', detail: 'full' })));
+    expect(position).toBeLessThan(400);
+    expect(position).toBeLessThan(fullBytes * 0.65);
+  });
+
+  it('leaves out what the receiver did not report (never a speed or heading of 0)', () => {
+    const e = toLocationUpdateEvent({ eventId: 'id-1', time: 0, lat: -33.5, lon: -70.25 }, device, { detail: 'full' });
     expect(e.geoReference).toEqual({ type: 'latLonPointGeoReference', lat: -33.5, lon: -70.25 });
     expect(e.vehicle).toBeUndefined();
-    expect(Object.keys(e.externalAttributes).sort()).toEqual(['deviceUUID', 'externalDeviceId', 'externalSystemId']);
+    expect(Object.keys(e.externalAttributes ?? {}).sort()).toEqual(['deviceUUID', 'externalDeviceId', 'externalSystemId']);
     expect(e.creationDate).toBe('1970-01-01T00:00:00.000Z');
   });
 
@@ -62,10 +98,21 @@ describe('locationUpdateEvent mapping', () => {
     expect(e.geoReference.heading).toEqual({ value: 0, unit: 'degrees' });
   });
 
+  it('asks the platform not to echo the event (Prefer: return=minimal, RFC 7240)', () => {
+    expect(EVENT_REQUEST_HEADERS).toEqual({ prefer: 'return=minimal' });
+  });
+
   describe.skipIf(!otm)('against components/schemas/locationUpdateEvent of otm-api-v5.6.yaml', () => {
-    it('validates, with and without the optional parts', () => {
-      expect(otm!.validate('locationUpdateEvent', toLocationUpdateEvent(full, device, { licensePlate: 'AA-11-BB' }))).toEqual([]);
-      expect(otm!.validate('locationUpdateEvent', toLocationUpdateEvent({ eventId: 'x', time: 1, lat: 0, lon: 0 }, device))).toEqual([]);
+    it('validates for both eventDetail values, with and without a plate and the optional parts', () => {
+      for (const detail of ['position', 'full'] as const) {
+        for (const licensePlate of ['AA-11-BB', undefined]) {
+          const o = { detail, ...(licensePlate ? { licensePlate } : {}) };
+          expect(otm!.validate('locationUpdateEvent', toLocationUpdateEvent(full, device, o))).toEqual([]);
+          expect(otm!.validate('locationUpdateEvent', toLocationUpdateEvent({ eventId: 'x', time: 1, lat: 0, lon: 0 }, device, o))).toEqual(
+            [],
+          );
+        }
+      }
     });
 
     it('the validator is not vacuous: a broken event fails', () => {

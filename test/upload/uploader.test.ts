@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixAt } from '../store/outbox-helpers.js';
-import { closeRig, eventTimes, until, uploadRig, type UploadRig } from './harness.js';
+import { closeRig, DEVICE, eventTimes, until, uploadRig, type UploadRig } from './harness.js';
 
 let rig: UploadRig | undefined;
 afterEach(async () => {
@@ -27,7 +27,6 @@ describe('uploader against the platform simulator', () => {
       eventType: 'locationUpdateEvent',
       lifecycle: 'actual',
       vehicle: { associationType: 'inline', entity: { licensePlate: 'AA-11-BB' } },
-      externalAttributes: { deviceUUID: rig.registration.current()!.deviceUUID },
     });
     rig.outbox.flush({ final: true }); // delivered rows are deleted in batches; at stop, all of them
     expect((rig.db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n).toBe(0);
@@ -83,6 +82,33 @@ describe('uploader against the platform simulator', () => {
     });
     await until(rig, () => rig!.platform.sim.events.size === 1);
     const [e] = [...rig.platform.sim.events.values()];
-    expect(e!.event.externalAttributes).toMatchObject({ deviceUUID: '11111111-2222-4333-8444-555555555555', externalDeviceId: 'pi-0001' });
+    // No licence plate: the device identity places the position (eventDetail "position", the default).
+    expect(e!.event.externalAttributes).toEqual({ externalSystemId: 'acme-tms', externalDeviceId: 'pi-0001' });
+    // And the platform was asked not to echo it.
+    expect(e!.preferMinimal).toBe(true);
+  });
+
+  it('upload.eventDetail: "position" places the vehicle by its plate alone; "full" adds the receiver facts and both identities', async () => {
+    rig = await uploadRig({}, { licensePlate: 'AB-123-C' });
+    rig.outbox.record(fixAt(1));
+    rig.registration.register();
+    await until(rig, () => rig!.platform.sim.events.size === 1);
+    const [position] = [...rig.platform.sim.events.values()];
+    expect(position!.event.vehicle).toEqual({ associationType: 'inline', entity: { licensePlate: 'AB-123-C' } });
+    expect(position!.event.externalAttributes).toBeUndefined();
+    await closeRig(rig);
+
+    rig = await uploadRig({ eventDetail: 'full' }, { licensePlate: 'AB-123-C' });
+    rig.outbox.record(fixAt(1));
+    rig.registration.register();
+    await until(rig, () => rig!.platform.sim.events.size === 1);
+    const [full] = [...rig.platform.sim.events.values()];
+    expect(full!.event.vehicle).toEqual(position!.event.vehicle);
+    expect(full!.event.externalAttributes).toMatchObject({
+      externalSystemId: DEVICE.externalSystemId,
+      externalDeviceId: DEVICE.externalDeviceId,
+      deviceUUID: DEVICE.deviceUUID,
+    });
+    expect(full!.event.geoReference).toEqual(position!.event.geoReference);
   });
 });
