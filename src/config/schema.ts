@@ -247,16 +247,36 @@ export const qualitySchema = z
 export const recordingSchema = z
   .strictObject({
     mode: z
-      .enum(['adaptive', 'all'])
-      .default('adaptive')
-      .describe('"adaptive" records like a hardware tracker; "all" records every fix that passes the gate.'),
-    maxIntervalS: z.number().positive().default(30).describe('While moving: record at least this often.'),
-    minDistanceM: z.number().positive().default(100).describe('While moving: record after this distance.'),
-    minHeadingChangeDeg: z.number().positive().max(180).default(10).describe('While moving: record after this change of heading.'),
-    minSpeedChangeKmh: z.number().positive().default(10).describe('While moving: record after this change of speed.'),
+      .enum(['path', 'adaptive', 'all'])
+      .default('path')
+      .describe(
+        '"path" records where the path bends (the delivered track stays within pathToleranceM) and several positions at every stop; "adaptive" records like a classic hardware tracker (time, distance, heading, speed triggers; about five times the events); "all" records every fix that passes the gate.',
+      ),
+    pathToleranceM: z
+      .number()
+      .min(1)
+      .max(1000)
+      .default(10)
+      .describe("path: largest deviation of the delivered track (interpolated in time) from the receiver's while moving."),
+    maxIntervalS: z.number().positive().max(3600).default(60).describe('path and adaptive: while moving, record at least this often.'),
+    minDistanceM: z.number().positive().default(100).describe('adaptive: while moving, record after this distance.'),
+    minHeadingChangeDeg: z
+      .number()
+      .positive()
+      .max(180)
+      .default(10)
+      .describe('adaptive: while moving, record after this change of heading.'),
+    minSpeedChangeKmh: z.number().positive().default(10).describe('adaptive: while moving, record after this change of speed.'),
     minIntervalS: z.number().min(0).default(1).describe('Never record more often than this.'),
     stoppedSpeedKmh: z.number().min(0).default(3).describe('Below this speed the vehicle counts as stopped.'),
     movingSpeedKmh: z.number().min(0).default(6).describe('Above this speed a stopped vehicle counts as moving again (hysteresis).'),
+    stopRepeatS: z
+      .number()
+      .positive()
+      .default(20)
+      .describe(
+        'path: a second position this long into a stop (the first is recorded on stopping), so every stop of 30 s or more has two.',
+      ),
     stoppedHeartbeatS: z.number().positive().default(300).describe('While stopped: one heartbeat fix this often.'),
   })
   .prefault({})

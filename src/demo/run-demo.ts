@@ -132,11 +132,14 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     throw e;
   }
   screen.end(header ? frame(header) : undefined);
+  // Counted before the stop, like `recorded`: on stopping, the daemon records the fix the path
+  // policy still held back (the drive may end moving), which may or may not go out before it exits.
+  const delivered = sim.events.size;
   await stopChild(child);
   const summary: DemoSummary = {
     fixesRead: last?.receiver?.fixesRead,
     recorded: last?.outbox.recorded,
-    delivered: sim.events.size,
+    delivered,
     duplicates: sim.stats.duplicates,
     passwordGrants: sim.stats.passwordGrants,
     refreshes: sim.stats.refreshes,

@@ -45,9 +45,12 @@ export interface Fix {
 
 /** A fix the recording policy chose to keep, as the store persists it. */
 export type RecordedFix = Fix & {
-  /** True at a moving/stopped transition. */
+  /** True at a moving/stopped transition (kept when the outbox is thinned). */
   transition?: boolean;
-  /** Which trigger recorded it: 'first', 'interval', 'distance', 'heading', 'speed', 'heartbeat', 'stopped', 'moving', 'all'. */
+  /**
+   * Which rule recorded it: 'first', 'interval', 'heartbeat', 'stopped', 'all'; path: 'path', 'stop',
+   * 'departure', 'creep', 'gap', 'last'; adaptive: 'distance', 'heading', 'speed', 'moving'.
+   */
   reason?: string;
 };
 

@@ -4,7 +4,7 @@
  */
 import type { Logger } from '../log.js';
 import { createDecoder, type Decoder, type DecoderCounters } from './decoder.js';
-import type { Fix, FixSink, SatelliteInView } from './fix.js';
+import type { Fix, FixSink, RecordedFix, SatelliteInView } from './fix.js';
 import { QualityGate, type QualityCounters, type QualityGateOptions } from './quality-gate.js';
 import { RecordingPolicy, type RecordingPolicyOptions } from './recording-policy.js';
 import { correctWeekRollover } from './rollover.js';
@@ -74,6 +74,8 @@ export class GnssPipeline {
     if (!this.#started) return;
     this.#started = false;
     await this.#o.source.stop();
+    // What the policy still holds back (the path policy decides one fix late) is recorded, not lost.
+    this.#recordAll(this.#policy.flush());
   }
 
   state(): GnssState {
@@ -122,13 +124,17 @@ export class GnssPipeline {
     const rejection = this.#gate.check(fix);
     this.#lastRejection = rejection;
     if (rejection !== undefined) return;
-    const recorded = this.#policy.offer(fix);
-    if (recorded === undefined) return;
-    this.#recorded++;
-    try {
-      this.#o.sink.record(recorded);
-    } catch (e) {
-      this.#o.logger.error({ err: e }, 'the fix sink failed to record a fix');
+    this.#recordAll(this.#policy.offer(fix));
+  }
+
+  #recordAll(fixes: RecordedFix[]): void {
+    for (const recorded of fixes) {
+      this.#recorded++;
+      try {
+        this.#o.sink.record(recorded);
+      } catch (e) {
+        this.#o.logger.error({ err: e }, 'the fix sink failed to record a fix');
+      }
     }
   }
 }

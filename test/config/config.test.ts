@@ -55,7 +55,7 @@ describe('configuration: valid files', () => {
     expect(c.platform.locationsPath).toBe('/otm/api/v5/locations');
     expect(c.gnss.baudRate).toBe(9600);
     expect(c.dataDir).toBe('/var/lib/telematics-agent');
-    expect(c.recording.mode).toBe('adaptive');
+    expect(c.recording.mode).toBe('path');
     expect(c.upload.eventDetail).toBe('position');
     expect(c.log.level).toBe('info');
     expect(c.device.active).toBe(true);
@@ -203,12 +203,23 @@ const BAD: BadCase[] = [
     message: /no password/,
   },
   { name: 'unknown environment', mutate: (j) => set(j, 'environment', 'prod'), key: 'environment', message: /production|staging/ },
-  { name: 'unknown recording.mode', mutate: (j) => set(j, 'recording.mode', 'sometimes'), key: 'recording.mode', message: /adaptive|all/ },
+  {
+    name: 'unknown recording.mode',
+    mutate: (j) => set(j, 'recording.mode', 'sometimes'),
+    key: 'recording.mode',
+    message: /path|adaptive|all/,
+  },
   {
     name: 'unknown upload.eventDetail',
     mutate: (j) => set(j, 'upload.eventDetail', 'minimal'),
     key: 'upload.eventDetail',
     message: /position|full/,
+  },
+  {
+    name: 'recording.pathToleranceM of 0',
+    mutate: (j) => set(j, 'recording.pathToleranceM', 0),
+    key: 'recording.pathToleranceM',
+    message: />=\s*1|at least 1|too small/i,
   },
   { name: 'neither gnss.path nor gnss.replayFile', mutate: (j) => set(j, 'gnss', {}), key: 'gnss.path', message: /gnss\.replayFile/ },
   {

@@ -3,13 +3,16 @@
  * state for the status tools; and `nmea decode`'s stream function on the same log.
  */
 import { PassThrough } from 'node:stream';
-import { createReadStream } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { decodeStream, fixToJson } from '../../src/cli/nmea.js';
 import type { RecordedFix } from '../../src/gnss/fix.js';
 import { GnssPipeline } from '../../src/gnss/pipeline.js';
 import { ReplaySource } from '../../src/gnss/sources/replay-source.js';
 import { silentLogger } from '../../src/log.js';
+import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { HAVE_CORPUS, corpusPath } from './helpers/corpus.js';
 import { decodeFile } from './helpers/decode-file.js';
 
@@ -44,7 +47,7 @@ describe.skipIf(!HAVE_CORPUS)('GnssPipeline with a replay source', () => {
     expect(state.satellites.some((s) => s.used)).toBe(true);
   });
 
-  it('adaptive recording keeps far fewer fixes than "all" on the same drive, while onEpoch sees every epoch', async () => {
+  it('the default (path) recording keeps far fewer fixes than "all" on the same drive, while onEpoch sees every epoch', async () => {
     const recorded: RecordedFix[] = [];
     const epochs: number[] = [];
     const source = new ReplaySource({ file: corpusPath(LOG), speed: 0, logger: silentLogger() });
@@ -99,5 +102,26 @@ describe.skipIf(!HAVE_CORPUS)('nmea decode', () => {
     out.on('data', (c: Buffer) => (text += c.toString()));
     await decodeStream(createReadStream(corpusPath('garmin15x.log')), out, { rollover: true });
     expect((JSON.parse(text.split('\n')[0] ?? '{}') as { time: string }).time).toBe('2042-06-03T11:32:58.000Z');
+  });
+});
+
+describe('GnssPipeline stop', () => {
+  it('records the fix the path policy still held back, so a drive that ends moving ends where the receiver did', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-pipeline-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'drive.nmea');
+    const legs = [{ kind: 'drive' as const, phase: 'city' as const, heading: 45, distanceM: 1500, cruiseMps: 14, endMps: 14 }];
+    writeFileSync(file, driveText(generateDrive({ seed: 3, legs })));
+    const recorded: RecordedFix[] = [];
+    const source = new ReplaySource({ file, speed: 0, logger: silentLogger() });
+    const pipeline = new GnssPipeline({ source, logger: silentLogger(), sink: { record: (f) => recorded.push(f) }, quality: {} });
+    await pipeline.start();
+    await source.finished();
+    const before = recorded.length;
+    expect(recorded.at(-1)?.reason).not.toBe('last');
+    await pipeline.stop();
+    expect(recorded).toHaveLength(before + 1);
+    expect(recorded.at(-1)).toMatchObject({ reason: 'last', time: pipeline.state().lastFix?.time });
+    expect(pipeline.state().counters.recorded).toBe(recorded.length);
   });
 });

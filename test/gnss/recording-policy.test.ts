@@ -1,10 +1,15 @@
 /**
- * The recording policy on synthetic drives with the default thresholds (30 s, 100 m, 10 degrees,
- * 10 km/h, at most one per second, stopped below 3 km/h / moving above 6 km/h, heartbeat 300 s).
+ * The recording policies on hand-made tracks (one fix per second unless stated). `adaptive` with
+ * the thresholds it shipped with (30 s, 100 m, 10 degrees, 10 km/h); both with at most one record
+ * per second, stopped below 3 km/h / moving above 6 km/h, heartbeat 300 s when stopped.
  */
 import { describe, expect, it } from 'vitest';
+import { createDecoder } from '../../src/gnss/decoder.js';
 import type { Fix, RecordedFix } from '../../src/gnss/fix.js';
-import { RecordingPolicy } from '../../src/gnss/recording-policy.js';
+import { QualityGate } from '../../src/gnss/quality-gate.js';
+import { RecordingPolicy, type RecordingPolicyOptions } from '../../src/gnss/recording-policy.js';
+import { trackFidelity } from '../../src/gnss/track-fidelity.js';
+import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 
 const T0 = Date.UTC(2026, 10, 22, 8, 0, 0);
 const M_PER_DEG_LAT = 111_195;
@@ -34,12 +39,11 @@ function drive(steps: { kmh: number; heading: number; jitterM?: number }[]): Fix
   });
 }
 
-function record(fixes: Fix[], options = {}): RecordedFix[] {
+const ADAPTIVE: Partial<RecordingPolicyOptions> = { mode: 'adaptive', maxIntervalS: 30 };
+
+function record(fixes: Fix[], options: Partial<RecordingPolicyOptions> = ADAPTIVE): RecordedFix[] {
   const policy = new RecordingPolicy(options);
-  return fixes.flatMap((f) => {
-    const r = policy.offer(f);
-    return r ? [r] : [];
-  });
+  return fixes.flatMap((f) => policy.offer(f));
 }
 
 const seconds = (rs: RecordedFix[]): number[] => rs.map((r) => (r.time - T0) / 1000);
@@ -106,5 +110,155 @@ describe('RecordingPolicy (adaptive)', () => {
   it('"all" records every fix', () => {
     const fixes = drive(repeat(10, { kmh: 0, heading: 0 }));
     expect(record(fixes, { mode: 'all' })).toHaveLength(10);
+    expect(new RecordingPolicy({ mode: 'all' }).flush()).toEqual([]);
+  });
+});
+
+/** Offers every fix, then flushes: what a run that stops after the last fix records. */
+function recordPath(fixes: Fix[], options: Partial<RecordingPolicyOptions> = {}): RecordedFix[] {
+  const policy = new RecordingPolicy({ mode: 'path', ...options });
+  return [...fixes.flatMap((f) => policy.offer(f)), ...policy.flush()];
+}
+
+/** A right-angle street corner at 50 km/h: 30 s north, a 3 s turn, 30 s east. */
+const corner = (): Fix[] =>
+  drive([
+    ...repeat(30, { kmh: 50, heading: 0 }),
+    { kmh: 45, heading: 30 },
+    { kmh: 45, heading: 60 },
+    { kmh: 45, heading: 90 },
+    ...repeat(30, { kmh: 50, heading: 90 }),
+  ]);
+
+describe('RecordingPolicy (path, the default)', () => {
+  it('is the default mode', () => {
+    const fixes = corner();
+    expect(recordPath(fixes)).toEqual([...fixes.flatMap((f) => policyDefault.offer(f)), ...policyDefault.flush()]);
+  });
+  const policyDefault = new RecordingPolicy();
+
+  it('a straight road at constant speed records only the first fix and the 60 s heartbeats', () => {
+    const fixes = drive(repeat(200, { kmh: 50, heading: 37 }));
+    const rs = recordPath(fixes);
+    expect(rs.map((r) => [(r.time - T0) / 1000, r.reason])).toEqual([
+      [0, 'first'],
+      [60, 'interval'],
+      [120, 'interval'],
+      [180, 'interval'],
+      [199, 'last'],
+    ]);
+  });
+
+  it('a 90-degree corner is recorded at the corner, and every epoch stays within the tolerance', () => {
+    const fixes = corner();
+    const rs = recordPath(fixes);
+    const corners = rs.filter((r) => r.reason === 'path').map((r) => (r.time - T0) / 1000);
+    expect(corners.length).toBeGreaterThanOrEqual(1);
+    expect(corners.every((t) => t >= 28 && t <= 34)).toBe(true);
+    expect(rs.length).toBeLessThanOrEqual(5);
+    const f = trackFidelity(fixes, rs);
+    expect(f.movingEpochs).toBe(fixes.length);
+    expect(f.maxM).toBeLessThanOrEqual(10);
+    // The measure is not vacuous: first and last alone cut the corner by about 150 m.
+    expect(trackFidelity(fixes, [fixes[0]!, fixes.at(-1)!]).maxM).toBeGreaterThan(100);
+  });
+
+  it('a tighter tolerance spends more positions on the same bend', () => {
+    const bend = drive(Array.from({ length: 120 }, (_, i) => ({ kmh: 60, heading: (i * 1.5) % 360 })));
+    const loose = recordPath(bend, { pathToleranceM: 20 });
+    const tight = recordPath(bend, { pathToleranceM: 3 });
+    expect(tight.length).toBeGreaterThan(loose.length);
+    expect(trackFidelity(bend, tight).maxM).toBeLessThanOrEqual(3);
+    expect(trackFidelity(bend, loose).maxM).toBeLessThanOrEqual(20);
+  });
+
+  it('a stop of 30 s gets two positions at the stop, and the departure is exact', () => {
+    const steps = [
+      ...repeat(10, { kmh: 40, heading: 0 }),
+      { kmh: 20, heading: 0 },
+      { kmh: 2, heading: 0 },
+      ...repeat(30, { kmh: 0, heading: 0, jitterM: 3 }),
+      { kmh: 8, heading: 0 },
+      ...repeat(10, { kmh: 30, heading: 0 }),
+    ];
+    const fixes = drive(steps);
+    const rs = recordPath(fixes);
+    const at = rs.map((r) => [(r.time - T0) / 1000, r.reason, r.transition ?? false]);
+    expect(at).toContainEqual([11, 'stopped', true]);
+    expect(at).toContainEqual([31, 'stop', false]);
+    expect(at).toContainEqual([41, 'departure', true]);
+    // Jitter at the standstill (Doppler speed 0) draws nothing else during the stop.
+    expect(rs.filter((r) => r.time > T0 + 11_000 && r.time < T0 + 41_000)).toHaveLength(1);
+    const f = trackFidelity(fixes, rs);
+    expect(f.stops).toBe(1);
+    expect(f.stopsRepresented).toBe(1);
+    expect(f.maxM).toBeLessThanOrEqual(10);
+  });
+
+  it('a short stop (traffic light) costs two events: arrival and departure', () => {
+    const steps = [
+      ...repeat(10, { kmh: 40, heading: 0 }),
+      { kmh: 2, heading: 0 },
+      ...repeat(8, { kmh: 0, heading: 0 }),
+      ...repeat(5, { kmh: 30, heading: 0 }),
+    ];
+    const rs = recordPath(drive(steps));
+    expect(rs.map((r) => r.reason)).toEqual(['first', 'stopped', 'departure', 'last']);
+  });
+
+  it('parked: two positions, then a heartbeat every 300 s; jitter with no Doppler speed draws nothing', () => {
+    const fixes = drive(Array.from({ length: 1000 }, () => ({ kmh: 0, heading: 0, jitterM: 15 })));
+    expect(seconds(recordPath(fixes))).toEqual([0, 20, 320, 620, 920]);
+  });
+
+  it('a creep while stopped (3-6 km/h, not yet moving) is recorded once it strays past the tolerance', () => {
+    const fixes = drive([...repeat(5, { kmh: 0, heading: 0 }), ...repeat(40, { kmh: 4.5, heading: 90 })]);
+    const rs = recordPath(fixes);
+    const creeps = rs.filter((r) => r.reason === 'creep');
+    expect(creeps.length).toBeGreaterThanOrEqual(3);
+    expect(trackFidelity(fixes, rs, { movingKmh: 3 }).maxM).toBeLessThanOrEqual(10);
+  });
+
+  it('a gap in the fixes (tunnel): the last fix before it is recorded', () => {
+    const fixes = drive(repeat(200, { kmh: 50, heading: 0 }));
+    const withGap = [...fixes.slice(0, 40), ...fixes.slice(140)];
+    const rs = recordPath(withGap);
+    expect(rs.map((r) => [(r.time - T0) / 1000, r.reason])).toContainEqual([39, 'gap']);
+  });
+
+  it('never records more than once a second, even at 10 Hz through tight turns', () => {
+    const fixes = drive(repeat(100, { kmh: 50, heading: 0 })).map((f, i) => ({ ...f, time: T0 + i * 100, track: (i * 15) % 360 }));
+    const zigzag = fixes.map((f, i) => ({ ...f, lon: f.lon! + (i % 2) * 0.0005 }));
+    const rs = recordPath(zigzag);
+    for (let i = 1; i < rs.length - 1; i++) expect((rs[i]?.time ?? 0) - (rs[i - 1]?.time ?? 0)).toBeGreaterThanOrEqual(1000);
+    expect(rs.length).toBeGreaterThan(5);
+  });
+
+  it("flush records the window's last fix once, and nothing when there is none", () => {
+    const policy = new RecordingPolicy({ mode: 'path' });
+    const fixes = drive(repeat(20, { kmh: 50, heading: 0 }));
+    fixes.forEach((f) => policy.offer(f));
+    expect(policy.flush().map((r) => [(r.time - T0) / 1000, r.reason])).toEqual([[19, 'last']]);
+    expect(policy.flush()).toEqual([]);
+  });
+
+  it('keeps the path on a synthetic drive (city, depot, highway) through decoder and gate, for a fifth of the adaptive events', () => {
+    const drive = generateDrive({ minutes: 30, seed: 11 });
+    const gate = new QualityGate({ releaseDateMs: Date.UTC(2020, 0, 1) });
+    const fixes: Fix[] = [];
+    const decoder = createDecoder({ onFix: (f) => void (gate.check(f) === undefined && fixes.push(f)) });
+    decoder.pushChunk(Buffer.from(driveText(drive), 'latin1'));
+    decoder.flush();
+    expect(fixes.length).toBeGreaterThan(1400);
+    const path = recordPath(fixes, {});
+    const f = trackFidelity(fixes, path);
+    expect(f.movingEpochs).toBeGreaterThan(1000);
+    expect(f.maxM).toBeLessThanOrEqual(25);
+    expect(f.p95M).toBeLessThanOrEqual(10);
+    expect(f.within10m).toBeGreaterThanOrEqual(0.95);
+    expect(f.stops).toBeGreaterThanOrEqual(1);
+    expect(f.stopsRepresented).toBe(f.stops);
+    const adaptive = record(fixes);
+    expect(path.length * 5).toBeLessThan(adaptive.length);
   });
 });

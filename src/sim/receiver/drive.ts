@@ -18,6 +18,8 @@ export interface DriveOptions {
   startTimeMs?: number;
   /** Where the drive starts (default: a street in Utrecht, NL). */
   start?: { lat: number; lon: number };
+  /** The legs to drive instead of the planned city / depot / highway route (`minutes` is then ignored). */
+  legs?: Leg[];
 }
 
 export interface PhaseSpan {
@@ -52,7 +54,7 @@ export function generateDrive(options: DriveOptions = {}): SyntheticDrive {
   const seed = options.seed ?? 1;
   const startTimeMs = options.startTimeMs ?? DEFAULT_DRIVE_START_MS;
   const random = seededRandom(seed);
-  const legs = planRoute({ minutes, random });
+  const legs = options.legs ?? planRoute({ minutes, random });
   const truth = driveRoute(legs, options.start ?? DEFAULT_START, hz);
   const sky = new SyntheticSky(seededRandom(seed ^ 0x5a5a5a5a));
   const noise = seededRandom(seed ^ 0x3c3c3c3c);

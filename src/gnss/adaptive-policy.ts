@@ -1,0 +1,78 @@
+/**
+ * The `adaptive` recording policy: records like a classic hardware tracker. While moving, a fix
+ * when any trigger fires (time, distance, heading change, speed change), never more often than
+ * `minIntervalS`; while stopped, only a heartbeat every `stoppedHeartbeatS`, so position jitter at
+ * a standstill never draws a track; and always a fix at the moving/stopped transitions (flagged
+ * `transition`). Kept for fleets that want it; `path` (path-policy.ts) keeps a better track for a
+ * tenth of the events.
+ */
+import type { Fix, RecordedFix } from './fix.js';
+import { distanceAndBearing, headingDifference } from './geodesy.js';
+import { MotionDetector, type Motion } from './motion.js';
+
+export interface AdaptivePolicyOptions {
+  maxIntervalS: number;
+  minDistanceM: number;
+  minHeadingChangeDeg: number;
+  minSpeedChangeKmh: number;
+  minIntervalS: number;
+  stoppedSpeedKmh: number;
+  movingSpeedKmh: number;
+  stoppedHeartbeatS: number;
+}
+
+export class AdaptivePolicy {
+  readonly #o: AdaptivePolicyOptions;
+  readonly #motion: MotionDetector;
+  #state: Motion | undefined;
+  #last: RecordedFix | undefined;
+  /** A transition that came sooner than minIntervalS after the last record, recorded at the next chance. */
+  #pendingTransition: Motion | undefined;
+
+  constructor(options: AdaptivePolicyOptions) {
+    this.#o = options;
+    this.#motion = new MotionDetector(options);
+  }
+
+  offer(fix: Fix): RecordedFix[] {
+    const r = this.#offer(fix);
+    return r ? [r] : [];
+  }
+
+  flush(): RecordedFix[] {
+    return [];
+  }
+
+  #offer(fix: Fix): RecordedFix | undefined {
+    const o = this.#o;
+    const { motion, changed, speedKmh } = this.#motion.update(fix);
+    this.#state = motion;
+    if (changed) this.#pendingTransition = motion;
+    const last = this.#last;
+    if (last === undefined) return this.#record(fix, 'first');
+    const dt = (fix.time - last.time) / 1000;
+    if (dt < o.minIntervalS) return undefined;
+    if (this.#pendingTransition !== undefined) {
+      const reason = this.#pendingTransition;
+      this.#pendingTransition = undefined;
+      return this.#record(fix, reason, true);
+    }
+    if (this.#state === 'stopped') return dt >= o.stoppedHeartbeatS ? this.#record(fix, 'heartbeat') : undefined;
+    if (dt >= o.maxIntervalS) return this.#record(fix, 'interval');
+    if (fix.lat !== undefined && fix.lon !== undefined && last.lat !== undefined && last.lon !== undefined) {
+      if (distanceAndBearing(last.lat, last.lon, fix.lat, fix.lon).distance >= o.minDistanceM) return this.#record(fix, 'distance');
+    }
+    if (fix.track !== undefined && last.track !== undefined && headingDifference(fix.track, last.track) >= o.minHeadingChangeDeg)
+      return this.#record(fix, 'heading');
+    const lastKmh = last.speed === undefined ? undefined : last.speed * 3.6;
+    if (speedKmh !== undefined && lastKmh !== undefined && Math.abs(speedKmh - lastKmh) >= o.minSpeedChangeKmh)
+      return this.#record(fix, 'speed');
+    return undefined;
+  }
+
+  #record(fix: Fix, reason: string, transition = false): RecordedFix {
+    const r: RecordedFix = transition ? { ...fix, transition: true, reason } : { ...fix, reason };
+    this.#last = r;
+    return r;
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * The `path` recording policy: spend positions where the path bends, and several at every stop.
+ *
+ * While moving it is an opening window (a streaming Douglas-Peucker, as in Meratnia & de By,
+ * "Spatiotemporal compression techniques for moving point objects", 2004) with the time-synchronised
+ * distance: the fixes seen since the last recorded one are kept, and each new fix is tried as the end
+ * of a straight segment travelled at constant speed from the last recorded fix. When any kept fix
+ * lies more than `pathToleranceM` from where that segment puts the vehicle at the fix's own time, the
+ * previous fix (the last end that still fitted) is recorded and the window starts again there. The
+ * platform draws and interpolates between delivered positions in exactly that way, so every epoch
+ * while moving stays within the tolerance of the delivered track, whatever the road does; a straight
+ * road at constant speed costs only the `maxIntervalS` heartbeat. Recording is one fix late (the
+ * window must see the next fix to know the previous one was needed): harmless, because every fix
+ * carries its own GNSS time.
+ *
+ * Stops: the fix that enters the stopped state is recorded, another `stopRepeatS` later (so every
+ * stop of 30 s or more has two positions at the stop for the platform's arrival detection), a
+ * heartbeat every `stoppedHeartbeatS`, and the last stopped fix when the vehicle moves off, so
+ * the departure time is exact rather than smeared across the stop. Jitter at a standstill draws
+ * nothing; a creep (the receiver reports speed and the position has moved more than the tolerance)
+ * is recorded.
+ */
+import type { Fix, RecordedFix } from './fix.js';
+import { distanceAndBearing } from './geodesy.js';
+import { MotionDetector } from './motion.js';
+
+export interface PathPolicyOptions {
+  pathToleranceM: number;
+  maxIntervalS: number;
+  minIntervalS: number;
+  stoppedSpeedKmh: number;
+  movingSpeedKmh: number;
+  stopRepeatS: number;
+  stoppedHeartbeatS: number;
+}
+
+/** A fix in metres east/north of the window's anchor, with its time in ms since the anchor. */
+interface Point {
+  fix: Fix;
+  t: number;
+  x: number;
+  y: number;
+}
+
+/** Mean metres per degree of latitude; a local plane is exact enough for deviations of metres over a few km. */
+const M_PER_DEG = 111_195;
+/** Bounds the window (and the work per fix) when a long heartbeat meets a 10 Hz receiver. */
+const MAX_WINDOW = 2000;
+
+export class PathPolicy {
+  readonly #o: PathPolicyOptions;
+  readonly #motion: MotionDetector;
+  /** The last recorded fix (as offered, before the reason was added). */
+  #anchor: Fix | undefined;
+  #cosLat = 1;
+  /** Fixes since the anchor, not recorded, oldest first; the last one is the current candidate end. */
+  #window: Point[] = [];
+  #previous: Fix | undefined;
+  /** GNSS time the current stop was recorded, and whether its second position was. */
+  #stopAt: number | undefined;
+  #stopRepeated = false;
+  /** Entering the stopped state came sooner than minIntervalS after the last record. */
+  #stopPending = false;
+
+  constructor(options: PathPolicyOptions) {
+    this.#o = options;
+    this.#motion = new MotionDetector(options);
+  }
+
+  offer(fix: Fix): RecordedFix[] {
+    const out: RecordedFix[] = [];
+    const { motion, changed, speedKmh } = this.#motion.update(fix);
+    const previous = this.#previous;
+    this.#previous = fix;
+    if (this.#anchor === undefined) {
+      out.push(this.#record(fix, 'first'));
+      if (motion === 'stopped') this.#enterStop(fix);
+      return out;
+    }
+    // A gap in the fixes (tunnel, garage, lost sky): the last fix before it says where reception stopped.
+    const last = this.#window.at(-1);
+    if (last && fix.time - last.fix.time > this.#o.maxIntervalS * 1000) out.push(this.#record(last.fix, 'gap'));
+
+    if (motion === 'moving') {
+      if (changed) {
+        this.#stopAt = undefined;
+        this.#stopPending = false;
+        // Moving off: the last stopped fix marks the departure, and the window starts from it.
+        if (previous && previous !== this.#anchor && this.#mayRecord(previous)) out.push(this.#record(previous, 'departure', true));
+      }
+      this.#extend(fix, out);
+      return out;
+    }
+    if (changed || this.#stopPending) {
+      // Arriving: close the window with this fix as its end, then record it as the stop.
+      if (this.#window.length > 0) this.#breaks(this.#point(fix), out);
+      if (this.#mayRecord(fix)) {
+        out.push(this.#record(fix, 'stopped', true));
+        this.#enterStop(fix);
+      } else this.#stopPending = true;
+      return out;
+    }
+    const anchor = this.#anchor;
+    const sinceRecord = fix.time - anchor.time;
+    if (!this.#stopRepeated && this.#stopAt !== undefined && fix.time - this.#stopAt >= this.#o.stopRepeatS * 1000) {
+      this.#stopRepeated = true;
+      out.push(this.#record(fix, 'stop'));
+    } else if (sinceRecord >= this.#o.stoppedHeartbeatS * 1000) out.push(this.#record(fix, 'heartbeat'));
+    else if (speedKmh !== undefined && speedKmh >= this.#o.stoppedSpeedKmh && this.#distance(anchor, fix) > this.#o.pathToleranceM)
+      out.push(this.#record(fix, 'creep'));
+    return out;
+  }
+
+  /** At shutdown: the window's last fix, so the delivered track ends where the receiver's did. */
+  flush(): RecordedFix[] {
+    const last = this.#window.at(-1);
+    return last ? [this.#record(last.fix, 'last')] : [];
+  }
+
+  /** Tries `fix` as the end of the window's segment: records the previous end when it no longer fits. */
+  #extend(fix: Fix, out: RecordedFix[]): void {
+    let p = this.#point(fix);
+    if (this.#window.length > 0 && this.#breaks(p, out)) p = this.#point(fix);
+    const sinceRecord = p.t;
+    if ((sinceRecord >= this.#o.maxIntervalS * 1000 || this.#window.length >= MAX_WINDOW) && this.#mayRecord(fix)) {
+      out.push(this.#record(fix, 'interval'));
+      return;
+    }
+    this.#window.push(p);
+  }
+
+  /**
+   * True (and the window's last fix recorded) when some fix of the window lies more than the
+   * tolerance from the anchor-to-`end` segment at its own time.
+   */
+  #breaks(end: Point, out: RecordedFix[]): boolean {
+    const last = this.#window.at(-1);
+    if (!last || !(end.t > 0) || !this.#mayRecord(last.fix)) return false;
+    const tol2 = this.#o.pathToleranceM ** 2;
+    for (const b of this.#window) {
+      const u = b.t / end.t;
+      const dx = b.x - end.x * u;
+      const dy = b.y - end.y * u;
+      if (dx * dx + dy * dy > tol2) {
+        out.push(this.#record(last.fix, 'path'));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  #point(fix: Fix): Point {
+    const a = this.#anchor!;
+    return {
+      fix,
+      t: fix.time - a.time,
+      x: ((fix.lon ?? 0) - (a.lon ?? 0)) * M_PER_DEG * this.#cosLat,
+      y: ((fix.lat ?? 0) - (a.lat ?? 0)) * M_PER_DEG,
+    };
+  }
+
+  #mayRecord(fix: Fix): boolean {
+    return this.#anchor === undefined || fix.time - this.#anchor.time >= this.#o.minIntervalS * 1000;
+  }
+
+  #enterStop(fix: Fix): void {
+    this.#stopAt = fix.time;
+    this.#stopRepeated = false;
+    this.#stopPending = false;
+  }
+
+  #distance(a: Fix, b: Fix): number {
+    if (a.lat === undefined || a.lon === undefined || b.lat === undefined || b.lon === undefined) return 0;
+    return distanceAndBearing(a.lat, a.lon, b.lat, b.lon).distance;
+  }
+
+  #record(fix: Fix, reason: string, transition = false): RecordedFix {
+    this.#anchor = fix;
+    this.#cosLat = Math.cos(((fix.lat ?? 0) * Math.PI) / 180);
+    this.#window = [];
+    return transition ? { ...fix, transition: true, reason } : { ...fix, reason };
+  }
+}
