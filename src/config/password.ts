@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, type ConfigIssue } from '../errors.js';
+import type { ConfigIssue } from '../errors.js';
+import { passwordFromFile } from './password-source.js';
 import type { RawConfig } from './schema.js';
 import { Secret } from './secret.js';
 
@@ -20,35 +21,34 @@ export function resolvePassword(raw: RawConfig, env: NodeJS.ProcessEnv, baseDir:
   const c = raw.credentials;
   const base = { username: c.username };
   const fromEnv = env[PASSWORD_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') return { ...base, password: new Secret(fromEnv), passwordSource: 'env' };
+  if (fromEnv !== undefined && fromEnv !== '')
+    return { ...base, password: new Secret(fromEnv, { origin: `$${PASSWORD_ENV}` }), passwordSource: 'env' };
 
   // systemd LoadCredential=password:... makes the file available here, readable only by the service.
   const credDir = env.CREDENTIALS_DIRECTORY;
   if (credDir) {
     const credFile = path.join(credDir, 'password');
     const value = readSecretFile(credFile, 'credentials.passwordFile', issues, { checkMode: false });
-    if (value !== undefined) return { ...base, password: new Secret(value), passwordSource: 'systemd-credential' };
+    if (value !== undefined) {
+      const password = passwordFromFile(credFile, (later) =>
+        readSecretFile(credFile, 'credentials.passwordFile', later, { checkMode: false }),
+      );
+      return { ...base, password, passwordSource: 'systemd-credential' };
+    }
     if (issues.length > 0) return undefined;
   }
 
-  if (c.password !== undefined) return { ...base, password: new Secret(c.password), passwordSource: 'config' };
+  if (c.password !== undefined)
+    return { ...base, password: new Secret(c.password, { origin: 'credentials.password' }), passwordSource: 'config' };
   if (c.passwordFile !== undefined) {
     const file = path.resolve(baseDir, c.passwordFile);
     // `config check` judges the file, not the machine: a password file that is not installed here
     // yet is doctor's finding and fails when the password is first needed. One that exists but
     // is readable by others is refused now.
-    if (!existsSync(file)) {
-      const lazy = new Secret(() => {
-        const later: ConfigIssue[] = [];
-        const v = readSecretFile(file, 'credentials.passwordFile', later, { checkMode: true });
-        if (v === undefined) throw new ConfigError(later);
-        return v;
-      });
-      return { ...base, password: lazy, passwordSource: 'passwordFile', passwordFile: file };
-    }
-    const value = readSecretFile(file, 'credentials.passwordFile', issues, { checkMode: true });
-    if (value === undefined) return undefined;
-    return { ...base, password: new Secret(value), passwordSource: 'passwordFile', passwordFile: file };
+    // Read again before every password grant (password-source.ts): a file fixed in place needs no restart.
+    const password = passwordFromFile(file, (later) => readSecretFile(file, 'credentials.passwordFile', later, { checkMode: true }));
+    if (existsSync(file) && readSecretFile(file, 'credentials.passwordFile', issues, { checkMode: true }) === undefined) return undefined;
+    return { ...base, password, passwordSource: 'passwordFile', passwordFile: file };
   }
   issues.push({
     path: 'credentials.passwordFile',

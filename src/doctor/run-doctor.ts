@@ -10,6 +10,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Config } from '../config/load.js';
 import { createPlatformDispatcher } from '../platform/dispatcher.js';
 import { PlatformHttp } from '../platform/http.js';
+import { SecretRedactor } from '../platform/secret-redactor.js';
 import { TokenClient } from '../platform/token-client.js';
 import { databasePath } from '../store/database.js';
 import type { CheckResult } from './check.js';
@@ -92,12 +93,14 @@ function platformProbes(config: Config): PlatformProbes {
     requestTimeoutMs: 10_000,
     ...(config.platform.caFile ? { caFile: config.platform.caFile } : {}),
   });
-  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: config.platform.maxResponseBytes });
+  // Doctor prints what the token service said: an echo of the password in it is redacted (issue 11.5).
+  const redactor = new SecretRedactor();
+  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: config.platform.maxResponseBytes, redactor });
   return {
     lookup: async (host) => (await lookup(host)).address,
     probe: (url) => http.probe(url, 'address check'),
     grant: async () => {
-      const outcome = await new TokenClient({ http, authUrl: config.platform.authUrl, wallMs: Date.now }).password(
+      const outcome = await new TokenClient({ http, authUrl: config.platform.authUrl, wallMs: Date.now, redactor }).password(
         config.credentials.username,
         config.credentials.password,
       );

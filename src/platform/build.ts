@@ -9,6 +9,7 @@ import { systemBootClock, type BootClock } from './boot-clock.js';
 import { DeviceRegistrar } from './device-registrar.js';
 import { createPlatformDispatcher } from './dispatcher.js';
 import { PlatformHttp } from './http.js';
+import { SecretRedactor } from './secret-redactor.js';
 import { TokenManager } from './token-manager.js';
 
 export interface PlatformDeps {
@@ -50,7 +51,10 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
       maxConnections: p.maxConnections,
       requestTimeoutMs: p.requestTimeoutMs,
     });
-  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: p.requestTimeoutMs, maxResponseBytes: p.maxResponseBytes });
+  // One redactor for everything this agent hears from the platform; the token manager keeps it told
+  // of the live secrets (issue 11.5).
+  const redactor = new SecretRedactor();
+  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: p.requestTimeoutMs, maxResponseBytes: p.maxResponseBytes, redactor });
   const tokens = new TokenManager({
     db,
     http,
@@ -59,6 +63,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     clock,
     bootClock: deps.bootClock ?? systemBootClock(),
     logger: logger.child({ component: 'tokens' }),
+    redactor,
     tuning: {
       refreshMarginS: p.tokenRefreshMarginS,
       passwordRetryMinS: p.passwordRetryMinS,

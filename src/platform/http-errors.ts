@@ -64,12 +64,20 @@ export function platformMessage(res: PlatformResponse): string {
     const m = o.error_description ?? o.message ?? o.error ?? o.detail ?? o.title;
     if (typeof m === 'string') msg = m;
   } else if (typeof b === 'string') msg = b;
-  if (msg === undefined)
-    msg = res.text
-      .replace(/<[^>]*>/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim();
-  return msg.length > 300 ? `${msg.slice(0, 300)}...` : msg;
+  if (msg === undefined) msg = res.text.replace(/<[^>]*>/g, ' ');
+  // The text was redacted when it entered (PlatformHttp, secret-redactor.ts); here it becomes one
+  // harmless line: no control characters to forge log lines or move a terminal's cursor.
+  return plainText(msg, 300);
+}
+
+/** Control characters (C0, DEL, C1) and bidirectional overrides become spaces, whitespace runs one space, bounded. */
+export function plainText(text: string, max: number): string {
+  const t = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return t.length > max ? `${t.slice(0, max)}...` : t;
 }
 
 /** A PlatformError for a non-2xx answer; `what` names the operation ("device registration"). */

@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { PlatformError } from '../errors.js';
 import type { PlatformResponse } from './contracts.js';
 import { errorFromNetwork } from './http-errors.js';
+import type { SecretRedactor } from './secret-redactor.js';
 import { ResponseCollector, type CollectedResponse } from './response-collector.js';
 import { urlParts } from './url-parts.js';
 
@@ -13,6 +14,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** For error messages: "token refresh", "device registration". Never a token. */
   what: string;
+  /** A 2xx answer carries secrets for the caller (a token pair): not redacted (secret-redactor.ts). */
+  secretAnswer?: boolean;
 }
 
 export interface PlatformHttpOptions {
@@ -21,6 +24,8 @@ export interface PlatformHttpOptions {
   requestTimeoutMs: number;
   /** platform.maxResponseBytes. */
   maxResponseBytes: number;
+  /** Replaces echoed passwords and tokens in every answer's text before anyone reads it (issue 11.5). */
+  redactor?: SecretRedactor;
 }
 
 /**
@@ -43,9 +48,10 @@ export class PlatformHttp {
   }
 
   async send(req: HttpRequest): Promise<PlatformResponse> {
-    const { status, headers, text } = await this.#exchange(req);
-    const contentType = String(headers['content-type'] ?? '');
+    const { status, headers, text: raw } = await this.#exchange(req);
     const ok = status >= 200 && status < 300;
+    const text = this.#o.redactor && !(ok && req.secretAnswer) ? this.#o.redactor.redact(raw) : raw;
+    const contentType = String(headers['content-type'] ?? '');
     let body: unknown;
     if (text.trim() !== '' && /\bjson\b/i.test(contentType)) {
       try {

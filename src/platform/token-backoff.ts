@@ -51,13 +51,17 @@ export class TokenBackoff {
     return this.#rejected && nowMs < this.#rejected.untilMs ? this.#rejected.retryAtWallMs : undefined;
   }
 
-  /** A rejected password: returns the error to throw (class config, with retryAfterMs). */
-  credentialsRejected(nowMs: number, wallMs: number, platformMessage: string): PlatformError {
+  /**
+   * A rejected password: returns the error to throw (class config, with retryAfterMs). `fix` says
+   * what to fix, given the wall time of the next attempt (password-source.ts).
+   */
+  credentialsRejected(nowMs: number, wallMs: number, platformMessage: string, fix?: (retryAtWallMs: number) => string): PlatformError {
     const failures = (this.#rejected?.failures ?? 0) + 1;
     const delayMs = this.#delay(failures, this.#t.passwordRetryMinS, this.#t.passwordRetryMaxS, undefined);
+    const hint = fix ? fix(wallMs + delayMs) : 'fix credentials.username and the password';
     const error = new PlatformError(
       'CREDENTIALS_REJECTED',
-      `credentials rejected by the token service (${platformMessage || 'invalid_grant'}); fix credentials.username and the password; next attempt in ${Math.round(delayMs / 1000)} s`,
+      `credentials rejected by the token service (${platformMessage || 'invalid_grant'}); ${hint}; next attempt in ${Math.round(delayMs / 1000)} s`,
       {
         class: 'config',
         retryable: true,
@@ -68,6 +72,11 @@ export class TokenBackoff {
     );
     this.#rejected = { failures, untilMs: nowMs + delayMs, retryAtWallMs: wallMs + delayMs, error };
     return error;
+  }
+
+  /** The rejected password was replaced (a password file fixed in place): the next attempt may go now. */
+  clearRejected(): void {
+    if (this.#rejected) this.#rejected = { ...this.#rejected, untilMs: 0 };
   }
 
   /** The token service failed transiently: returns the error to throw, with retryAfterMs. */

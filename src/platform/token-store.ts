@@ -14,6 +14,8 @@ import type { TokenPair } from './token-pair.js';
 
 export type RefreshState = 'usable' | 'sending' | 'spent';
 
+export type TokenCounter = 'auth.passwordGrants' | 'auth.refreshes';
+
 export interface StoredToken {
   pair: TokenPair;
   generation: number;
@@ -48,6 +50,7 @@ export class TokenStore {
   readonly #meta: MetaStore;
   readonly #select;
   readonly #upsert;
+  readonly #discard;
 
   constructor(db: Database) {
     this.#db = db;
@@ -60,6 +63,10 @@ export class TokenStore {
        VALUES (1, @access, @refresh, @id, @type, @expiresIn, @obtainedAt, @generation)
        ON CONFLICT(id) DO UPDATE SET access_token = excluded.access_token, refresh_token = excluded.refresh_token, id_token = excluded.id_token,
          token_type = excluded.token_type, expires_in_s = excluded.expires_in_s, obtained_at = excluded.obtained_at, generation = excluded.generation`,
+    );
+    // The row stays (its generation counts on); the tokens become empty strings, which no check passes.
+    this.#discard = db.prepare(
+      "UPDATE token_pair SET access_token = '', refresh_token = '', id_token = NULL, expires_in_s = 0 WHERE id = 1",
     );
   }
 
@@ -123,18 +130,22 @@ export class TokenStore {
   }
 
   /**
-   * Commits a new pair as generation `previous + 1` with its receipt stamp, in one transaction;
-   * only after this returns may the old refresh token be forgotten and the new access token used.
+   * Commits a pair as generation `generation` with its receipt stamp, in one transaction, and adds
+   * `counts` to the persistent counters; only after this returns may the old refresh token be
+   * forgotten from disk. Returns false and writes nothing when the stored generation is already
+   * this one or newer (another process rotated meanwhile: a pair kept in memory while the disk was
+   * full must not overwrite it).
    */
   commit(
     pair: TokenPair,
-    previousGeneration: number,
+    generation: number,
     stamp: { wallMs: number; bootId: string; bootMs: number },
-    counter: 'auth.passwordGrants' | 'auth.refreshes',
-  ): number {
-    const generation = previousGeneration + 1;
-    this.#db
+    counts: Partial<Record<TokenCounter, number>>,
+  ): boolean {
+    return this.#db
       .transaction(() => {
+        const current = this.#select.get()?.generation;
+        if (current !== undefined && current >= generation) return false;
         this.#upsert.run({
           access: pair.accessToken,
           refresh: pair.refreshToken,
@@ -146,9 +157,22 @@ export class TokenStore {
         });
         this.#meta.delete(KEY_STATE);
         this.#meta.setJson(KEY_BOOT, { generation, bootId: stamp.bootId, bootMs: stamp.bootMs });
-        this.#meta.increment(counter);
+        for (const [name, by] of Object.entries(counts)) if (by) this.#meta.increment(name, by);
+        return true;
       })
       .immediate();
-    return generation;
+  }
+
+  /**
+   * Forgets a stored pair that may not be used (TOKEN_PAIR_MALFORMED at load, issue 11.4), keeping
+   * its generation number so that generations keep growing.
+   */
+  discard(generation: number): void {
+    this.#db
+      .transaction(() => {
+        if (this.#select.get()?.generation === generation) this.#discard.run();
+        this.#meta.delete(KEY_STATE);
+      })
+      .immediate();
   }
 }

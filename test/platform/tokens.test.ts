@@ -295,23 +295,52 @@ describe('token lifecycle across real processes', () => {
     expect((db.prepare('SELECT generation FROM token_pair').get() as { generation: number }).generation).toBe(1 + s.refreshes);
   });
 
-  it.skipIf(!built)('killed during rotation: the possibly spent refresh token is never sent again', async () => {
+  it.skipIf(!built)(
+    'killed during a refresh the platform acted on: the same refresh token is retried, its 401 allows one password grant',
+    async () => {
+      const p = await startPlatform({ accessTtlS: 3600 });
+      const { client: seed, db: seedDb } = p.agent();
+      expect(await get(seed, p)).toBe(200); // the stored pair the child will find
+      seedDb.close();
+      p.sim.expireAccessTokens();
+      // The platform rotates, then the answer is held back long enough to kill the child.
+      p.sim.faults.set('auth.refresh', { latencyMs: 30_000, limit: 1 });
+      const rotated = new Promise<void>((resolve) => p.sim.onRequest((route) => route === 'auth.refresh' && resolve()));
+      const c = runChild(p, 'once');
+      await rotated;
+      c.proc.kill('SIGKILL');
+      const r = await c.done;
+      expect(r.signal).toBe('SIGKILL');
+      expect(p.sim.stats.refreshes).toBe(1); // the platform did rotate: the child's stored refresh token is spent
+      const log = captureLogger();
+      const after = p.agent({ logger: log.logger });
+      expect(await get(after.client, p)).toBe(200);
+      // Spec 5.6/5.7: the stored refresh token was never replaced by a received one, so it is sent once
+      // more; the platform's 401 to it is what allows the password grant. Exactly one of each.
+      expect(p.sim.stats).toMatchObject({ refreshReuses: 1, passwordGrants: 2, refreshes: 1 });
+      expect(log.text()).toContain('a token refresh was interrupted');
+    },
+  );
+
+  it.skipIf(!built)('killed during a refresh the platform never acted on: the same refresh token works, no password grant', async () => {
     const p = await startPlatform({ accessTtlS: 3600 });
     const { client: seed, db: seedDb } = p.agent();
-    expect(await get(seed, p)).toBe(200); // the stored pair the child will find
+    expect(await get(seed, p)).toBe(200);
     seedDb.close();
     p.sim.expireAccessTokens();
-    // The platform rotates, then the answer is held back long enough to kill the child.
-    p.sim.faults.set('auth.refresh', { latencyMs: 30_000, limit: 1 });
-    const rotated = new Promise<void>((resolve) => p.sim.onRequest((route) => route === 'auth.refresh' && resolve()));
+    // The request arrives and the connection is dropped before the platform acts on it; the child
+    // retries after its backoff (1 s), and is killed while it waits.
+    p.sim.faults.set('auth.refresh', { dropRate: 1 });
+    const dropped = new Promise<void>((resolve) =>
+      p.sim.onRequest((route, status) => route === 'auth.refresh' && status === 'dropped' && resolve()),
+    );
     const c = runChild(p, 'once');
-    await rotated;
+    await dropped;
     c.proc.kill('SIGKILL');
-    const r = await c.done;
-    expect(r.signal).toBe('SIGKILL');
-    expect(p.sim.stats.refreshes).toBe(1); // the platform did rotate: the child's stored refresh token is spent
+    await c.done;
+    p.sim.faults.set('auth.refresh', undefined);
     const after = p.agent();
     expect(await get(after.client, p)).toBe(200);
-    expect(p.sim.stats).toMatchObject({ refreshReuses: 0, passwordGrants: 2, refreshes: 1 });
+    expect(p.sim.stats).toMatchObject({ refreshReuses: 0, passwordGrants: 1, refreshes: 1 });
   });
 });

@@ -1,0 +1,90 @@
+/**
+ * Issue 11.5: a platform or a proxy that echoes the request in its answer (an error page quoting the
+ * form body, a JSON error repeating the Authorization header) must not carry the password or a token
+ * into logs, status output, the database (upload.lastError, dead letters) or CLI output. Every answer
+ * enters the agent through PlatformHttp.send, which hands its text to this redactor first: one
+ * place, so that no consumer of platform text has to remember it.
+ *
+ * The redactor knows the live secrets: the token manager tells it every access and refresh token it
+ * holds (the current pair and the ones before it, which a server may still echo), the token client
+ * every password it sends. It is built by the composition root and injected (never a module
+ * singleton: two agents in one test process must not see each other's secrets).
+ *
+ * Besides the plain value it replaces the forms a secret takes on the way out and back: URL-encoded
+ * (the form body echoes `password=p%40ss`, spaces as `+` or `%20`), JSON-escaped (with and without
+ * `\/`), and HTML-escaped. Anything shaped like a JWT is replaced too, known or not (an old token
+ * from before a restart, an id_token).
+ */
+
+export const REDACTED = '[redacted]';
+
+/** How many secrets are remembered: the current pair, a few before it, the password and its predecessor. */
+const DEFAULT_CAPACITY = 16;
+
+/** Three base64url segments starting with a JSON header ("eyJ" = '{"'): a JWT, whoever's it is. */
+const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+
+export class SecretRedactor {
+  readonly #capacity: number;
+  /** Secret value -> its spellings, oldest first (a Map keeps insertion order). */
+  readonly #secrets = new Map<string, string[]>();
+  /** Every spelling of every secret, longest first (a longer form may contain a shorter one). */
+  #forms: string[] = [];
+
+  constructor(options: { capacity?: number } = {}) {
+    this.#capacity = Math.max(2, options.capacity ?? DEFAULT_CAPACITY);
+  }
+
+  /** Remembers a secret (a password about to be sent, a token just received or loaded). */
+  remember(value: string | undefined): void {
+    if (value === undefined || value === '') return;
+    if (this.#secrets.has(value)) {
+      // Refresh its place: a secret in use is never the one to forget.
+      const forms = this.#secrets.get(value) as string[];
+      this.#secrets.delete(value);
+      this.#secrets.set(value, forms);
+      return;
+    }
+    this.#secrets.set(value, spellings(value));
+    while (this.#secrets.size > this.#capacity) {
+      const oldest = this.#secrets.keys().next().value as string;
+      this.#secrets.delete(oldest);
+    }
+    this.#forms = [...new Set([...this.#secrets.values()].flat())].sort((a, b) => b.length - a.length);
+  }
+
+  /** How many secrets it knows (for tests). */
+  get size(): number {
+    return this.#secrets.size;
+  }
+
+  /** The text with every known secret (in any of its spellings) and every JWT replaced by [redacted]. */
+  redact(text: string): string {
+    if (text === '') return text;
+    let out = text;
+    for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    if (out.includes('eyJ')) out = out.replace(JWT_SHAPE, REDACTED);
+    return out;
+  }
+}
+
+/** The ways a secret is spelled in an echo of a form body, a JSON document or an HTML page. */
+function spellings(value: string): string[] {
+  const forms = new Set<string>([value]);
+  const uri = encodeURIComponent(value);
+  forms.add(uri);
+  forms.add(uri.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+  const form = new URLSearchParams({ v: value }).toString().slice(2);
+  forms.add(form);
+  forms.add(form.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+  forms.add(form.replace(/\+/g, '%20'));
+  const json = JSON.stringify(value).slice(1, -1);
+  forms.add(json);
+  forms.add(json.replace(/\//g, '\\/'));
+  // Non-ASCII as \uXXXX, as some JSON serializers write it.
+  forms.add(json.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  forms.add(value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
+  forms.add(value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#x27;'));
+  forms.delete('');
+  return [...forms];
+}
