@@ -1,6 +1,7 @@
 import { isRouteName, ROUTES, type FaultSpec } from './faults.js';
 import { isPlainObject, json, parseJson, type Reply } from './http-io.js';
 import type { PlatformSimulator } from './server.js';
+import type { TokenAnswerFault } from './tokens.js';
 
 /**
  * The simulator's own HTTP API, so that another process (the daemon in end-to-end tests, the demo)
@@ -14,6 +15,7 @@ import type { PlatformSimulator } from './server.js';
  *   POST   /_sim/faults           {"events": {"status500Rate": 0.5}, "auth.refresh": null}  (null clears)
  *   DELETE /_sim/faults           clears every fault
  *   POST   /_sim/tokens/expire    {"access": true, "refresh": true}
+ *   POST   /_sim/tokens/answer    {"expiresIn": 0.001} | {"expiresInLiteral": "1e999"} | {"accessTokenSuffix": "\n"}, "limit"?: n ({} clears)
  *   POST   /_sim/users            {"username": "...", "password": "...", "carriers": ["..."]}
  */
 export function handleAdmin(sim: PlatformSimulator, method: string, pathname: string, body: string): Reply {
@@ -41,6 +43,16 @@ export function handleAdmin(sim: PlatformSimulator, method: string, pathname: st
       if (parsed.value.access === true) sim.expireAccessTokens();
       if (parsed.value.refresh === true) sim.expireRefreshTokens();
       return json(200, { expired: { access: parsed.value.access === true, refresh: parsed.value.refresh === true } });
+    }
+    case 'POST /_sim/tokens/answer': {
+      const parsed = parseJson(body || '{}');
+      if (!parsed.ok || !isPlainObject(parsed.value)) return badRequest('body must be a token answer fault object ({} clears)');
+      try {
+        sim.setTokenAnswerFault(parsed.value as TokenAnswerFault);
+      } catch (e) {
+        return badRequest((e as Error).message);
+      }
+      return json(200, { answer: sim.tokenAnswerFault ?? null });
     }
     case 'POST /_sim/users': {
       const parsed = parseJson(body);

@@ -10,8 +10,8 @@ export function isRouteName(v: unknown): v is RouteName {
 
 /**
  * Faults of one route. Rates are probabilities per request (0..1), drawn from the simulator's
- * seeded random source. Order of application: drop, 500, 503, 429, 401, then the request is
- * processed, then html/latency/drip shape the answer.
+ * seeded random source. Order of application: drop, 500, 503, 429, 401, html, echo, then the
+ * request is processed, then dropAnswer closes the connection or latency/drip shape the answer.
  */
 export interface FaultSpec {
   /** Answer 500 (the OTM5 API's 500 body is a string). */
@@ -22,6 +22,18 @@ export interface FaultSpec {
   status429?: { rate: number; retryAfterS: number };
   /** Close the connection without an answer, before the request is processed. */
   dropRate?: number;
+  /**
+   * Process the request, then close the connection without an answer: the client cannot know that
+   * it was acted on (a refresh that rotated the pair, an event that was stored).
+   */
+  dropAnswerRate?: number;
+  /**
+   * Answer `status` with an error body that repeats the request: its body and its Authorization
+   * header (a verbose proxy or a debugging error page; issue 11.5). `format` json (default: an
+   * object with OAuth, Spring and OTM5 style fields all quoting the request) or text (text/plain).
+   * The request is not processed.
+   */
+  echo?: { rate: number; status: number; format?: 'json' | 'text' };
   /** Answer 401 although the bearer token is valid (the platform's "expires earlier in rare cases"). Service routes only. */
   unauthorizedRate?: number;
   /** Answer 200 with an HTML page instead of the real answer (a captive portal or proxy); the request is not processed. */
@@ -38,6 +50,8 @@ export type FaultAction =
   | { kind: 'drop' }
   | { kind: 'status'; status: 500 | 503 | 429 | 401; retryAfterS?: number }
   | { kind: 'html' }
+  | { kind: 'echo'; status: number; format: 'json' | 'text' }
+  | { kind: 'dropAnswer' }
   | { kind: 'pass' };
 
 export interface FaultDecision {
@@ -91,6 +105,8 @@ export class Faults {
     else if (spec.status429 && hit(spec.status429.rate)) action = { kind: 'status', status: 429, retryAfterS: spec.status429.retryAfterS };
     else if (isService && hit(spec.unauthorizedRate)) action = { kind: 'status', status: 401 };
     else if (hit(spec.htmlRate)) action = { kind: 'html' };
+    else if (spec.echo && hit(spec.echo.rate)) action = { kind: 'echo', status: spec.echo.status, format: spec.echo.format ?? 'json' };
+    else if (hit(spec.dropAnswerRate)) action = { kind: 'dropAnswer' };
     const shaped = (spec.latencyMs ?? 0) > 0 || (spec.dripMs ?? 0) > 0;
     if (action.kind !== 'pass' || shaped) {
       spec.fired += 1;
@@ -102,7 +118,7 @@ export class Faults {
 }
 
 function validateSpec(route: RouteName, spec: FaultSpec): void {
-  const rates: (keyof FaultSpec)[] = ['status500Rate', 'status503Rate', 'dropRate', 'unauthorizedRate', 'htmlRate'];
+  const rates: (keyof FaultSpec)[] = ['status500Rate', 'status503Rate', 'dropRate', 'dropAnswerRate', 'unauthorizedRate', 'htmlRate'];
   for (const k of rates) {
     const v = spec[k];
     if (v !== undefined && (typeof v !== 'number' || v < 0 || v > 1))
@@ -114,6 +130,14 @@ function validateSpec(route: RouteName, spec: FaultSpec): void {
       throw new RangeError(`fault ${route}.status429.rate must be a number from 0 to 1`);
     if (typeof retryAfterS !== 'number' || retryAfterS < 0)
       throw new RangeError(`fault ${route}.status429.retryAfterS must be a number >= 0`);
+  }
+  if (spec.echo !== undefined) {
+    const { rate, status, format } = spec.echo;
+    if (typeof rate !== 'number' || rate < 0 || rate > 1) throw new RangeError(`fault ${route}.echo.rate must be a number from 0 to 1`);
+    if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599)
+      throw new RangeError(`fault ${route}.echo.status must be an HTTP status from 200 to 599`);
+    if (format !== undefined && format !== 'json' && format !== 'text')
+      throw new RangeError(`fault ${route}.echo.format must be json or text`);
   }
   for (const k of ['latencyMs', 'dripMs', 'limit'] as const) {
     const v = spec[k];

@@ -1,7 +1,7 @@
 export { PlatformSimulator, type PlatformSimulatorOptions, type SimUrls, type RequestListener } from './server.js';
 export { ROUTES, type RouteName, type FaultSpec } from './faults.js';
 export type { SimStats } from './stats.js';
-export type { SimUser } from './tokens.js';
+export type { SimUser, TokenAnswerFault } from './tokens.js';
 export type { SimDevice } from './devices.js';
 export type { ReceivedEvent, StoredLocation } from './planning.js';
 export type { OtmError } from './otm-validate.js';

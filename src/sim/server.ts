@@ -10,7 +10,7 @@ import { SimPlanningService, type ReceivedEvent, type StoredLocation } from './p
 import { seededRandom } from './random.js';
 import { AUTH_BASE, DEVICE_BASE, isServiceRoute, matchRoute, type Match } from './routes.js';
 import { emptyStats, type SimStats } from './stats.js';
-import { SimTokenService, type SimUser } from './tokens.js';
+import { SimTokenService, type SimUser, type TokenAnswerFault } from './tokens.js';
 
 export interface PlatformSimulatorOptions {
   /** Accounts; default one user `agent` / `agent-password`. */
@@ -156,6 +156,20 @@ export class PlatformSimulator {
     this.#tokens.expireRefreshTokens();
   }
 
+  /** Every token the token service issued (tests search logs and files for them). */
+  issuedTokens(): string[] {
+    return this.#tokens.issuedTokens();
+  }
+
+  /** Makes the next successful token answers hostile (issue 11.4); undefined clears. */
+  setTokenAnswerFault(fault: TokenAnswerFault | undefined): void {
+    this.#tokens.setAnswerFault(fault);
+  }
+
+  get tokenAnswerFault(): TokenAnswerFault | undefined {
+    return this.#tokens.answerFault;
+  }
+
   setUser(user: SimUser): void {
     this.#tokens.setUser(user);
   }
@@ -211,7 +225,13 @@ export class PlatformSimulator {
         status: 200,
         raw: { contentType: 'text/html; charset=utf-8', text: '<!doctype html><html><body><h1>Sign in to the network</h1></body></html>' },
       };
+    else if (decision.action.kind === 'echo') reply = echoReply(req, body, decision.action.status, decision.action.format);
     else reply = this.#serve(req, match, body);
+    if (decision.action.kind === 'dropAnswer') {
+      req.socket.destroy();
+      this.#notify(route, 'dropped');
+      return;
+    }
     if (reply.status === 401 && isServiceRoute(route)) this.#stats.unauthorized += 1;
     this.#notify(route, reply.status);
     if (decision.latencyMs > 0) {
@@ -264,6 +284,20 @@ function unauthorized(): Reply {
     { status: 401, error: 'Unauthorized', message: 'bearer token missing, unknown or expired' },
     { 'www-authenticate': 'Bearer error="invalid_token"' },
   );
+}
+
+/** An error answer that quotes the request back (fault `echo`): what a careless proxy or debug page does. */
+function echoReply(req: IncomingMessage, body: string, status: number, format: 'json' | 'text'): Reply {
+  const authorization = String(req.headers.authorization ?? '');
+  const quoted = `${req.method} ${req.url} authorization=${authorization} body=${body}`;
+  if (format === 'text') return { status, raw: { contentType: 'text/plain; charset=utf-8', text: `request refused: ${quoted}` } };
+  return json(status, {
+    error: 'invalid_request',
+    error_description: `request refused: ${body}`,
+    message: `request refused: ${quoted}`,
+    request: { body, authorization },
+    errors: [{ field: 'body', message: body }],
+  });
 }
 
 function faultReply(status: 500 | 503 | 429 | 401, retryAfterS: number | undefined): Reply {

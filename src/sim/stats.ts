@@ -14,6 +14,8 @@ export interface SimStats {
   refreshExpired: number;
   /** Refreshes with a token the simulator never issued. */
   refreshUnknown: number;
+  /** Successful token answers made hostile by a TokenAnswerFault (bad expires_in, bad token characters). */
+  hostileTokenAnswers: number;
   /** Access tokens issued with an early expiry. */
   earlyExpiries: number;
   /** 401 answers of the device and planning services (missing, unknown or expired bearer, or injected). */
@@ -41,6 +43,7 @@ export function emptyStats(): SimStats {
     refreshReuses: 0,
     refreshExpired: 0,
     refreshUnknown: 0,
+    hostileTokenAnswers: 0,
     earlyExpiries: 0,
     unauthorized: 0,
     requests: perRoute(),

@@ -41,6 +41,25 @@ interface RefreshRecord {
 }
 
 /**
+ * A hostile token answer (issue 11.4): a 200 whose pair is not fit to use. Applied to the next
+ * `limit` successful answers of either grant (default: until cleared). The pair is issued as usual,
+ * so a client that does use it is served (the sim records the token as answered, suffix included).
+ */
+export interface TokenAnswerFault {
+  /** Replaces expires_in with any JSON value (0.001, "1e999", -5, null). */
+  expiresIn?: unknown;
+  /** Spliced into the JSON text as expires_in verbatim, for numbers JSON.stringify cannot write (1e999). */
+  expiresInLiteral?: string;
+  /** Appended to the access / refresh token (a newline, a space, a quote). */
+  accessTokenSuffix?: string;
+  refreshTokenSuffix?: string;
+  /** Apply to this many answers, then clear itself. */
+  limit?: number;
+}
+
+const LITERAL_PLACEHOLDER = '"__expires_in_literal__"';
+
+/**
  * The token service of spec 4.1: password and refresh grants, form-encoded, JWT-shaped tokens,
  * rotation of the refresh token on every refresh. Lifetimes run on the injected clock's monotonic
  * time so that tests can move time by hand.
@@ -51,6 +70,9 @@ export class SimTokenService {
   readonly #access = new Map<string, AccessRecord>();
   readonly #refresh = new Map<string, RefreshRecord>();
   readonly #key = randomBytes(32);
+  #answerFault: (TokenAnswerFault & { used: number }) | undefined;
+  /** Every token ever issued, so that tests can search logs and files for them. */
+  readonly #issued: string[] = [];
 
   constructor(options: TokenServiceOptions) {
     this.#o = options;
@@ -59,6 +81,24 @@ export class SimTokenService {
 
   user(username: string): SimUser | undefined {
     return this.#users.get(username);
+  }
+
+  /** Every access, refresh and id token issued so far, in order. */
+  issuedTokens(): string[] {
+    return [...this.#issued];
+  }
+
+  /** Makes the next successful answers hostile (see TokenAnswerFault); undefined clears. */
+  setAnswerFault(fault: TokenAnswerFault | undefined): void {
+    if (fault?.expiresInLiteral !== undefined && !/^[-+0-9.eE]+$/.test(fault.expiresInLiteral))
+      throw new RangeError('expiresInLiteral must be a number literal such as 1e999');
+    this.#answerFault = fault === undefined || Object.keys(fault).length === 0 ? undefined : { ...fault, used: 0 };
+  }
+
+  get answerFault(): TokenAnswerFault | undefined {
+    if (!this.#answerFault) return undefined;
+    const { used: _used, ...fault } = this.#answerFault;
+    return fault;
   }
 
   /** Adds a user or changes a password (a rotated credential in a test). */
@@ -78,7 +118,7 @@ export class SimTokenService {
     this.#o.stats.passwordGrants += 1;
     const now = this.#o.clock.monotonicMs();
     const sessionEndsAtMs = this.#o.sessionMaxS === undefined ? Number.POSITIVE_INFINITY : now + this.#o.sessionMaxS * 1000;
-    return json(200, this.#issue(username, randomUUID(), sessionEndsAtMs, true));
+    return this.#answer(this.#issue(username, randomUUID(), sessionEndsAtMs, true));
   }
 
   refresh(form: URLSearchParams): Reply {
@@ -101,7 +141,7 @@ export class SimTokenService {
     }
     record.state = 'rotated';
     this.#o.stats.refreshes += 1;
-    return json(200, this.#issue(record.username, record.session, record.sessionEndsAtMs, false));
+    return this.#answer(this.#issue(record.username, record.session, record.sessionEndsAtMs, false));
   }
 
   /** The user a bearer token belongs to, or undefined when it is unknown or expired. */
@@ -127,6 +167,35 @@ export class SimTokenService {
     for (const r of this.#refresh.values()) r.expiresAtMs = Math.min(r.expiresAtMs, now);
   }
 
+  /** The 200 answer of a grant, made hostile while an answer fault is set. */
+  #answer(pair: Record<string, unknown>): Reply {
+    const f = this.#answerFault;
+    if (!f) return json(200, pair);
+    f.used += 1;
+    if (f.limit !== undefined && f.used >= f.limit) this.#answerFault = undefined;
+    this.#o.stats.hostileTokenAnswers += 1;
+    const access = String(pair.access_token);
+    const refresh = String(pair.refresh_token);
+    const out = { ...pair };
+    if (f.accessTokenSuffix !== undefined) {
+      out.access_token = access + f.accessTokenSuffix;
+      const record = this.#access.get(access);
+      if (record) this.#access.set(String(out.access_token), record);
+    }
+    if (f.refreshTokenSuffix !== undefined) {
+      out.refresh_token = refresh + f.refreshTokenSuffix;
+      const record = this.#refresh.get(refresh);
+      if (record) this.#refresh.set(String(out.refresh_token), record);
+    }
+    if ('expiresIn' in f) out.expires_in = f.expiresIn;
+    if (f.expiresInLiteral === undefined) return json(200, out);
+    out.expires_in = '__expires_in_literal__';
+    return {
+      status: 200,
+      raw: { contentType: 'application/json', text: JSON.stringify(out).replace(LITERAL_PLACEHOLDER, f.expiresInLiteral) },
+    };
+  }
+
   #issue(username: string, session: string, sessionEndsAtMs: number, withIdToken: boolean): Record<string, unknown> {
     const o = this.#o;
     const now = o.clock.monotonicMs();
@@ -141,6 +210,7 @@ export class SimTokenService {
     this.#refresh.set(refresh, { username, session, expiresAtMs: now + o.refreshTtlS * 1000, sessionEndsAtMs, state: 'valid' });
     const pair: Record<string, unknown> = { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: o.accessTtlS };
     if (withIdToken) pair.id_token = this.#jwt(username, 'ID', o.accessTtlS);
+    this.#issued.push(access, refresh, ...(withIdToken ? [String(pair.id_token)] : []));
     return pair;
   }
 

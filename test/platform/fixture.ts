@@ -4,6 +4,7 @@ import { Secret } from '../../src/config/secret.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { bootClockFrom, type BootClock } from '../../src/platform/boot-clock.js';
 import { PlatformHttp } from '../../src/platform/http.js';
+import type { SecretRedactor } from '../../src/platform/secret-redactor.js';
 import { AuthorizedClient } from '../../src/platform/authorized-client.js';
 import { TokenManager, type TokenManagerTuning } from '../../src/platform/token-manager.js';
 import { PlatformSimulator, type PlatformSimulatorOptions, type SimUrls } from '../../src/sim/index.js';
@@ -34,7 +35,16 @@ export interface Platform {
   /** A new connection to the test's database (as a second process would open it). */
   openDb(): Database;
   /** A token manager + requester on a connection of its own. */
-  agent(options?: { db?: Database; password?: string; boot?: BootClock; logger?: Logger; random?: () => number }): {
+  agent(options?: {
+    db?: Database;
+    password?: string | Secret;
+    boot?: BootClock;
+    logger?: Logger;
+    random?: () => number;
+    /** Another HTTP client (one with a redactor); default the shared one. */
+    http?: PlatformHttp;
+    redactor?: SecretRedactor;
+  }): {
     tokens: TokenManager;
     client: AuthorizedClient;
     db: Database;
@@ -73,11 +83,13 @@ export async function startPlatform(simOptions: PlatformSimulatorOptions = {}): 
     openDb,
     agent(o = {}) {
       const db = o.db ?? openDb();
+      const password = o.password instanceof Secret ? o.password : new Secret(o.password ?? 'pw');
       const tokens = new TokenManager({
         db,
-        http,
+        http: o.http ?? http,
         authUrl: urls.authUrl,
-        credentials: { username: 'agent', password: new Secret(o.password ?? 'pw') },
+        credentials: { username: 'agent', password },
+        ...(o.redactor ? { redactor: o.redactor } : {}),
         clock,
         bootClock: o.boot ?? boot,
         logger: o.logger ?? silentLogger(),
@@ -85,7 +97,7 @@ export async function startPlatform(simOptions: PlatformSimulatorOptions = {}): 
         random: o.random ?? (() => 0.5),
       });
       managers.push(tokens);
-      const client = new AuthorizedClient({ http, tokens, logger: silentLogger() });
+      const client = new AuthorizedClient({ http: o.http ?? http, tokens, logger: silentLogger() });
       return { tokens, client, db };
     },
   };
