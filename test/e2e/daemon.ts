@@ -17,12 +17,16 @@ export interface DaemonConfig {
   gnss: Record<string, unknown>;
   upload?: Record<string, unknown>;
   storage?: Record<string, unknown>;
+  /** Overrides of the platform section (retry timings). */
+  platform?: Record<string, unknown>;
+  /** Content of the password file (default pw). */
+  password?: string;
 }
 
 /** The daemon's config file: the simulator's loopback addresses, short retries, every fix recorded. */
 export function writeConfig(c: DaemonConfig): string {
   const passwordFile = path.join(c.dir, 'password');
-  writeFileSync(passwordFile, 'pw\n', { mode: 0o600 });
+  writeFileSync(passwordFile, `${c.password ?? 'pw'}\n`, { mode: 0o600 });
   const config = {
     environment: 'staging',
     platform: {
@@ -34,6 +38,7 @@ export function writeConfig(c: DaemonConfig): string {
       tokenServiceRetryMinS: 1,
       tokenServiceRetryMaxS: 2,
       requestTimeoutMs: 5000,
+      ...c.platform,
     },
     credentials: { username: 'agent', passwordFile },
     device: DEVICE,
