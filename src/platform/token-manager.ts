@@ -503,8 +503,8 @@ export class TokenManager {
 function storeErrorCode(e: unknown): string {
   let cur: unknown = e;
   for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
-    const code = (cur as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    const { code, sqliteCode } = cur as { code?: unknown; sqliteCode?: unknown };
+    if (typeof code === 'string') return typeof sqliteCode === 'string' && sqliteCode !== code ? `${code} (${sqliteCode})` : code;
     cur = (cur as { cause?: unknown }).cause;
   }
   return e instanceof Error ? e.message : String(e);
