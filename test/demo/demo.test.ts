@@ -1,6 +1,7 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/paths.js';
+import { runCli } from '../helpers/run-cli.js';
 
 // The demo drives the real `run` daemon; until that command exists the end-to-end test cannot run.
 const haveRun = spawnSync(process.execPath, [CLI, 'run', '--help'], { encoding: 'utf8' }).status === 0;
@@ -32,16 +33,8 @@ describe('demo', () => {
   it.skipIf(!haveRun)(
     'fast mode, not a terminal: plain status frames, the outage buffers then drains, every fix delivered once, one password grant',
     async () => {
-      const r = await new Promise<{ code: number; out: string }>((resolve) => {
-        execFile(
-          process.execPath,
-          [CLI, 'demo', '--minutes', '2', '--speed', '40'],
-          { env: { PATH: process.env.PATH }, timeout: 120_000 },
-          (err, stdout, stderr) => {
-            resolve({ code: err ? ((err as { code?: number }).code ?? 99) : 0, out: stdout + stderr });
-          },
-        );
-      });
+      const run = await runCli(['demo', '--minutes', '2', '--speed', '40'], { timeoutMs: 120_000 });
+      const r = { code: run.code, out: run.stdout + run.stderr };
       expect(r.code, r.out).toBe(0);
       // A pipe gets no cursor movement and no colour.
       expect(r.out.includes('\u001b')).toBe(false);

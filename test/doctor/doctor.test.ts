@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { checkReceiver } from '../../src/doctor/gnss-checks.js';
 import { checkDisk, checkPasswordFile } from '../../src/doctor/local-checks.js';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
-import { CLI } from '../helpers/paths.js';
+import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const base = (dir: string, extra: Record<string, unknown> = {}) => ({
@@ -101,12 +100,10 @@ describe('doctor CLI against the simulator', () => {
       cfg,
       JSON.stringify(base(dir, { platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl } })),
     );
-    const run = () =>
-      new Promise<{ code: number; out: string }>((resolve) =>
-        execFile(process.execPath, [CLI, 'doctor', '--config', cfg], { env: { PATH: process.env.PATH } }, (e, out) =>
-          resolve({ code: e ? ((e as { code?: number }).code ?? 99) : 0, out }),
-        ),
-      );
+    const run = async () => {
+      const r = await runCli(['doctor', '--config', cfg]);
+      return { code: r.code, out: r.stdout };
+    };
     const ok = await run();
     expect(ok.out).toMatch(/^PASS\s+credentials/m);
     expect(ok.out).toMatch(/^PASS\s+platform authUrl/m);

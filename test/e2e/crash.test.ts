@@ -6,7 +6,8 @@ import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { eventIdBytes, formatUuid } from '../../src/store/event-id.js';
 import { requestSnapshot } from '../../src/status/client.js';
 import { tempDir } from '../helpers/tmp.js';
-import { DEVICE, committedOutbox, receivedByTime, startDaemon, waitFor, writeConfig } from './daemon.js';
+import { DEVICE, committedOutbox, receivedByTime, startDaemon, writeConfig } from './daemon.js';
+import { waitFor } from '../helpers/wait.js';
 
 const KILLS = 30;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -50,14 +51,13 @@ describe('crash safety: kill -9 at random moments while ingesting and uploading'
     });
     const socket = path.join(dir, 'status.sock');
     await waitFor(
+      'the final run to drain everything',
       async () => {
         if (final.child.exitCode !== null) throw new Error(final.log());
         const s = await requestSnapshot(socket, 1000).catch(() => undefined);
         return s !== undefined && s.receiver?.link === 'ended' && s.outbox.pending === 0 && (s.outbox.recorded ?? 0) > 0;
       },
-      'the final run to drain everything',
-      300_000,
-      final.log,
+      { timeoutMs: 300_000, detail: final.log },
     );
     final.child.kill('SIGTERM');
     expect((await final.exited).code).toBe(0);

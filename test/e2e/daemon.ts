@@ -6,7 +6,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
 import { requestSnapshot } from '../../src/status/client.js';
 import { formatUuid } from '../../src/store/event-id.js';
+import { waitFor } from '../helpers/wait.js';
 import { CLI } from '../helpers/paths.js';
+import { spawnCli } from '../helpers/run-cli.js';
 
 export const HAVE_SOCAT = spawnSync('sh', ['-c', 'command -v socat']).status === 0;
 export const DEVICE = { externalSystemId: 'e2e-fleet', externalDeviceId: 'e2e-gw-1', carrierCode: 'SIM', licensePlate: 'E2E-01' };
@@ -64,10 +66,7 @@ export interface Daemon {
 export function startDaemon(dir: string, configFile: string, env: NodeJS.ProcessEnv = {}): Daemon {
   const logFile = path.join(dir, `daemon-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [CLI, 'run', '--config', configFile], {
-    stdio: ['ignore', fd, fd],
-    env: { PATH: process.env.PATH, ...env },
-  });
+  const child = spawnCli(['run', '--config', configFile], { stdio: ['ignore', fd, fd], env });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -89,20 +88,12 @@ export function committedOutbox(dir: string): { id: string; time: number }[] {
   }
 }
 
-export async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 90_000, log?: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${log ? `\n${log().slice(-3000)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** A pseudo-terminal pair (socat): the test writes NMEA into `input`, the daemon opens `device`. */
 export async function ptyPair(dir: string): Promise<{ input: string; device: string; stop(): void }> {
   const input = path.join(dir, 'gps-in');
   const device = path.join(dir, 'gps-dev');
   const child = spawn('socat', [`pty,raw,echo=0,link=${input}`, `pty,raw,echo=0,link=${device}`], { stdio: 'ignore' });
-  await waitFor(() => existsSync(input) && existsSync(device), 'socat ptys', 10_000);
+  await waitFor('socat ptys', () => existsSync(input) && existsSync(device), { timeoutMs: 10_000 });
   return { input, device, stop: () => child.kill() };
 }
 
@@ -142,6 +133,7 @@ export async function startPtyDaemon(cleanups: (() => Promise<void> | void)[], u
   });
   const socket = `${dir}/status.sock`;
   await waitFor(
+    'status socket',
     async () => {
       if (daemon.child.exitCode !== null) throw new Error(`the daemon exited with ${daemon.child.exitCode}:\n${daemon.log()}`);
       return requestSnapshot(socket, 500).then(
@@ -149,9 +141,7 @@ export async function startPtyDaemon(cleanups: (() => Promise<void> | void)[], u
         () => false,
       );
     },
-    'status socket',
-    60_000,
-    daemon.log,
+    { timeoutMs: 60_000, detail: daemon.log },
   );
   return { dir, sim, urls, pty, daemon, configFile, socket };
 }

@@ -8,7 +8,8 @@ import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { loadOtmSchemas } from '../helpers/otm-schema.js';
 import { runCli } from '../helpers/run-cli.js';
 import { KNOWN_POSITION, stationaryLog } from '../locations/nmea-writer.js';
-import { HAVE_SOCAT, startPtyDaemon, waitFor, type PtyDaemon } from './daemon.js';
+import { HAVE_SOCAT, startPtyDaemon, type PtyDaemon } from './daemon.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Issue 6: `location here` while the real daemon (`telematics-agent run`) holds the serial port.
@@ -96,14 +97,13 @@ async function daemonWithReceiver(): Promise<PtyDaemon & { receiver: StandingRec
   const receiver = standingReceiver(e2e.pty.input);
   cleanups.push(() => receiver.stop());
   await waitFor(
+    'the daemon reading the receiver and delivering its fixes',
     async () => {
       if (receiver.error() !== undefined) throw new Error(`writing the pty failed: ${String(receiver.error())}`);
       const s = await snapshot(e2e.socket);
       return (s?.receiver?.fixesRead ?? 0) > 0 && e2e.sim.events.size > 0;
     },
-    'the daemon reading the receiver and delivering its fixes',
-    120_000,
-    e2e.daemon.log,
+    { timeoutMs: 120_000, detail: e2e.daemon.log },
   );
   return { ...e2e, receiver };
 }
@@ -135,15 +135,14 @@ async function expectDaemonUndisturbed(e2e: PtyDaemon, before: StatusSnapshot): 
   const events = sim.events.size;
   const fixesRead = before.receiver?.fixesRead ?? 0;
   await waitFor(
+    'the daemon delivering more of its own fixes',
     async () => {
       if (daemon.child.exitCode !== null || daemon.child.signalCode !== null)
         throw new Error(`the daemon exited (${daemon.child.exitCode ?? daemon.child.signalCode}):\n${daemon.log().slice(-3000)}`);
       const s = await snapshot(socket);
       return sim.events.size >= events + 10 && (s?.receiver?.fixesRead ?? 0) >= fixesRead + 10;
     },
-    'the daemon delivering more of its own fixes',
-    120_000,
-    daemon.log,
+    { timeoutMs: 120_000, detail: daemon.log },
   );
   const after = await requestSnapshot(socket, 5000);
   expect(after.daemon).toMatchObject({ running: true, pid: daemon.child.pid });

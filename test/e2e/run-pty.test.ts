@@ -4,7 +4,8 @@ import { generateDrive, driveText } from '../../src/sim/receiver/index.js';
 import type { PlatformSimulator } from '../../src/sim/index.js';
 import { eventIdBytes, formatUuid } from '../../src/store/event-id.js';
 import { requestSnapshot } from '../../src/status/client.js';
-import { DEVICE, HAVE_SOCAT, receivedByTime, startPtyDaemon, waitFor, type Daemon } from './daemon.js';
+import { DEVICE, HAVE_SOCAT, receivedByTime, startPtyDaemon, type Daemon } from './daemon.js';
+import { waitFor } from '../helpers/wait.js';
 
 if (!HAVE_SOCAT) process.stderr.write('skipping run e2e over a pty: socat is missing (apt-get install socat)\n');
 
@@ -64,14 +65,13 @@ describe.skipIf(!HAVE_SOCAT)('telematics-agent run: NMEA over a real pty to the 
     await feed(pty.input, text, 0, epochCount(text));
     let recorded = 0;
     await waitFor(
+      'all recorded fixes delivered',
       async () => {
         const s = await requestSnapshot(socket, 1000).catch(() => undefined);
         recorded = s?.outbox.recorded ?? 0;
         return recorded > 0 && s?.outbox.pending === 0 && sim.events.size === recorded;
       },
-      'all recorded fixes delivered',
-      90_000,
-      daemon.log,
+      { timeoutMs: 90_000, detail: daemon.log },
     );
     expect(recorded).toBeGreaterThan(400);
     const times = expectExactlyOnce(sim, recorded);
@@ -91,10 +91,9 @@ describe.skipIf(!HAVE_SOCAT)('telematics-agent run: NMEA over a real pty to the 
     const n = epochCount(text);
     await feed(pty.input, text, 0, Math.floor(n / 2));
     await waitFor(
-      async () => ((await requestSnapshot(socket, 1000).catch(() => undefined))?.outbox.pending ?? 0) > 100,
       'a backlog while offline',
-      60_000,
-      daemon.log,
+      async () => ((await requestSnapshot(socket, 1000).catch(() => undefined))?.outbox.pending ?? 0) > 100,
+      { timeoutMs: 60_000, detail: daemon.log },
     );
     const offline = await requestSnapshot(socket);
     expect(sim.events.size).toBe(0);
@@ -103,14 +102,13 @@ describe.skipIf(!HAVE_SOCAT)('telematics-agent run: NMEA over a real pty to the 
     await rest;
     let recorded = 0;
     await waitFor(
+      'the backlog drained',
       async () => {
         const s = await requestSnapshot(socket, 1000).catch(() => undefined);
         recorded = s?.outbox.recorded ?? 0;
         return s?.outbox.pending === 0 && sim.events.size === recorded && recorded > offline.outbox.pending;
       },
-      'the backlog drained',
-      120_000,
-      daemon.log,
+      { timeoutMs: 120_000, detail: daemon.log },
     );
     const times = expectExactlyOnce(sim, recorded);
     // The first event after the outage is live (newer than the oldest queued), the second is the oldest fix.

@@ -16,19 +16,12 @@ import { silentLogger } from '../../src/log.js';
 import { SerialSource } from '../../src/gnss/sources/serial-source.js';
 import { HAVE_CORPUS, corpusPath } from './helpers/corpus.js';
 import { decodeFile } from './helpers/decode-file.js';
+import { waitFor } from '../helpers/wait.js';
 
 const HAVE_SOCAT = spawnSync('socat', ['-V']).status === 0;
 if (!HAVE_SOCAT) console.warn('gnss pty test: socat is not installed; skipped');
 
 const LOG = 'ublox-neo-m9n-nmea.log';
-
-async function waitFor(what: string, check: () => boolean, limitMs = 30_000): Promise<void> {
-  const until = Date.now() + limitMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function startSocat(dev: string, feed: string): ChildProcess {
   return spawn('socat', [`pty,raw,echo=0,link=${dev}`, `pty,raw,echo=0,link=${feed}`], { stdio: 'ignore' });

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/paths.js';
+import { runCli as run } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
 
@@ -10,20 +10,6 @@ import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
 
 const built = existsSync(CLI);
 if (!built) process.stderr.write('skipping CLI registration tests: run `npm run build` first (dist/ is absent)\n');
-
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TELEMATICS_AGENT_PASSWORD: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 function writeConfig(dir: string, urls: SimUrls, password: string): string {
   const file = path.join(dir, 'config.json');

@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { Agent } from 'undici';
 import { Secret } from '../../src/config/secret.js';
 import { silentLogger, type Logger } from '../../src/log.js';
@@ -66,7 +66,8 @@ export async function startPlatform(simOptions: PlatformSimulatorOptions = {}): 
     dbs.push(db);
     return db;
   };
-  afterEach(async () => {
+  // onTestFinished, not afterEach: vitest never runs an afterEach registered while a test runs.
+  onTestFinished(async () => {
     for (const m of managers) await m.stop();
     for (const db of dbs) if (db.open) db.close();
     await sim.stop();

@@ -8,6 +8,7 @@ import { PlatformError } from '../../src/errors.js';
 import { probeHardwareId, type IdentityProbes } from '../../src/system/identity.js';
 import { startPlatform, type Platform } from './fixture.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { waitFor } from '../helpers/wait.js';
 
 const TUNING = { retryMinS: 5, retryMaxS: 600, configRetryS: 3600 };
 const DEVICE: DeviceSection = { externalSystemId: 'fleet-sys', carrierCode: 'C1', active: true };
@@ -112,7 +113,7 @@ describe('device self-registration', () => {
     const second = registrar(p, { device: changed });
     await second.r.start();
     expect(second.r.current()?.deviceUUID).toBe(uuid); // the uploader is not held up by the update
-    await vi_waitFor(() => !second.r.status().updatePending);
+    await waitFor('the update to be sent', () => !second.r.status().updatePending);
     await second.r.stop();
     expect(p.sim.stats).toMatchObject({ devicesCreated: 1, devicesUpdated: 1 });
     expect(p.sim.devices[0]).toMatchObject({ deviceUUID: uuid, licensePlate: 'AB-123-C', driverName: 'Jan' });
@@ -131,7 +132,7 @@ describe('device self-registration', () => {
       const log = captureLogger();
       const sleep = recordingSleep(false);
       const { r } = await boot(p, { device, sleep, logger: log });
-      await vi_waitFor(() => sleep.delays.length === 1);
+      await waitFor('the first wait', () => sleep.delays.length === 1);
       expect(sleep.delays).toEqual([3600_000]);
       const s = r.status();
       expect(s.state).toBe('config-error');
@@ -176,7 +177,7 @@ describe('device self-registration', () => {
     const p = await startPlatform();
     const sleep = recordingSleep(false);
     const { r } = await boot(p, { sleep, password: 'wrong' });
-    await vi_waitFor(() => sleep.delays.length === 1);
+    await waitFor('the first wait', () => sleep.delays.length === 1);
     expect(r.status().lastError).toMatchObject({ code: 'CREDENTIALS_REJECTED', class: 'config' });
     expect(sleep.delays[0]).toBeGreaterThanOrEqual(30_000);
     expect(sleep.delays[0]).toBeLessThan(3600_000);
@@ -241,12 +242,6 @@ describe('hardware identity: fallback order', () => {
     expect(await probeHardwareId(p)).toEqual({ value: 'feedface', source: 'machine-id' });
   });
 });
-
-/** Polls a condition on real time in small steps (for background loops); fails after 5 s. */
-async function vi_waitFor(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(cond()).toBe(true);
-}
 
 describe('registration retry delay', () => {
   const err = (status: number | undefined, cls: 'transient' | 'config' | 'auth', retryAfterMs?: number, code = 'X') =>

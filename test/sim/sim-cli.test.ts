@@ -1,22 +1,20 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { CLI } from '../helpers/paths.js';
+import { spawnCli } from '../helpers/run-cli.js';
 
 const built = existsSync(CLI);
 if (!built) process.stderr.write('skipping `telematics-agent sim` CLI test: run `npm run build` first (dist/ is absent)\n');
 
 describe.skipIf(!built)('telematics-agent sim', () => {
   it('prints the addresses and a config snippet, serves until SIGTERM, then exits 0', async () => {
-    const p = spawn(process.execPath, [CLI, 'sim', '--port', '0', '--user', 'fleet', '--password', 'pw1', '--json'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const p = spawnCli(['sim', '--port', '0', '--user', 'fleet', '--password', 'pw1', '--json']);
     let out = '';
     let err = '';
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const line = await new Promise<string>((resolve) =>
-      p.stdout.on('data', (d: Buffer) => {
+      p.stdout!.on('data', (d: Buffer) => {
         out += d.toString();
         if (out.includes('\n')) resolve(out.split('\n')[0] ?? '');
       }),

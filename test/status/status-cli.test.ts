@@ -8,9 +8,10 @@ import { FixPublisher } from '../../src/locations/fix-publisher.js';
 import { DaemonFixFeed } from '../../src/locations/daemon-feed.js';
 import { StatusServer } from '../../src/status/server.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
-import { CLI } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
 import { liveSnapshot, seedDatabase, writeConfig } from './fixtures.js';
+import { waitFor } from '../helpers/wait.js';
+import { runCli, spawnCli } from '../helpers/run-cli.js';
 
 interface Run {
   code: number;
@@ -18,13 +19,9 @@ interface Run {
   stderr: string;
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 99) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+async function status(args: string[]): Promise<Run> {
+  const r = await runCli(args, { timeoutMs: 20_000 });
+  return { code: r.code ?? 99, stdout: r.stdout, stderr: r.stderr };
 }
 
 const servers: StatusServer[] = [];
@@ -49,7 +46,7 @@ describe('status CLI', () => {
     const dir = tempDir();
     const config = writeConfig(dir);
     seedDatabase(path.join(dir, 'data'), Date.now());
-    const r = await runCli(['status', '--config', config]);
+    const r = await status(['status', '--config', config]);
     expect(r.code).toBe(2);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toMatch(/^daemon not running/);
@@ -60,7 +57,7 @@ describe('status CLI', () => {
     expect(r.stdout).not.toMatch(/SECRET/);
     expect(r.stdout).not.toMatch(/\u001b\[/);
 
-    const j = await runCli(['status', '--json', '--config', config]);
+    const j = await status(['status', '--json', '--config', config]);
     expect(j.code).toBe(2);
     const s = JSON.parse(j.stdout) as StatusSnapshot & { health: { level: string } };
     expect(s.source).toBe('database');
@@ -87,7 +84,7 @@ describe('status CLI', () => {
       );
     });
     expect(statSync(sock).isSocket()).toBe(true);
-    const r = await runCli(['status', '--config', config]);
+    const r = await status(['status', '--config', config]);
     expect(r.code).toBe(2);
     expect(r.stdout.split('\n')[0]).toMatch(/daemon not running/);
   });
@@ -96,7 +93,7 @@ describe('status CLI', () => {
     const dir = tempDir();
     const config = writeConfig(dir);
     await serve(dir, () => liveSnapshot(Date.now(), dir));
-    const r = await runCli(['status', '--config', config]);
+    const r = await status(['status', '--config', config]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toMatch(/running, pid 4242, up 62 min\s+HEALTHY$/);
@@ -118,12 +115,12 @@ describe('status CLI', () => {
         s.outbox.oldestPendingAgeS = 900;
       }),
     );
-    const r = await runCli(['status', '--config', config]);
+    const r = await status(['status', '--config', config]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/DEGRADED/);
     expect(r.stdout).toMatch(/fix\s+no fix/);
     expect(r.stdout).toMatch(/! backlog of 900 fixes, oldest 15 min/);
-    const j = await runCli(['status', '--json', '--config', config]);
+    const j = await status(['status', '--json', '--config', config]);
     expect(j.code).toBe(1);
     expect((JSON.parse(j.stdout) as { source: string }).source).toBe('daemon');
   });
@@ -136,7 +133,7 @@ describe('status CLI', () => {
         if (s.token) s.token.state = 'rejected';
       }),
     );
-    const r = await runCli(['status', '--config', config]);
+    const r = await status(['status', '--config', config]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/! credentials rejected/);
   });
@@ -149,12 +146,12 @@ describe('status CLI', () => {
       served++;
       return liveSnapshot(Date.now(), dir);
     });
-    const child = execFile(process.execPath, [CLI, 'status', '--watch', '--config', config], { env: { PATH: process.env.PATH } });
+    const child = spawnCli(['status', '--watch', '--config', config]);
     let out = '';
     child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
     // Wait for two screens, then stop it (bounded by the test timeout, not a timer assertion).
-    while (served < 2) await new Promise((r) => setTimeout(r, 100));
-    while ((out.match(/GNSS\s+id/g) ?? []).length < 2) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('two snapshots served', () => served >= 2);
+    await waitFor('two screens drawn', () => (out.match(/GNSS\s+id/g) ?? []).length >= 2);
     const code = await new Promise<number | null>((resolve) => {
       child.once('exit', (c) => resolve(c));
       child.kill('SIGTERM');
@@ -189,7 +186,7 @@ describe('StatusServer', () => {
         if (got.length === 2) ac.abort();
       }
     })();
-    while (fixes.subscriberCount === 0) await new Promise((r) => setTimeout(r, 20));
+    await waitFor('a subscriber to the fix feed', () => fixes.subscriberCount > 0);
     fixes.publish({ time: 1000, mode: 3, lat: 52, lon: 5 });
     fixes.publish({ time: 2000, mode: 3, lat: 52, lon: 5 });
     await reading;

@@ -5,7 +5,6 @@
  * technician meets: healthy, degraded (no fix; platform answering 503 with a growing backlog) and
  * down (after SIGTERM, read from the database).
  */
-import { execFile } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,8 +16,9 @@ import { dateField, sentence, timeField } from '../../src/sim/receiver/nmea-form
 import { requestSnapshot } from '../../src/status/client.js';
 import { assessHealth, type Health } from '../../src/status/health.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
-import { committedOutbox, HAVE_SOCAT, ptyPair, startDaemon, waitFor, writeConfig, type Daemon } from '../e2e/daemon.js';
-import { CLI } from '../helpers/paths.js';
+import { committedOutbox, HAVE_SOCAT, ptyPair, startDaemon, writeConfig, type Daemon } from '../e2e/daemon.js';
+import { waitFor } from '../helpers/wait.js';
+import { runCli } from '../helpers/run-cli.js';
 
 if (!HAVE_SOCAT) process.stderr.write('skipping status against the real daemon: socat is missing (apt-get install socat)\n');
 
@@ -34,14 +34,11 @@ interface Run {
 
 type Json = StatusSnapshot & { health: Health };
 
-function runCli(args: string[]): Promise<Run> {
+/** The CLI, with how long it took (status must answer quickly even while the daemon is busy). */
+async function timedCli(args: string[]): Promise<Run> {
   const started = performance.now();
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH }, timeout: 20_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 99) : 0;
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
-    });
-  });
+  const r = await runCli(args, { timeoutMs: 20_000 });
+  return { code: r.code ?? 99, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
 }
 
 /**
@@ -129,8 +126,8 @@ function fitsTheScreen(text: string): void {
 
 const timings: string[] = [];
 async function status(label: string, args: string[] = []): Promise<{ human: Run; json: Run; j: Json }> {
-  const human = await runCli(['status', '--config', env.config, ...args]);
-  const json = await runCli(['status', '--json', '--config', env.config, ...args]);
+  const human = await timedCli(['status', '--config', env.config, ...args]);
+  const json = await timedCli(['status', '--json', '--config', env.config, ...args]);
   timings.push(
     `${label.padEnd(9)} status ${human.ms.toFixed(0).padStart(5)} ms (exit ${human.code})   status --json ${json.ms.toFixed(0).padStart(5)} ms (exit ${json.code})`,
   );
@@ -146,7 +143,8 @@ let env: { dir: string; config: string; socket: string; sim: PlatformSimulator; 
 describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `run` as a child process)', () => {
   beforeAll(async () => {
     // Not tempDir(): that removes the directory after each test, and the daemon lives across them.
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-status-'));
+    // A short name: the status screen shows the device path in 34 columns, and TMPDIR is the run's folder.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-'));
     const sim = new PlatformSimulator({ users: [{ username: 'agent', password: PASSWORD }] });
     const urls = await sim.start();
     const pty = await ptyPair(dir);
@@ -156,13 +154,12 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     const receiver = new Receiver(pty.input);
     env = { dir, config, socket: path.join(dir, 'status.sock'), sim, daemon, receiver, stopPty: () => pty.stop() };
     await waitFor(
+      'status socket',
       async () => {
         if (daemon.child.exitCode !== null) throw new Error(`the daemon exited with ${daemon.child.exitCode}:\n${daemon.log()}`);
         return (await snap()) !== undefined;
       },
-      'status socket',
-      60_000,
-      daemon.log,
+      { timeoutMs: 60_000, detail: daemon.log },
     );
     receiver.start();
   }, 90_000);
@@ -184,13 +181,15 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     const { sim, daemon } = env;
     let last: StatusSnapshot | undefined;
     await waitFor(
+      'a healthy daemon',
       async () => {
         last = await snap();
         return last !== undefined && assessHealth(last).level === 'healthy' && (last.outbox.sentTotal ?? 0) > 3;
       },
-      'a healthy daemon',
-      60_000,
-      () => `${daemon.log()}\nlast snapshot: ${JSON.stringify(last)}\nhealth: ${last ? JSON.stringify(assessHealth(last)) : ''}`,
+      {
+        timeoutMs: 60_000,
+        detail: () => `${daemon.log()}\nlast snapshot: ${JSON.stringify(last)}\nhealth: ${last ? JSON.stringify(assessHealth(last)) : ''}`,
+      },
     );
     const { human, json, j } = await status('healthy');
     expect(human.code, human.stdout).toBe(0);
@@ -241,7 +240,7 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
 
   it('degraded: the receiver loses its fix: exit 1, "no fix" shown', async () => {
     env.receiver.mode = 'nofix';
-    await waitFor(async () => (await snap())?.receiver?.mode === 1, 'a no-fix epoch', 30_000, env.daemon.log);
+    await waitFor('a no-fix epoch', async () => (await snap())?.receiver?.mode === 1, { timeoutMs: 30_000, detail: env.daemon.log });
     const { human, json, j } = await status('no fix');
     expect(human.code, human.stdout).toBe(1);
     expect(json.code).toBe(1);
@@ -256,18 +255,17 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
   it('degraded: the platform answers 503, the backlog grows: exit 1, the upload error shown', async () => {
     const { sim } = env;
     env.receiver.mode = 'fix';
-    await waitFor(async () => (await snap())?.receiver?.mode === 3, 'the fix back', 30_000, env.daemon.log);
+    await waitFor('the fix back', async () => (await snap())?.receiver?.mode === 3, { timeoutMs: 30_000, detail: env.daemon.log });
     sim.setFaults('events', { status503Rate: 1 });
     const before = (await snap())!.outbox.pending;
     let last: StatusSnapshot | undefined;
     await waitFor(
+      'a growing backlog with a current upload error',
       async () => {
         last = await snap();
         return last !== undefined && last.outbox.pending >= before + 3 && assessHealth(last).level === 'degraded';
       },
-      'a growing backlog with a current upload error',
-      60_000,
-      () => `${env.daemon.log()}\nlast snapshot: ${JSON.stringify(last)}`,
+      { timeoutMs: 60_000, detail: () => `${env.daemon.log()}\nlast snapshot: ${JSON.stringify(last)}` },
     );
     const { human, json, j } = await status('503');
     expect(human.code, human.stdout).toBe(1);
@@ -280,7 +278,9 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     expect(j.upload.lastError).toMatchObject({ class: 'transient', message: expect.stringContaining('503') });
     expect(j.outbox.pending).toBeGreaterThanOrEqual(before + 3);
     // Growing: a later look finds more waiting (the receiver keeps recording one fix a second).
-    await waitFor(async () => ((await snap())?.outbox.pending ?? 0) > j.outbox.pending, 'the backlog to grow further', 30_000);
+    await waitFor('the backlog to grow further', async () => ((await snap())?.outbox.pending ?? 0) > j.outbox.pending, {
+      timeoutMs: 30_000,
+    });
     expect(sim.stats.faults.events).toBeGreaterThan(0);
     expectNoSecrets(human.stdout + json.stdout, storedTokens(env.dir));
   }, 150_000);

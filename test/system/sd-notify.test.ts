@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { SdNotify } from '../../src/system/sd-notify.js';
 import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
 
 const have = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 const canRun = have('socat') && have('systemd-notify');
@@ -15,7 +16,7 @@ async function receiver(dir: string) {
   const sock = path.join(dir, 'notify.sock');
   const out = path.join(dir, 'received');
   const child = spawn('sh', ['-c', `exec socat -u UNIX-RECV:${sock},unlink-early OPEN:${out},creat,append`], { stdio: 'ignore' });
-  while (!existsSync(sock)) await new Promise((r) => setTimeout(r, 20));
+  await waitFor('the notify socket', () => existsSync(sock));
   return {
     sock,
     read: () => (existsSync(out) ? readFileSync(out, 'utf8') : ''),
@@ -60,9 +61,9 @@ describe('sd_notify', () => {
       n.ready('recording');
       n.watchdog();
       n.stopping();
-      const deadline = Date.now() + 20_000;
-      while (!['READY=1', 'WATCHDOG=1', 'STOPPING=1'].every((m) => r.read().includes(m)) && Date.now() < deadline)
-        await new Promise((res) => setTimeout(res, 50));
+      await waitFor('the three notifications', () => ['READY=1', 'WATCHDOG=1', 'STOPPING=1'].every((m) => r.read().includes(m)), {
+        timeoutMs: 20_000,
+      });
       const got = r.read();
       expect(got).toContain('READY=1');
       expect(got).toContain('STATUS=recording');

@@ -6,6 +6,7 @@ import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
 import { IDENTITY, openOutbox, type OpenOutbox } from '../store/outbox-helpers.js';
 import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
 
 export const DEVICE: RegisteredDevice = { ...IDENTITY, source: 'config', deviceUUID: '0d6f0b6e-3c1a-4b7e-9d3f-2a1b4c5d6e7f' };
 
@@ -69,19 +70,9 @@ export async function closeRig(rig: UploadRig | undefined): Promise<void> {
   rig?.db.close();
 }
 
-/** Resolves once `cond()` holds, checking after every simulator request and every 20 ms. */
-export function until(rig: UploadRig, cond: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = (): void => {
-      if (!cond()) return;
-      clearInterval(t);
-      off();
-      resolve();
-    };
-    const off = rig.platform.sim.onRequest(() => setImmediate(check));
-    const t = setInterval(check, 20);
-    check();
-  });
+/** Resolves once `cond()` holds, checking after every simulator request and every 20 ms; fails after 30 s. */
+export function until(rig: UploadRig, cond: () => boolean, what = 'the condition'): Promise<void> {
+  return waitFor(what, cond, { wakeOn: (check) => rig.platform.sim.onRequest(check) });
 }
 
 export const eventTimes = (rig: UploadRig): number[] =>
