@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { formatUuid, eventIdBytes } from '../../src/store/event-id.js';
 import { migrate } from '../../src/store/migrations.js';
 import { DELIVERY_META } from '../../src/store/outbox-counters.js';
@@ -31,16 +31,18 @@ describe('outbox: batching, ids, delivery', () => {
   });
 
   it('commits every storage.commitIntervalMs by itself', async () => {
+    // Fake timers: the commit timer fires when 50 ms have passed, not before, without waiting.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    onTestFinished(() => void vi.useRealTimers());
     const { db, outbox } = await openOutbox(tempDir(), { storage: { commitIntervalMs: 50 } });
     outbox.record(fixAt(1));
-    await new Promise<void>((resolve) => {
-      const t = setInterval(() => {
-        if (rowCount(db) === 1) {
-          clearInterval(t);
-          resolve();
-        }
-      }, 20);
-    });
+    vi.advanceTimersByTime(49);
+    expect(rowCount(db)).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(rowCount(db)).toBe(1);
+    outbox.record(fixAt(2));
+    vi.advanceTimersByTime(50);
+    expect(rowCount(db)).toBe(2);
     await outbox.stop();
     db.close();
   });

@@ -50,11 +50,13 @@ describe('uploader under platform faults (simulator)', () => {
     rig.outbox.flush();
     rig.registration.register();
     const t0 = performance.now();
-    await new Promise((r) => setTimeout(r, 1500));
+    // Not a sleep: wait for the 8 requests of the start and 6 more, then check how long they took.
+    await until(rig, () => rig!.platform.sim.stats.requests.events >= 14, 'six retries');
     const during = rig.platform.sim.stats.requests.events;
     const elapsed = performance.now() - t0;
     // Steps of at least 50, 100, 200, 200, ... ms: at most 8 in flight at the start + one per step.
     expect(during).toBeLessThanOrEqual(8 + Math.ceil(elapsed / 50));
+    expect(elapsed).toBeGreaterThanOrEqual(50 + 100 + 200 + 200 + 200 - 5);
     expect(rig.outbox.pendingCount()).toBe(200);
     rig.platform.sim.setFaults('events', undefined);
     await until(rig, () => rig!.outbox.pendingCount() === 0);
