@@ -8,7 +8,8 @@ import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { requestSnapshot } from '../../src/status/client.js';
 import { assessHealth } from '../../src/status/health.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
-import { startDaemon, waitFor, writeConfig } from './daemon.js';
+import { startDaemon, writeConfig } from './daemon.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Issue 11.2: a real 8 MiB tmpfs as dataDir fills up while the platform (the simulator) is up.
@@ -82,17 +83,17 @@ describe.skipIf(!CAN_MOUNT)('a full disk while the platform is up (tmpfs)', () =
       last = await requestSnapshot(socket, 1000).catch(() => undefined);
       return last;
     };
-    await waitFor(async () => (await status())?.disk.ballast === true, 'the ballast', 60_000, daemon.log);
+    await waitFor('the ballast', async () => (await status())?.disk.ballast === true, { timeoutMs: 60_000, detail: daemon.log });
     expect(statSync(path.join(data, 'ballast')).size).toBe(1024 * 1024);
 
     // A backlog first (the platform answers 503), so that the full disk meets queued fixes.
     sim.setFaults('events', { status503Rate: 1 });
-    await waitFor(async () => ((await status())?.outbox.pending ?? 0) > 300, 'a backlog', 60_000, daemon.log);
+    await waitFor('a backlog', async () => ((await status())?.outbox.pending ?? 0) > 300, { timeoutMs: 60_000, detail: daemon.log });
 
     // Fill the disk: the next commits fail, the ballast goes, status says so.
     const filler = path.join(data, 'filler');
     fill(filler);
-    await waitFor(async () => (await status())?.disk.full === true, 'disk full in status', 30_000, daemon.log);
+    await waitFor('disk full in status', async () => (await status())?.disk.full === true, { timeoutMs: 30_000, detail: daemon.log });
     expect(existsSync(path.join(data, 'ballast'))).toBe(false);
     const health = assessHealth(last!);
     expect(health.level).toBe('failing');
@@ -102,48 +103,43 @@ describe.skipIf(!CAN_MOUNT)('a full disk while the platform is up (tmpfs)', () =
     const sentWhenFull = last!.outbox.sentTotal ?? 0;
     sim.setFaults('events', undefined);
     await waitFor(
+      'delivery while the disk is full',
       async () => {
         const s = await status();
         return s !== undefined && (s.outbox.sentTotal ?? 0) > sentWhenFull + 300 && s.disk.full === true;
       },
-      'delivery while the disk is full',
-      60_000,
-      daemon.log,
+      { timeoutMs: 60_000, detail: daemon.log },
     );
     // Fill again whatever the deletes of delivered rows gave back to the file system, and check the
     // daemon still runs and delivers.
     const sentStillFull = last!.outbox.sentTotal ?? 0;
     fill(`${filler}2`);
-    await waitFor(
-      async () => ((await status())?.outbox.sentTotal ?? 0) > sentStillFull + 50,
-      'delivery on a disk filled again',
-      60_000,
-      daemon.log,
-    );
+    await waitFor('delivery on a disk filled again', async () => ((await status())?.outbox.sentTotal ?? 0) > sentStillFull + 50, {
+      timeoutMs: 60_000,
+      detail: daemon.log,
+    });
     expect(last!.disk.full).toBe(true);
 
     // Room again: the ballast comes back, status is no longer failing for the disk.
     unlinkSync(filler);
     unlinkSync(`${filler}2`);
     await waitFor(
+      'room again',
       async () => {
         const s = await status();
         return s !== undefined && s.disk.full !== true && s.disk.ballast === true;
       },
-      'room again',
-      30_000,
-      daemon.log,
+      { timeoutMs: 30_000, detail: daemon.log },
     );
 
     // The drive ends; everything recorded arrives, once, and nothing was thinned.
     await waitFor(
+      'the drive to end and the queue to drain',
       async () => {
         const s = await status();
         return s !== undefined && s.receiver?.link === 'ended' && s.outbox.pending === 0 && s.disk.heldInMemory === undefined;
       },
-      'the drive to end and the queue to drain',
-      180_000,
-      daemon.log,
+      { timeoutMs: 180_000, detail: daemon.log },
     );
     const s = last!;
     const recorded = s.outbox.recorded ?? 0;
