@@ -13,14 +13,16 @@ import { StatusServer } from './status/server.js';
 import { statusSocketPath } from './status/socket-path.js';
 import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
-import { openDatabase } from './store/database.js';
+import { openDatabase, replaceDamagedDatabase, type CarriedFixes, type OpenDatabaseOptions } from './store/database.js';
 import { FullDisk } from './store/full-disk.js';
+import { isCorrupt, type StoreError } from './store/store-faults.js';
 import { MetaStore } from './store/meta.js';
 import { Outbox } from './store/outbox.js';
 import { systemClock, type Clock } from './system/clock.js';
 import type { IdentityProbes } from './system/identity.js';
 import { SdNotify } from './system/sd-notify.js';
-import { storeView } from './status/store-view.js';
+import type { DiskSummary } from './status/snapshot.js';
+import { repairedFacts, storeView } from './status/store-view.js';
 import { outboxSummary, uploadSummary } from './upload/status-views.js';
 import { Uploader } from './upload/uploader.js';
 
@@ -59,6 +61,10 @@ export class Agent {
   readonly #startedMono: number;
   #outbox: Outbox | undefined;
   #fullDisk: FullDisk | undefined;
+  /** Set while the components stop for a salvage of the damaged database; start() then salvages. */
+  #repair: { reason: string; carry?: CarriedFixes } | undefined;
+  #repairing: Promise<void> | undefined;
+  #starting: Promise<void> | undefined;
   #watchdog: NodeJS.Timeout | undefined;
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   #lastEpochWallMs: number | undefined;
@@ -71,7 +77,20 @@ export class Agent {
     this.#startedMono = this.#clock.monotonicMs();
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts every component. A damaged database found while starting (a token or identity read)
+   * is not a failure to start: the salvage it set off (#onDamage) starts everything again.
+   */
+  start(): Promise<void> {
+    const starting = this.#start();
+    this.#starting = starting;
+    return starting.catch((e: unknown) => {
+      if (isCorrupt(e) && this.#repairing) return this.#repairing;
+      throw e;
+    });
+  }
+
+  async #start(): Promise<void> {
     const { config, logger } = this.#o;
     const clock = this.#clock;
 
@@ -83,14 +102,19 @@ export class Agent {
       logger: storeLogger,
     });
     this.#fullDisk = fullDisk;
-    const db = openDatabase({
+    const dbOptions: OpenDatabaseOptions = {
       dataDir: config.dataDir,
       logger: storeLogger,
       // Whichever writer meets the full disk first (outbox, token lock, token pair) releases the ballast for all.
+      // Whichever reader or writer meets a damaged page (commit, token read, outbox read) has the file salvaged.
       onFault: (kind, e) => {
         if (kind === 'disk-full') fullDisk.enter({ code: e.sqliteCode, message: e.message });
+        else this.#onDamage(e);
       },
-    });
+    };
+    const repair = this.#repair;
+    this.#repair = undefined;
+    const db = repair ? replaceDamagedDatabase(dbOptions, repair.reason, repair.carry) : openDatabase(dbOptions);
     fullDisk.start();
     this.#onStop('database', () => {
       db.close();
@@ -156,7 +180,7 @@ export class Agent {
       maxLineLength: config.gnss.maxLineLength,
     });
 
-    await this.#startStatus(pipeline, platform, outbox, uploader, fixPublisher);
+    await this.#startStatus(pipeline, platform, outbox, uploader, fixPublisher, repairedFacts(meta));
 
     await pipeline.start();
     // Stop reading first, then commit what is buffered before the uploader gets its grace time.
@@ -177,19 +201,50 @@ export class Agent {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.#notify.stopping();
-      if (this.#watchdog) clearInterval(this.#watchdog);
-      for (const step of this.#stops.reverse()) {
-        try {
-          await step.stop();
-        } catch (e) {
-          this.#o.logger.warn({ component: step.name, err: describeError(e) }, 'stop step failed; going on');
-        }
-      }
-      this.#stops.length = 0;
+      await this.#repairing?.catch(() => undefined);
+      await this.#stopComponents();
       await this.#notify.flush();
       this.#o.logger.info('agent stopped');
     })();
     return this.#stopping;
+  }
+
+  async #stopComponents(): Promise<void> {
+    if (this.#watchdog) clearInterval(this.#watchdog);
+    this.#watchdog = undefined;
+    for (const step of this.#stops.reverse()) {
+      try {
+        await step.stop();
+      } catch (e) {
+        this.#o.logger.warn({ component: step.name, err: describeError(e) }, 'stop step failed; going on');
+      }
+    }
+    this.#stops.length = 0;
+  }
+
+  /**
+   * A statement met a damaged page at run time (issue 11.3). The file must not be used any more:
+   * every component stops (the outbox hands over the fixes it holds in memory first), the file is
+   * moved aside and salvaged into a fresh one, and everything starts again on it. The GNSS source
+   * is closed for the few hundred milliseconds this takes. Should the restart itself fail, the
+   * process ends and its supervisor starts it again on the fresh file.
+   */
+  #onDamage(e: StoreError): void {
+    if (this.#repairing || this.#stopping) return;
+    const reason = `${e.sqliteCode}: ${(e.cause as Error | undefined)?.message ?? e.message}`;
+    this.#o.logger.error({ reason }, 'database damaged at run time: stopping, salvaging what is readable, starting again');
+    this.#repairing = (async () => {
+      // Off the failing statement's stack before anything closes its database, and never while
+      // start() is still building components on it.
+      await new Promise((resolve) => setImmediate(resolve));
+      await this.#starting?.catch(() => undefined);
+      const carry = this.#outbox?.release();
+      await this.#stopComponents();
+      this.#repair = { reason, ...(carry ? { carry } : {}) };
+      await this.start();
+    })().finally(() => {
+      this.#repairing = undefined;
+    });
   }
 
   #source(): NmeaSource {
@@ -207,6 +262,7 @@ export class Agent {
     outbox: Outbox,
     uploader: Uploader,
     publisher: FixPublisher,
+    repaired: DiskSummary['repaired'],
   ): Promise<void> {
     const { config, logger } = this.#o;
     const provider = new DaemonStatusProvider({
@@ -240,7 +296,10 @@ export class Agent {
       registration: () => platform.registrar.current(),
       tokens: () => platform.tokens.tokenStatus(),
       outbox: () => outboxSummary(outbox.status(), pipeline.state().counters.recorded),
-      store: () => storeView(outbox.commitState(), this.#fullDisk?.state().ballastPresent, this.#clock.monotonicMs()),
+      store: () => ({
+        ...storeView(outbox.commitState(), this.#fullDisk?.state().ballastPresent, this.#clock.monotonicMs()),
+        ...(repaired ? { repaired } : {}),
+      }),
       upload: () => uploadSummary(uploader.status(), outbox.commitState()),
     });
     const server = new StatusServer({

@@ -9,6 +9,7 @@ import { databasePath } from '../store/database.js';
 import { DELIVERY_META } from '../store/outbox-counters.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
+import { repairedFacts } from './store-view.js';
 import { SNAPSHOT_SCHEMA, type StatusSnapshot } from './snapshot.js';
 import { UPLOAD_FACT_KEYS } from './upload-facts.js';
 
@@ -131,6 +132,9 @@ function fill(db: BetterSqlite3.Database, s: StatusSnapshot, wallMs: number): vo
   s.outbox.sentTotal = counters.get(COUNTERS.sent) ?? 0;
   const today = metaJson<{ day: string; count: number }>(DELIVERY_META.sentToday);
   s.outbox.sentToday = today && today.day === new Date(wallMs).toISOString().slice(0, 10) ? today.count : 0;
+
+  const repaired = repairedFacts({ get: meta });
+  if (repaired) s.disk.repaired = repaired;
 
   const lastSuccess = Number(meta(UPLOAD_FACT_KEYS.lastSuccessAt));
   if (Number.isFinite(lastSuccess) && lastSuccess > 0) s.upload.lastSuccessAt = lastSuccess;

@@ -22,6 +22,9 @@ export interface HealthThresholds {
   clockOffsetS: number;
 }
 
+/** A salvaged database is shown for a day: long enough for a technician's next look. */
+const REPAIRED_SHOWN_MS = 86_400_000;
+
 export const DEFAULT_THRESHOLDS: HealthThresholds = { silentReceiverS: 10, backlogAgeS: 120, clockOffsetS: 5 };
 
 export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_THRESHOLDS): Health {
@@ -59,6 +62,11 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   const failingFor = d.commitFailing ? `, commits failing for ${formatAge(d.commitFailing.forS)}` : '';
   if (d.full) failing.push(`disk full${held}${failingFor}; delivery goes on and frees room`);
   else if (d.commitFailing) failing.push(`outbox cannot commit: ${d.commitFailing.code}${held}${failingFor}`);
+  const rep = d.repaired;
+  if (rep && s.takenAt - rep.at < REPAIRED_SHOWN_MS)
+    degraded.push(
+      `database was damaged (${rep.reason.split(':')[0]}) ${formatAge(Math.max(0, (s.takenAt - rep.at) / 1000))} ago: ${rep.salvaged} fixes salvaged, about ${rep.unreadable} lost; damaged file kept at ${rep.movedTo}`,
+    );
   if (!d.full && d.freeBytes !== undefined && d.minFreeBytes !== undefined && d.freeBytes < d.minFreeBytes)
     failing.push('disk below storage.minFreeBytes: the backlog is being thinned');
 

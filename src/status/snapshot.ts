@@ -99,6 +99,8 @@ export interface DiskSummary {
   commitFailing?: { code: string; message: string; forS: number };
   /** Whether the ballast file (storage.ballastBytes) is in place. */
   ballast?: boolean;
+  /** The last salvage of a damaged database file (health shows it for a day). */
+  repaired?: { at: number; reason: string; movedTo: string; salvaged: number; deadLetters: number; unreadable: number };
 }
 
 export interface StatusSnapshot {

@@ -1,8 +1,10 @@
+import type { MetaStore } from '../store/meta.js';
 import type { OutboxCommitState } from '../store/outbox.js';
+import { SALVAGE_META_KEY, type SalvageFacts } from '../store/salvage.js';
 import type { DiskSummary } from './snapshot.js';
 
 /** What the daemon adds to the disk section: a full disk, failing commits, the ballast. */
-export type StoreView = Pick<DiskSummary, 'full' | 'fullSince' | 'heldInMemory' | 'commitFailing' | 'ballast'>;
+export type StoreView = Pick<DiskSummary, 'full' | 'fullSince' | 'heldInMemory' | 'commitFailing' | 'ballast' | 'repaired'>;
 
 export function storeView(o: OutboxCommitState, ballast: boolean | undefined, nowMonoMs: number): StoreView {
   const v: StoreView = {};
@@ -19,4 +21,24 @@ export function storeView(o: OutboxCommitState, ballast: boolean | undefined, no
     };
   if (ballast !== undefined) v.ballast = ballast;
   return v;
+}
+
+/** The last salvage of a damaged database (database.ts replaceDamagedDatabase), as status shows it. */
+export function repairedFacts(meta: Pick<MetaStore, 'get'>): DiskSummary['repaired'] {
+  let f: SalvageFacts | undefined;
+  try {
+    const raw = meta.get(SALVAGE_META_KEY);
+    f = raw === undefined ? undefined : (JSON.parse(raw) as SalvageFacts);
+  } catch {
+    return undefined;
+  }
+  if (!f || typeof f.at !== 'number') return undefined;
+  return {
+    at: f.at,
+    reason: f.reason,
+    movedTo: f.movedTo,
+    salvaged: (f.outbox?.rows ?? 0) + (f.carried ?? 0),
+    deadLetters: f.deadLetters?.rows ?? 0,
+    unreadable: (f.outbox?.unreadable ?? 0) + (f.deadLetters?.unreadable ?? 0),
+  };
 }

@@ -3,7 +3,10 @@ import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AgentError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
+import { ROW_COLUMNS, type OutboxRow } from './outbox-row.js';
+import { pruneDamagedFiles, salvageInto, SALVAGE_META_KEY, type SalvageFacts } from './salvage.js';
 import { guardDatabase, isCorrupt, type StoreFaultListener } from './store-faults.js';
 
 export type { Database } from 'better-sqlite3';
@@ -27,8 +30,9 @@ export function databasePath(dataDir: string): string {
 
 /**
  * Opens `<dataDir>/agent.db`, creating the directory (0700) and the file (0600), sets the pragmas
- * every connection needs, and migrates the schema. A corrupt or garbage file is moved aside with a
- * timestamp suffix and a fresh database is created, so the agent never crash-loops on it.
+ * every connection needs, and migrates the schema. A corrupt or garbage file is moved aside and
+ * what is readable of it is salvaged into a fresh database (replaceDamagedDatabase), so the agent
+ * never crash-loops on it and loses only the rows of the damaged pages.
  */
 export function openDatabase(options: OpenDatabaseOptions): Database {
   ensureDataDir(options.dataDir);
@@ -37,13 +41,65 @@ export function openDatabase(options: OpenDatabaseOptions): Database {
     return openAndMigrate(file, options);
   } catch (e) {
     if (!isCorrupt(e)) throw e;
-    const aside = moveAside(file, (options.now ?? (() => new Date()))());
-    options.logger.error(
-      { err: { code: (e as { code?: string }).code, message: (e as Error).message }, movedTo: aside, database: file },
-      'database file is corrupt: moved it aside and created a fresh database; fixes buffered in the old file are not delivered',
-    );
-    return openAndMigrate(file, options);
+    return replaceDamagedDatabase(options, describe(e));
   }
+}
+
+export interface CarriedFixes {
+  /** Recorded fixes the running agent held in memory (not committed): written after the salvaged ones. */
+  held: readonly OutboxRow[];
+  /** Outbox seqs delivered but not yet deleted: not salvaged (the platform has them). */
+  delivered: ReadonlySet<number>;
+}
+
+/**
+ * The database file is damaged (found at open, or by any statement at run time): it is closed by
+ * the caller, moved aside with a timestamp suffix, and what is readable of it is salvaged into a
+ * fresh database (salvage.ts). The facts go into the fresh database's meta (status shows them for a
+ * day) and to the log at error. Only the newest KEEP_DAMAGED_FILES damaged files are kept.
+ */
+export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: string, carry?: CarriedFixes): Database {
+  const file = databasePath(options.dataDir);
+  const now = (options.now ?? (() => new Date()))();
+  const aside = moveAside(file, now);
+  const db = openAndMigrate(file, options);
+  const counts = salvageInto(aside, db, carry ? { skipSeqs: carry.delivered } : {});
+  const facts: SalvageFacts = { at: now.getTime(), reason, movedTo: aside, ...counts };
+  if (carry && carry.held.length > 0) facts.carried = carryOver(db, carry.held);
+  new MetaStore(db).setJson(SALVAGE_META_KEY, facts);
+  const removed = pruneDamagedFiles(options.dataDir, DATABASE_FILE);
+  options.logger.error(
+    {
+      reason,
+      movedTo: aside,
+      schemaReadable: facts.schemaReadable,
+      outbox: facts.outbox,
+      deadLetters: facts.deadLetters,
+      carried: facts.carried ?? 0,
+      removedOlderDamagedFiles: removed,
+    },
+    `database file is damaged (corrupt): moved it aside and salvaged ${facts.outbox.rows} queued fixes and ${facts.deadLetters.rows} dead letters into a fresh database (about ${facts.outbox.unreadable} unreadable); tokens and registration are obtained anew`,
+  );
+  return db;
+}
+
+/** Held fixes keep their event ids; their seqs follow the salvaged rows (record order is kept). */
+function carryOver(db: Database, held: readonly OutboxRow[]): number {
+  const max = (db.prepare('SELECT max(seq) AS m FROM outbox').get() as { m: number | null }).m ?? 0;
+  const insert = db.prepare(
+    `INSERT INTO outbox (${ROW_COLUMNS}) VALUES (@seq, @event_id, @fix_time, @lat_e7, @lon_e7, @alt_cm, @speed_cms, @track_cdeg, @hdop_c, @sats, @flags)`,
+  );
+  let n = 0;
+  db.transaction(() => {
+    for (const r of held) n += insert.run({ ...r, seq: max + 1 + n }).changes;
+  })();
+  return n;
+}
+
+function describe(e: unknown): string {
+  const code = (e as { code?: unknown })?.code;
+  const sqlite = (e as { sqliteCode?: unknown })?.sqliteCode;
+  return `${typeof sqlite === 'string' ? sqlite : typeof code === 'string' ? code : 'UNKNOWN'}: ${e instanceof Error ? e.message : String(e)}`;
 }
 
 function openAndMigrate(file: string, options: OpenDatabaseOptions): Database {

@@ -186,6 +186,20 @@ export class Outbox implements FixSink {
     this.#stopped = true;
   }
 
+  /**
+   * The database is damaged: stop writing to it and hand over what only memory knows, the fixes
+   * not committed yet and the committed ones delivered since the last delete (database.ts
+   * replaceDamagedDatabase carries them into the fresh file).
+   */
+  release(): { held: OutboxRow[]; delivered: Set<number> } {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#stopped = true;
+    const out = { held: this.#buffer, delivered: new Set(this.#delivered) };
+    this.#buffer = [];
+    return out;
+  }
+
   /** Called whenever a fix was recorded or committed (the uploader's wake-up). */
   onChange(listener: () => void): void {
     this.#listeners.push(listener);

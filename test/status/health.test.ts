@@ -155,6 +155,36 @@ const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | und
     /outbox cannot commit: SQLITE_IOERR/,
   ],
   [
+    'database salvaged within the day',
+    (s) => {
+      s.disk.repaired = {
+        at: s.takenAt - 3600_000,
+        reason: 'SQLITE_CORRUPT: malformed',
+        movedTo: '/d/agent.db.corrupt-x',
+        salvaged: 990,
+        deadLetters: 0,
+        unreadable: 10,
+      };
+    },
+    1,
+    /database was damaged \(SQLITE_CORRUPT\) 60 min ago: 990 fixes salvaged, about 10 lost/,
+  ],
+  [
+    'database salvaged over a day ago',
+    (s) => {
+      s.disk.repaired = {
+        at: s.takenAt - 90_000_000,
+        reason: 'SQLITE_NOTADB: x',
+        movedTo: '/d/x',
+        salvaged: 1,
+        deadLetters: 0,
+        unreadable: 0,
+      };
+    },
+    0,
+    undefined,
+  ],
+  [
     'daemon not running',
     (s) => {
       s.daemon.running = false;
