@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { runCli } from '../helpers/run-cli.js';
-import { startDaemon, waitFor, writeConfig, type Daemon } from './daemon.js';
+import { startDaemon, writeConfig, type Daemon } from './daemon.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Issue 11.4 and 11.5 against real processes: the built daemon (`run`) replaying a drive, the
@@ -71,17 +72,15 @@ async function stop(r: Rig): Promise<void> {
 describe('tokens against the real daemon (issue 11.4)', () => {
   it('a dropped refresh answer: the refresh is retried with the same token, no password grant', { timeout: 120_000 }, async () => {
     const r = await rig({});
-    await waitFor(() => r.sim.events.size >= 5, 'first deliveries', 60_000, r.daemon.log);
+    await waitFor('first deliveries', () => r.sim.events.size >= 5, { timeoutMs: 60_000, detail: r.daemon.log });
     // The next refresh request arrives and the connection drops, twice; the access token dies now.
     r.sim.setFaults('auth.refresh', { dropRate: 1, limit: 2 });
     r.sim.expireAccessTokens();
     const before = r.sim.events.size;
-    await waitFor(
-      () => r.sim.stats.refreshes >= 1 && r.sim.events.size > before + 5,
-      'a refresh and deliveries after it',
-      60_000,
-      r.daemon.log,
-    );
+    await waitFor('a refresh and deliveries after it', () => r.sim.stats.refreshes >= 1 && r.sim.events.size > before + 5, {
+      timeoutMs: 60_000,
+      detail: r.daemon.log,
+    });
     const s = r.sim.stats;
     process.stdout.write(
       `dropped refresh answer: refresh requests ${s.requests['auth.refresh']} (2 dropped), refreshes ${s.refreshes}, password grants ${s.passwordGrants}, reuses ${s.refreshReuses}, events ${r.sim.events.size}\n`,
@@ -94,12 +93,10 @@ describe('tokens against the real daemon (issue 11.4)', () => {
     r.sim.setFaults('auth.refresh', { dropAnswerRate: 1, limit: 1 });
     r.sim.expireAccessTokens();
     const before2 = r.sim.events.size;
-    await waitFor(
-      () => r.sim.stats.passwordGrants >= 2 && r.sim.events.size > before2 + 5,
-      'recovery after a lost rotation',
-      60_000,
-      r.daemon.log,
-    );
+    await waitFor('recovery after a lost rotation', () => r.sim.stats.passwordGrants >= 2 && r.sim.events.size > before2 + 5, {
+      timeoutMs: 60_000,
+      detail: r.daemon.log,
+    });
     const s2 = r.sim.stats;
     process.stdout.write(
       `lost rotation: refresh requests ${s2.requests['auth.refresh']}, refreshes ${s2.refreshes}, reuses answered 401 ${s2.refreshReuses}, password grants ${s2.passwordGrants}\n`,
@@ -110,17 +107,15 @@ describe('tokens against the real daemon (issue 11.4)', () => {
 
   it('a corrected password file is accepted without a restart', { timeout: 120_000 }, async () => {
     const r = await rig({ password: 'wrong-password', platform: { passwordRetryMinS: 10 } });
-    await waitFor(() => r.sim.stats.passwordRejected >= 1, 'the wrong password rejected', 60_000, r.daemon.log);
-    await waitFor(
-      () => r.daemon.log().includes('it is read again before the next attempt'),
-      'the rejection log line',
-      10_000,
-      r.daemon.log,
-    );
+    await waitFor('the wrong password rejected', () => r.sim.stats.passwordRejected >= 1, { timeoutMs: 60_000, detail: r.daemon.log });
+    await waitFor('the rejection log line', () => r.daemon.log().includes('it is read again before the next attempt'), {
+      timeoutMs: 10_000,
+      detail: r.daemon.log,
+    });
     const pid = r.daemon.child.pid;
     const fixedAt = Date.now();
     writeFileSync(path.join(r.dir, 'password'), 'pw\n', { mode: 0o600 });
-    await waitFor(() => r.sim.events.size >= 5, 'deliveries with the corrected password', 60_000, r.daemon.log);
+    await waitFor('deliveries with the corrected password', () => r.sim.events.size >= 5, { timeoutMs: 60_000, detail: r.daemon.log });
     const s = r.sim.stats;
     process.stdout.write(
       `corrected password file: accepted ${((Date.now() - fixedAt) / 1000).toFixed(1)} s after the fix (passwordRetryMinS 10), rejected ${s.passwordRejected}, grants ${s.passwordGrants}, events ${r.sim.events.size}, same pid\n`,
@@ -149,7 +144,7 @@ describe('tokens against the real daemon (issue 11.4)', () => {
         platform: { tokenServiceRetryMinS: 2, tokenServiceRetryMaxS: 300 },
         beforeStart: (sim) => sim.setTokenAnswerFault(fault),
       });
-      await waitFor(() => tokenRequests(r.sim) >= 1, 'the first token request', 60_000, r.daemon.log);
+      await waitFor('the first token request', () => tokenRequests(r.sim) >= 1, { timeoutMs: 60_000, detail: r.daemon.log });
       const t0 = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 10_000));
       const asked = tokenRequests(r.sim);
@@ -187,16 +182,16 @@ describe('an echoing platform (issue 11.5)', () => {
     const { sim } = r;
     // Every route echoes the request back once or more, in JSON and as text.
     sim.setFaults('auth.password', { echo: { rate: 1, status: 500, format: 'json' }, limit: 1 });
-    await waitFor(() => sim.stats.passwordGrants >= 1, 'a password grant after the echo', 60_000, r.daemon.log);
+    await waitFor('a password grant after the echo', () => sim.stats.passwordGrants >= 1, { timeoutMs: 60_000, detail: r.daemon.log });
     sim.setFaults('devices', { echo: { rate: 1, status: 500, format: 'text' }, limit: 1 });
     sim.setFaults('events', { echo: { rate: 0.3, status: 503, format: 'json' } });
-    await waitFor(() => sim.events.size >= 10, 'deliveries', 60_000, r.daemon.log);
+    await waitFor('deliveries', () => sim.events.size >= 10, { timeoutMs: 60_000, detail: r.daemon.log });
     sim.setFaults('auth.refresh', { echo: { rate: 1, status: 502, format: 'json' }, limit: 1 });
     sim.expireAccessTokens();
-    await waitFor(() => sim.stats.refreshes >= 1, 'a refresh after the echo', 60_000, r.daemon.log);
+    await waitFor('a refresh after the echo', () => sim.stats.refreshes >= 1, { timeoutMs: 60_000, detail: r.daemon.log });
     sim.setFaults('events', { echo: { rate: 0.3, status: 400, format: 'text' } });
     const before = sim.events.size;
-    await waitFor(() => sim.events.size >= before + 10, 'deliveries among echoed 400s', 60_000, r.daemon.log);
+    await waitFor('deliveries among echoed 400s', () => sim.events.size >= before + 10, { timeoutMs: 60_000, detail: r.daemon.log });
     // The CLI against the same echoing platform.
     sim.setFaults('devices', { echo: { rate: 1, status: 400, format: 'json' } });
     const register = await runCli(['register', '--config', r.configFile], { timeoutMs: 60_000 });
