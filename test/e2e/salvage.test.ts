@@ -8,7 +8,8 @@ import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { requestSnapshot } from '../../src/status/client.js';
 import { assessHealth } from '../../src/status/health.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
-import { committedOutbox, startDaemon, waitFor, writeConfig, type Daemon } from './daemon.js';
+import { committedOutbox, startDaemon, writeConfig, type Daemon } from './daemon.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * Issue 11.3 with the real daemon: a backlog is queued while the platform refuses events, the
@@ -66,13 +67,12 @@ describe('a damaged database is salvaged and its fixes delivered once', () => {
       const first = startDaemon(dir, writeConfig({ dir, urls, gnss: { replayFile: drive, replaySpeed: 0 } }));
       const status1 = run(first);
       await waitFor(
+        'the backlog',
         async () => {
           const s = await status1();
           return s !== undefined && s.receiver?.link === 'ended' && s.outbox.pending === s.outbox.recorded && s.outbox.pending > 0;
         },
-        'the backlog',
-        90_000,
-        first.log,
+        { timeoutMs: 90_000, detail: first.log },
       );
       first.child.kill('SIGTERM');
       expect((await first.exited).code).toBe(0);
@@ -89,13 +89,12 @@ describe('a damaged database is salvaged and its fixes delivered once', () => {
       const status2 = run(second);
       let last: StatusSnapshot | undefined;
       await waitFor(
+        'the salvaged backlog delivered',
         async () => {
           last = await status2();
           return last !== undefined && last.disk.repaired !== undefined && last.outbox.pending === 0 && sim.events.size >= queued.length;
         },
-        'the salvaged backlog delivered',
-        120_000,
-        second.log,
+        { timeoutMs: 120_000, detail: second.log },
       );
       const delivered = new Set(sim.events.keys());
       const lost = queued.filter((q) => !delivered.has(q.id)).length;
