@@ -5,6 +5,7 @@ import type { Secret } from '../config/secret.js';
 import { AgentError, PlatformError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Database } from '../store/database.js';
+import { isCorrupt } from '../store/store-faults.js';
 import type { Clock } from '../system/clock.js';
 import type { BootClock } from './boot-clock.js';
 import type { TokenStatus } from './contracts.js';
@@ -459,6 +460,9 @@ export class TokenManager {
       try {
         r = this.#store.tryLock(this.#owner, clock.wallMs(), (h) => this.#isStale(h));
       } catch (e) {
+        // A damaged file is being salvaged (agent.ts): a password grant now would be lost with this
+        // token manager; the one after the salvage is the one that is justified (issue 11.3).
+        if (isCorrupt(e)) throw e;
         this.#o.logger.warn(
           { code: storeErrorCode(e) },
           'the token lock cannot be written to the database (disk full?): renewing under the in-process lock only',

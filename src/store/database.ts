@@ -65,7 +65,8 @@ export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: str
   const db = openAndMigrate(file, options);
   const counts = salvageInto(aside, db, carry ? { skipSeqs: carry.delivered } : {});
   const facts: SalvageFacts = { at: now.getTime(), reason, movedTo: aside, ...counts };
-  if (carry && carry.held.length > 0) facts.carried = carryOver(db, carry.held);
+  const held = carry?.held.filter((r) => !carry.delivered.has(r.seq)) ?? [];
+  if (held.length > 0) facts.carried = carryOver(db, held);
   new MetaStore(db).setJson(SALVAGE_META_KEY, facts);
   const removed = pruneDamagedFiles(options.dataDir, DATABASE_FILE);
   options.logger.error(

@@ -195,7 +195,8 @@ export class Outbox implements FixSink {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#stopped = true;
-    const out = { held: this.#buffer, delivered: new Set(this.#delivered) };
+    // The live set: answers to requests still in flight land in it until the uploader has stopped.
+    const out = { held: this.#buffer, delivered: this.#delivered };
     this.#buffer = [];
     return out;
   }
