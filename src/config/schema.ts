@@ -171,7 +171,11 @@ export const credentialsSchema = z
       .min(1, 'must not be empty')
       .optional()
       .describe('Platform password. Prefer passwordFile, the TELEMATICS_AGENT_PASSWORD variable or a systemd credential.'),
-    passwordFile: z.string().min(1, 'must not be empty').optional().describe('File holding the password (mode 0600).'),
+    passwordFile: z
+      .string()
+      .min(1, 'must not be empty')
+      .optional()
+      .describe('File holding the password (mode 0600); read again before every password grant, so a corrected file needs no restart.'),
   })
   .refine((c) => c.password === undefined || c.passwordFile === undefined, {
     path: ['password'],

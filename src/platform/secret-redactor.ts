@@ -18,44 +18,43 @@
 
 export const REDACTED = '[redacted]';
 
-/** How many secrets are remembered: the current pair, a few before it, the password and its predecessor. */
-const DEFAULT_CAPACITY = 16;
+/** How many tokens are remembered: the current pair and several before it (a server may echo an old one). */
+const TOKEN_CAPACITY = 12;
+/** How many passwords: the current one and the one it replaced (a password file fixed in place). */
+const PASSWORD_CAPACITY = 2;
 
 /** Three base64url segments starting with a JSON header ("eyJ" = '{"'): a JWT, whoever's it is. */
 const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 
+export type SecretKind = 'password' | 'token';
+
 export class SecretRedactor {
-  readonly #capacity: number;
-  /** Secret value -> its spellings, oldest first (a Map keeps insertion order). */
-  readonly #secrets = new Map<string, string[]>();
+  /** Secret value -> its spellings, oldest first (a Map keeps insertion order); passwords apart, so tokens never push them out. */
+  readonly #secrets: Record<SecretKind, Map<string, string[]>> = { password: new Map(), token: new Map() };
+  readonly #capacity: Record<SecretKind, number> = { password: PASSWORD_CAPACITY, token: TOKEN_CAPACITY };
   /** Every spelling of every secret, longest first (a longer form may contain a shorter one). */
   #forms: string[] = [];
 
-  constructor(options: { capacity?: number } = {}) {
-    this.#capacity = Math.max(2, options.capacity ?? DEFAULT_CAPACITY);
-  }
-
   /** Remembers a secret (a password about to be sent, a token just received or loaded). */
-  remember(value: string | undefined): void {
+  remember(value: string | undefined, kind: SecretKind = 'token'): void {
     if (value === undefined || value === '') return;
-    if (this.#secrets.has(value)) {
+    const secrets = this.#secrets[kind];
+    const known = secrets.get(value);
+    if (known) {
       // Refresh its place: a secret in use is never the one to forget.
-      const forms = this.#secrets.get(value) as string[];
-      this.#secrets.delete(value);
-      this.#secrets.set(value, forms);
+      secrets.delete(value);
+      secrets.set(value, known);
       return;
     }
-    this.#secrets.set(value, spellings(value));
-    while (this.#secrets.size > this.#capacity) {
-      const oldest = this.#secrets.keys().next().value as string;
-      this.#secrets.delete(oldest);
-    }
-    this.#forms = [...new Set([...this.#secrets.values()].flat())].sort((a, b) => b.length - a.length);
+    secrets.set(value, spellings(value));
+    while (secrets.size > this.#capacity[kind]) secrets.delete(secrets.keys().next().value as string);
+    const all = [...this.#secrets.password.values(), ...this.#secrets.token.values()].flat();
+    this.#forms = [...new Set(all)].sort((a, b) => b.length - a.length);
   }
 
   /** How many secrets it knows (for tests). */
   get size(): number {
-    return this.#secrets.size;
+    return this.#secrets.password.size + this.#secrets.token.size;
   }
 
   /** The text with every known secret (in any of its spellings) and every JWT replaced by [redacted]. */

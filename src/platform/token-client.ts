@@ -36,7 +36,7 @@ export class TokenClient {
   password(username: string, password: Secret, signal?: AbortSignal): Promise<GrantOutcome> {
     const value = password.reveal();
     // Known to the redactor before it goes out, so that an echo of it in the answer is caught.
-    this.#redactor?.remember(value);
+    this.#redactor?.remember(value, 'password');
     return this.#post('/auth/password', { username, password: value }, 'password grant', signal);
   }
 

@@ -242,7 +242,7 @@ describe('secrets the server echoes back stay secret (issue 11.5)', () => {
 
   it('redactor: plain, URL-, form-, JSON- and HTML-escaped spellings and JWT shapes', () => {
     const r = new SecretRedactor();
-    r.remember(PASSWORD);
+    r.remember(PASSWORD, 'password');
     const samples = [
       PASSWORD,
       encodeURIComponent(PASSWORD),
@@ -260,6 +260,11 @@ describe('secrets the server echoes back stay secret (issue 11.5)', () => {
       expect(out).not.toContain('eyJzdWIiOiJ4In0');
     }
     expect(r.redact('nothing secret here')).toBe('nothing secret here');
+    // Many token rotations later the password is still known; the oldest tokens are forgotten.
+    for (let i = 0; i < 40; i++) r.remember(`token-${i}-abcdef`);
+    expect(r.redact(`x ${PASSWORD} y`)).toBe('x [redacted] y');
+    expect(r.redact('token-39-abcdef')).toBe('[redacted]');
+    expect(r.redact('token-0-abcdef')).toBe('token-0-abcdef');
   });
 
   it('an echoing token service and device service: no password or token in errors, logs or status', async () => {
@@ -357,6 +362,8 @@ describe('a full disk while tokens rotate (issue 11.2)', () => {
     expect(p.sim.stats).toMatchObject({ passwordGrants: 1, refreshes: 10, refreshReuses: 0 });
     expect(tokens.tokenStatus().refreshes).toBe(10);
     expect(log.text()).toContain('could not be stored');
+    // The token lock row cannot be written either: the in-process lock carries on.
+    expect(log.text()).toContain('renewing under the in-process lock only');
     const stored = () => (db.prepare('SELECT generation FROM token_pair').get() as { generation: number }).generation;
     expect(stored()).toBe(1);
     rmSync(filler);
