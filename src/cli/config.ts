@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { ConfigError, EXIT_CONFIG } from '../errors.js';
+import { CONFIG_OPTION } from './options.js';
 
 export function registerConfigCommands(program: Command): void {
   const config = program.command('config').description('Inspect the configuration.');
   config
     .command('check')
     .description('Validate the configuration file and print the effective configuration, secrets masked (exit 0 valid, 2 invalid).')
-    .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
+    .option(...CONFIG_OPTION)
     .option('--quiet', 'print nothing when valid')
     .action(async (opts: { config?: string; quiet?: boolean }) => {
       const { loadConfig, maskedConfig } = await import('../config/load.js');

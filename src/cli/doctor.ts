@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CONFIG_OPTION } from './options.js';
 
 /** `telematics-agent doctor`: the checks a technician would make, each with a one-line fix. */
 export function registerDoctorCommand(program: Command): void {
@@ -7,7 +8,7 @@ export function registerDoctorCommand(program: Command): void {
     .description(
       'Check configuration, password file, receiver, platform and disk; PASS / WARN / FAIL with a fix each. Exit 1 when anything failed.',
     )
-    .option('-c, --config <file>', 'configuration file')
+    .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
       const [{ doctorExitCode, renderResults }, { runDoctor }, { useColor }] = await Promise.all([
         import('../doctor/check.js'),

@@ -1,8 +1,8 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { DEFAULT_MAX_SPREAD_M, DEFAULT_SAMPLES } from '../locations/capture.js';
 import type { FeedChoice } from '../locations/choose-feed.js';
 import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES } from '../locations/location-types.js';
-import { CONFIG_OPTION } from './options.js';
+import { CONFIG_OPTION, numberIn } from './options.js';
 
 /**
  * `telematics-agent location put|here` (issue 6; platform-spec.md 2.4 and 4.3). Exit codes:
@@ -63,13 +63,13 @@ export function registerLocationCommands(program: Command): void {
     )
     .requiredOption('--name <name>', 'name of the location, e.g. "Depot Amersfoort"')
     .requiredOption('--type <type>', TYPE_HELP)
-    .option('--samples <n>', 'number of fixes to average', positiveInt('--samples', 3600), DEFAULT_SAMPLES)
+    .option('--samples <n>', 'number of fixes to average', numberIn(1, 3600, true), DEFAULT_SAMPLES)
     .option(
       '--max-spread <metres>',
       `refuse when a fix lies further than this from the average (default ${DEFAULT_MAX_SPREAD_M} m: a receiver standing in the open stays within about 5 m; more means movement or reflections)`,
-      positiveNumber('--max-spread'),
+      numberIn(0, Infinity, false, true),
     )
-    .option('--timeout <seconds>', 'give up after this long (default 60 s plus 2 s per sample)', positiveNumber('--timeout'))
+    .option('--timeout <seconds>', 'give up after this long (default 60 s plus 2 s per sample)', numberIn(0, Infinity, false, true))
     .addOption(
       new Option(
         '--source <where>',
@@ -95,20 +95,4 @@ export function registerLocationCommands(program: Command): void {
       const { surveyHere } = await import('./location-actions.js');
       await surveyHere(opts);
     });
-}
-
-function positiveInt(flag: string, max: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from 1 to ${max}`);
-    return n;
-  };
-}
-
-function positiveNumber(flag: string) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a number above 0`);
-    return n;
-  };
 }

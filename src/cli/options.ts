@@ -6,12 +6,17 @@ export const CONFIG_OPTION = [
   'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)',
 ] as const;
 
-/** A commander argument parser for a number in [min, max] (an integer when asked). */
-export function numberIn(min: number, max: number, integer = false) {
+/**
+ * The commander argument parser for every numeric option: a number in [min, max], an integer when
+ * asked; `above` makes the lower bound exclusive (a duration or a distance above 0).
+ */
+export function numberIn(min: number, max: number, integer = false, above = false) {
+  const kind = integer ? 'a whole number' : 'a number';
+  const range = max === Infinity ? `${above ? 'above' : 'of at least'} ${min}` : `from ${min} to ${max}`;
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
-      throw new InvalidArgumentError(`must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || (above && n === min) || n > max || (integer && !Number.isInteger(n)))
+      throw new InvalidArgumentError(`must be ${kind} ${range}`);
     return n;
   };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, describeError, isAgentError } from '../errors.js';
+import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, describeError, isAgentError, errorFields } from '../errors.js';
+import { CONFIG_OPTION } from './options.js';
 
 /**
  * `telematics-agent run`: the daemon. Configuration errors end it with EXIT_CONFIG and a message
@@ -11,7 +12,7 @@ export function registerRunCommand(program: Command): void {
   program
     .command('run')
     .description('Run the agent: read the receiver, record fixes, deliver them to the platform (systemd service entry).')
-    .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
+    .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
       const [{ Agent }, { loadConfig }, { createLogger }] = await Promise.all([
         import('../agent.js'),
@@ -38,7 +39,7 @@ export function registerRunCommand(program: Command): void {
       process.on('SIGINT', onSignal);
       // A bug must not leave a half-dead daemon: log it and exit so that systemd restarts us.
       const fatal = (e: unknown): void => {
-        logger.fatal({ err: describeError(e) }, 'unexpected error: exiting for a restart');
+        logger.fatal({ err: errorFields(e) }, 'unexpected error: exiting for a restart');
         process.exit(EXIT_FAILURE);
       };
       process.on('uncaughtException', fatal);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CONFIG_OPTION } from './options.js';
 
 interface StatusCliOptions {
   json?: boolean;
@@ -16,7 +17,7 @@ export function registerStatusCommand(program: Command): void {
     .description(
       "Show the agent's state: receiver, fix, registration, token, outbox, uploads, disk. Exit 0 healthy, 1 degraded, 2 failing or not running.",
     )
-    .option('-c, --config <file>', 'configuration file (default: $TELEMATICS_AGENT_CONFIG or /etc/telematics-agent/config.json)')
+    .option(...CONFIG_OPTION)
     .option('--json', 'print the facts as one JSON object, for scripts')
     .option('-w, --watch', 'refresh every second, with the satellite table (Ctrl-C ends)')
     .action(async (opts: StatusCliOptions) => {
