@@ -1,5 +1,5 @@
 import type { Config } from './config/load.js';
-import { describeError } from './errors.js';
+import { describeError, errorFields } from './errors.js';
 import { GnssPipeline } from './gnss/pipeline.js';
 import { ReplaySource } from './gnss/sources/replay-source.js';
 import { SerialSource } from './gnss/sources/serial-source.js';
@@ -216,7 +216,7 @@ export class Agent {
       try {
         await step.stop();
       } catch (e) {
-        this.#o.logger.warn({ component: step.name, err: describeError(e) }, 'stop step failed; going on');
+        this.#o.logger.warn({ component: step.name, err: errorFields(e) }, 'stop step failed; going on');
       }
     }
     this.#stops.length = 0;
@@ -313,7 +313,7 @@ export class Agent {
       this.#onStop('status', () => server.stop());
     } catch (e) {
       logger.error(
-        { err: describeError(e), socketPath: server.socketPath },
+        { err: errorFields(e), socketPath: server.socketPath },
         'status socket could not be opened; `telematics-agent status` falls back to reading the database',
       );
     }

@@ -16,6 +16,73 @@ export type ErrorClass =
   /** A bug or an impossible state. */
   | 'internal';
 
+/**
+ * Every code the agent raises, in one list: logs, status output, the CLI's messages and tests
+ * match on these strings, so they are part of the interface. Add a code here before using it.
+ */
+export type ErrorCode =
+  // Answers of the daemon's status socket (src/status/server.ts, src/locations/fix-publisher.ts).
+  | 'BAD_REQUEST'
+  | 'UNKNOWN_REQUEST'
+  | 'REQUEST_TOO_LONG'
+  | 'SNAPSHOT_FAILED'
+  | 'SLOW_SUBSCRIBER'
+  | 'ABORTED'
+  | 'CONFIG_INVALID'
+  | 'CREDENTIALS_REJECTED'
+  | 'DAEMON_BAD_ANSWER'
+  | 'DAEMON_FEED_CLOSED'
+  | 'DAEMON_FEED_ERROR'
+  | 'DAEMON_NOT_ANSWERING'
+  | 'DAEMON_NOT_RUNNING'
+  | 'DAEMON_NO_FIXES'
+  | 'DAEMON_SOCKET_DENIED'
+  | 'DAEMON_SOCKET_ERROR'
+  | 'DAEMON_STATUS_ERROR'
+  | 'DAEMON_STOPPING'
+  | 'DATA_DIR_NOT_DIRECTORY'
+  | 'DATA_DIR_UNUSABLE'
+  | 'DEVICE_ID_UNAVAILABLE'
+  | 'DEVICE_REGISTRATION_FAILED'
+  | 'DEVICE_RESPONSE_MALFORMED'
+  | 'GNSS_NOT_CONFIGURED'
+  | 'INTERRUPTED'
+  | 'LOCATION_INPUT_EMPTY'
+  | 'LOCATION_INPUT_NOT_JSON'
+  | 'LOCATION_INPUT_TOO_LARGE'
+  | 'LOCATION_INPUT_UNREADABLE'
+  | 'LOCATION_MOVING'
+  | 'LOCATION_NO_3D_FIX'
+  | 'LOCATION_SPREAD_TOO_LARGE'
+  | 'LOCATION_TOO_FEW_FIXES'
+  | 'LOCATION_UPLOAD_FAILED'
+  | 'LOCATION_UPLOAD_FORBIDDEN'
+  | 'LOCATION_UPLOAD_MISCONFIGURED'
+  | 'LOCATION_UPLOAD_NOT_FOUND'
+  | 'LOCATION_UPLOAD_UNAUTHORIZED'
+  | 'LOCATION_UPLOAD_UNAVAILABLE'
+  | 'PLATFORM_BAD_REQUEST'
+  | 'PLATFORM_CA_INVALID'
+  | 'PLATFORM_CA_UNREADABLE'
+  | 'PLATFORM_FORBIDDEN'
+  | 'PLATFORM_HTTP_ERROR'
+  | 'PLATFORM_NOT_FOUND'
+  | 'PLATFORM_NOT_JSON'
+  | 'PLATFORM_RATE_LIMITED'
+  | 'PLATFORM_RESPONSE_TOO_LARGE'
+  | 'PLATFORM_TIMEOUT'
+  | 'PLATFORM_TLS'
+  | 'PLATFORM_UNAUTHORIZED'
+  | 'PLATFORM_UNAVAILABLE'
+  | 'PLATFORM_UNREACHABLE'
+  | 'RECEIVER_HELD_BY_DAEMON'
+  | 'STATUS_TOO_LARGE'
+  | 'STORE_CORRUPT'
+  | 'STORE_DISK_FULL'
+  | 'TOKEN_LOCK_BUSY'
+  | 'TOKEN_PAIR_MALFORMED'
+  | 'UPLOAD_FAILED';
+
 export interface AgentErrorOptions {
   cause?: unknown;
   retryable?: boolean;
@@ -25,12 +92,12 @@ export interface AgentErrorOptions {
 }
 
 export class AgentError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly retryable: boolean;
   readonly errorClass: ErrorClass;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: string, message: string, options: AgentErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: AgentErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AgentError';
     this.code = code;
@@ -73,7 +140,7 @@ export class ConfigError extends AgentError {
 export class PlatformError extends AgentError {
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
-  constructor(code: string, message: string, options: AgentErrorOptions & { status?: number; retryAfterMs?: number } = {}) {
+  constructor(code: ErrorCode, message: string, options: AgentErrorOptions & { status?: number; retryAfterMs?: number } = {}) {
     super(code, message, options);
     this.name = 'PlatformError';
     this.status = options.status;
@@ -96,4 +163,34 @@ export function describeError(e: unknown): string {
   if (e instanceof AgentError) return `${e.code}: ${e.message}`;
   if (e instanceof Error) return e.message;
   return String(e);
+}
+
+/**
+ * Turns any thrown value into the `err` field of a log line, in one shape:
+ * `{ code?, class?, retryable?, type?, message, details?, stack? }`.
+ * An AgentError is expected (the agent raised it on purpose, its code says what happened): no
+ * stack, unless its class is 'internal'. Anything else is unexpected (a bug, a library's surprise),
+ * and its stack is what a maintainer needs, so it is kept, with the chain of causes.
+ */
+export function errorFields(e: unknown, depth = 0): Record<string, unknown> {
+  if (e instanceof AgentError) {
+    const cause = e.errorClass === 'internal' && e.cause !== undefined && depth < 3 ? errorFields(e.cause, depth + 1) : undefined;
+    return {
+      ...e.toJSON(),
+      ...(e.errorClass === 'internal' && e.stack ? { stack: e.stack } : {}),
+      ...(cause ? { cause } : {}),
+    };
+  }
+  if (e instanceof Error) {
+    const code = (e as { code?: unknown }).code;
+    const cause = e.cause !== undefined && depth < 3 ? errorFields(e.cause, depth + 1) : undefined;
+    return {
+      ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+      type: e.name,
+      message: e.message,
+      ...(e.stack ? { stack: e.stack } : {}),
+      ...(cause ? { cause } : {}),
+    };
+  }
+  return { type: typeof e, message: String(e) };
 }

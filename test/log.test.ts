@@ -23,7 +23,7 @@ describe('logger', () => {
     child.info({ headers: { Authorization: `Bearer ${TOKEN}` } }, 'headers');
     child.warn({ credentials: { username: 'u', password: 'hunter2-secret' } }, 'login');
     child.info({ password: new Secret('also-secret') }, 'secret object');
-    child.error({ err: new AgentError('X', 'failed') }, 'error');
+    child.error({ err: new AgentError('UPLOAD_FAILED', 'failed') }, 'error');
     const out = text();
     expect(out).not.toContain(TOKEN);
     expect(out).not.toContain('c2lnbmF0dXJlLXNlY3JldA');

@@ -9,6 +9,7 @@ import { QualityGate, type QualityCounters, type QualityGateOptions } from './qu
 import { RecordingPolicy, type RecordingPolicyOptions } from './recording-policy.js';
 import { correctWeekRollover } from './rollover.js';
 import type { LinkState, NmeaSource } from './sources/source.js';
+import { errorFields } from '../errors.js';
 
 export interface GnssPipelineOptions {
   source: NmeaSource;
@@ -97,7 +98,7 @@ export class GnssPipeline {
       this.#decoder.pushChunk(chunk);
     } catch (e) {
       // The decoder does not throw on input; this guards the agent against a bug, loudly.
-      this.#o.logger.error({ err: e }, 'GNSS decoder failed on a chunk');
+      this.#o.logger.error({ err: errorFields(e) }, 'GNSS decoder failed on a chunk');
     }
     const decoded = this.#decodedTotal();
     if (decoded !== this.#decodedBefore) {
@@ -118,7 +119,7 @@ export class GnssPipeline {
       try {
         this.#o.onEpoch(fix);
       } catch (e) {
-        this.#o.logger.error({ err: e }, 'an epoch listener failed');
+        this.#o.logger.error({ err: errorFields(e) }, 'an epoch listener failed');
       }
     }
     const rejection = this.#gate.check(fix);
@@ -133,7 +134,7 @@ export class GnssPipeline {
       try {
         this.#o.sink.record(recorded);
       } catch (e) {
-        this.#o.logger.error({ err: e }, 'the fix sink failed to record a fix');
+        this.#o.logger.error({ err: errorFields(e) }, 'the fix sink failed to record a fix');
       }
     }
   }

@@ -1,4 +1,4 @@
-import { AgentError } from '../errors.js';
+import { AgentError, type ErrorCode } from '../errors.js';
 import type { Fix } from '../gnss/fix.js';
 import { averageFixes, hasPosition, type AveragedPosition, type PositionedFix } from './average.js';
 import type { FixFeed } from './fix-feed.js';
@@ -47,7 +47,7 @@ export interface CaptureResult extends AveragedPosition {
 }
 
 export class CaptureError extends AgentError {
-  constructor(code: string, message: string, details: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown>) {
     // A refusal to store a bad point is not retried automatically: the person decides.
     super(code, message, { class: 'rejected', retryable: false, details });
     this.name = 'CaptureError';

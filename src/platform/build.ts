@@ -11,6 +11,7 @@ import { createPlatformDispatcher } from './dispatcher.js';
 import { PlatformHttp } from './http.js';
 import { SecretRedactor } from './secret-redactor.js';
 import { TokenManager } from './token-manager.js';
+import { errorFields } from '../errors.js';
 
 export interface PlatformDeps {
   config: Config;
@@ -101,7 +102,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
         try {
           await step();
         } catch (e) {
-          logger.warn({ err: { message: (e as Error)?.message } }, 'platform stop step failed');
+          logger.warn({ err: errorFields(e) }, 'platform stop step failed');
         }
       }
     },

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentError, PlatformError } from '../errors.js';
+import { AgentError, PlatformError, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Database } from '../store/database.js';
 import type { Clock } from '../system/clock.js';
@@ -207,7 +207,7 @@ export class DeviceRegistrar implements RegistrationState {
           lastError: { code: error.code, class: error.errorClass, message: error.message, ...(status !== undefined ? { status } : {}) },
           nextAttemptAt: clock.wallMs() + delayMs,
         };
-        const fields = { err: error.toJSON(), retryInMs: delayMs, attempts: this.#status.attempts };
+        const fields = { err: errorFields(error), retryInMs: delayMs, attempts: this.#status.attempts };
         if (configProblem) logger.error(fields, 'device registration refused: a configuration problem; retrying only after a long wait');
         else logger.warn(fields, 'device registration failed; retrying with backoff');
       }

@@ -1,4 +1,4 @@
-import { PlatformError, type ErrorClass } from '../errors.js';
+import { PlatformError, type ErrorClass, type ErrorCode } from '../errors.js';
 import type { PlatformResponse } from './contracts.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
 import { statusErrorClass, type Endpoint } from '../retry/status-table.js';
@@ -36,7 +36,7 @@ export function statusClass(status: number, endpoint: Endpoint): ErrorClass {
   return statusErrorClass(endpoint, status);
 }
 
-const STATUS_CODES: Record<number, string> = {
+const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'PLATFORM_BAD_REQUEST',
   401: 'PLATFORM_UNAUTHORIZED',
   403: 'PLATFORM_FORBIDDEN',

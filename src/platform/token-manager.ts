@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { passwordFixHint } from '../config/password-source.js';
 import type { Secret } from '../config/secret.js';
-import { AgentError, PlatformError } from '../errors.js';
+import { AgentError, PlatformError, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Database } from '../store/database.js';
 import { isCorrupt } from '../store/store-faults.js';
@@ -294,7 +294,7 @@ export class TokenManager {
     this.#storeWrite('refresh state', () => this.#store.setRefreshState(current.generation, 'usable'));
     const error = this.#backoff.serviceFailed(clock.monotonicMs(), clock.wallMs(), outcome.error);
     logger.warn(
-      { err: outcome.error.toJSON(), mayHaveArrived: outcome.mayHaveArrived, retryInMs: error.retryAfterMs },
+      { err: errorFields(outcome.error), mayHaveArrived: outcome.mayHaveArrived, retryInMs: error.retryAfterMs },
       'token refresh failed; retrying with the same refresh token after the backoff',
     );
     throw error;
@@ -311,7 +311,7 @@ export class TokenManager {
       if (!(e instanceof AgentError) || e.errorClass !== 'config') throw e;
       const error = this.#backoff.credentialsRejected(clock.monotonicMs(), clock.wallMs(), e.message);
       logger.error(
-        { err: e.toJSON(), retryInMs: error.retryAfterMs },
+        { err: errorFields(e), retryInMs: error.retryAfterMs },
         'the password cannot be read; it is read again before the next attempt',
       );
       throw error;
@@ -333,7 +333,7 @@ export class TokenManager {
       throw error;
     }
     const error = this.#backoff.serviceFailed(clock.monotonicMs(), clock.wallMs(), outcome.error);
-    logger.warn({ err: outcome.error.toJSON(), retryInMs: error.retryAfterMs }, 'password grant failed; backing off');
+    logger.warn({ err: errorFields(outcome.error), retryInMs: error.retryAfterMs }, 'password grant failed; backing off');
     throw error;
   }
 

@@ -5,7 +5,7 @@
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { describeError } from '../errors.js';
+import { describeError, type ErrorCode, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
 import { GET_STATUS, MAX_REQUEST_LINE } from './protocol.js';
 import { ensureSocketDir } from './socket-path.js';
@@ -54,7 +54,7 @@ export class StatusServer {
       });
     });
     chmodSync(file, this.#o.mode ?? 0o660);
-    server.on('error', (e) => this.#o.logger.warn({ err: describeError(e) }, 'status socket error'));
+    server.on('error', (e) => this.#o.logger.warn({ err: errorFields(e) }, 'status socket error'));
     this.#server = server;
   }
 
@@ -107,7 +107,7 @@ export class StatusServer {
         const snapshot = await this.#o.provider.snapshot();
         socket.end(`${JSON.stringify({ status: snapshot })}\n`);
       } catch (e) {
-        this.#o.logger.warn({ err: describeError(e) }, 'status snapshot failed');
+        this.#o.logger.warn({ err: errorFields(e) }, 'status snapshot failed');
         this.#fail(socket, 'SNAPSHOT_FAILED', describeError(e));
       }
       return;
@@ -119,7 +119,7 @@ export class StatusServer {
     this.#fail(socket, 'UNKNOWN_REQUEST', 'unknown request; send {"get":"status"} or {"subscribe":"fixes"}');
   }
 
-  #fail(socket: Socket, code: string, message: string): void {
+  #fail(socket: Socket, code: ErrorCode, message: string): void {
     socket.end(`${JSON.stringify({ error: { code, message } })}\n`);
   }
 }

@@ -2,6 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, statSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
+import { errorFields } from '../errors.js';
 
 /**
  * A file of reserved space in dataDir (`ballast`), written while the disk has room and deleted
@@ -92,7 +93,7 @@ export class Ballast {
       if (fd !== undefined) closeSync(fd);
       // A half-written ballast would take space and give none back: remove it.
       this.#unlink();
-      this.#o.logger.warn({ err: { code: (e as NodeJS.ErrnoException).code, message: (e as Error).message } }, 'disk ballast not written');
+      this.#o.logger.warn({ err: errorFields(e) }, 'disk ballast not written');
       return false;
     }
   }

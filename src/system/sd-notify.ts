@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { Logger } from '../log.js';
+import { errorFields } from '../errors.js';
 
 /**
  * sd_notify(3) without native code. Node has no AF_UNIX datagram sockets (net only does streams),
@@ -72,7 +73,7 @@ export class SdNotify {
         if (!this.#warned) {
           this.#warned = true;
           this.#o.logger.warn(
-            { err: { code: (e as NodeJS.ErrnoException).code, message: e.message } },
+            { err: errorFields(e) },
             'cannot run systemd-notify: systemd will not see READY=1/WATCHDOG=1 (install systemd or run without Type=notify)',
           );
         }

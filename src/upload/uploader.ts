@@ -1,5 +1,5 @@
 import type { Config } from '../config/load.js';
-import { PlatformError, type ErrorClass } from '../errors.js';
+import { PlatformError, type ErrorClass, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AuthorizedRequester, PlatformResponse, RegisteredDevice, RegistrationState } from '../platform/contracts.js';
 import { errorFromResponse } from '../platform/http-errors.js';
@@ -255,7 +255,7 @@ export class Uploader {
           this.#scheduleResume(decision.delayMs);
         }
         this.#o.logger.warn(
-          { err: error?.toJSON(), delayMs: decision.delayMs, failures: this.#failures, errorClass: decision.errorClass },
+          { err: error && errorFields(error), delayMs: decision.delayMs, failures: this.#failures, errorClass: decision.errorClass },
           'event upload failed: backing off, the fix stays queued',
         );
         return;

@@ -4,7 +4,7 @@ import type { DeviceSection } from '../../src/platform/device-body.js';
 import { DeviceRegistrar } from '../../src/platform/device-registrar.js';
 import { DeviceStore } from '../../src/platform/device-store.js';
 import { registrationDelayMs } from '../../src/platform/registration-delay.js';
-import { PlatformError } from '../../src/errors.js';
+import { PlatformError, type ErrorCode } from '../../src/errors.js';
 import { probeHardwareId, type IdentityProbes } from '../../src/system/identity.js';
 import { startPlatform, type Platform } from './fixture.js';
 import { captureLogger } from '../helpers/capture-logger.js';
@@ -244,7 +244,12 @@ describe('hardware identity: fallback order', () => {
 });
 
 describe('registration retry delay', () => {
-  const err = (status: number | undefined, cls: 'transient' | 'config' | 'auth', retryAfterMs?: number, code = 'X') =>
+  const err = (
+    status: number | undefined,
+    cls: 'transient' | 'config' | 'auth',
+    retryAfterMs?: number,
+    code: ErrorCode = 'PLATFORM_HTTP_ERROR',
+  ) =>
     new PlatformError(code, 'm', {
       class: cls,
       ...(status !== undefined ? { status } : {}),
