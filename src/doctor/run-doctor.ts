@@ -6,13 +6,12 @@
 import { lookup } from 'node:dns/promises';
 import { existsSync, readFileSync } from 'node:fs';
 
-import BetterSqlite3 from 'better-sqlite3';
 import type { Config } from '../config/load.js';
 import { createPlatformDispatcher } from '../platform/dispatcher.js';
 import { PlatformHttp } from '../platform/http.js';
 import { SecretRedactor } from '../platform/secret-redactor.js';
 import { TokenClient } from '../platform/token-client.js';
-import { databasePath } from '../store/database.js';
+import { ReadOnlyStore } from '../store/read-only-store.js';
 import type { CheckResult } from './check.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
 import { checkConfig, checkDisk, checkPasswordFile, checkSerialDevice, defaultSerialFacts, SERVICE_USER } from './local-checks.js';
@@ -109,14 +108,11 @@ function platformProbes(config: Config): PlatformProbes {
       throw outcome.error;
     },
     registeredDevice: async () => {
-      const file = databasePath(config.dataDir);
-      if (!existsSync(file)) return undefined;
-      const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+      const store = ReadOnlyStore.open(config.dataDir);
       try {
-        const row = db.prepare('SELECT device_uuid AS uuid FROM device_registration WHERE id = 1').get() as { uuid: string } | undefined;
-        return row?.uuid;
+        return store?.registration()?.deviceUUID;
       } finally {
-        db.close();
+        store?.close();
       }
     },
   };

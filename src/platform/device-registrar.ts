@@ -7,7 +7,7 @@ import { probeHardwareId, type IdentityProbes } from '../system/identity.js';
 import type { AuthorizedRequester, DeviceIdentity, RegisteredDevice, RegistrationState } from './contracts.js';
 import { bodyHash, deviceBody, type DeviceSection } from './device-body.js';
 import { DeviceClient } from './device-client.js';
-import { DeviceStore } from './device-store.js';
+import { DeviceStore } from '../store/device-store.js';
 import { registrationDelayMs, type RegistrationRetryTuning } from './registration-delay.js';
 
 export interface DeviceRegistrarOptions {

@@ -13,7 +13,7 @@ import { TokenBackoff, type TokenBackoffTuning } from './token-backoff.js';
 import { TokenClient } from './token-client.js';
 import type { SecretRedactor } from './secret-redactor.js';
 import { checkStoredPair, type TokenPair } from './token-pair.js';
-import { TokenStore, type LockHolder, type StoredToken, type TokenCounter } from './token-store.js';
+import { TokenStore, type LockHolder, type StoredToken, type TokenCounter } from '../store/token-store.js';
 import type { PlatformHttp } from './http.js';
 
 export interface TokenManagerTuning extends TokenBackoffTuning {

@@ -4,8 +4,8 @@
  * (receiver, uptime, token age on the monotonic clock) is absent; the header says so first.
  */
 import { existsSync } from 'node:fs';
-import BetterSqlite3 from 'better-sqlite3';
 import { databasePath } from '../store/database.js';
+import { ReadOnlyStore } from '../store/read-only-store.js';
 import { DELIVERY_META } from '../store/outbox-counters.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
@@ -43,64 +43,34 @@ export function databaseSnapshot(o: DatabaseSnapshotOptions): StatusSnapshot {
     snapshot.notes = [`no database at ${file}: the agent has never run with this dataDir`];
     return snapshot;
   }
-  let db: BetterSqlite3.Database | undefined;
+  let store: ReadOnlyStore | undefined;
   try {
-    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 500 });
-    fill(db, snapshot, o.wallMs);
+    store = ReadOnlyStore.open(o.dataDir);
+    if (store) fill(store, snapshot, o.wallMs);
     if (o.configuredDeviceId !== undefined && snapshot.registration.externalDeviceId === o.configuredDeviceId)
       snapshot.registration.externalDeviceIdSource = 'config';
   } catch (e) {
     snapshot.notes = [`cannot read ${file}: ${(e as Error).message} (run as the service user or root)`];
   } finally {
-    db?.close();
+    store?.close();
   }
   return snapshot;
 }
 
-function has(db: BetterSqlite3.Database, table: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
-}
+function fill(db: ReadOnlyStore, s: StatusSnapshot, wallMs: number): void {
+  const counters = db.counters();
+  const meta = (key: string): string | undefined => db.meta(key);
+  const metaJson = <T>(key: string): T | undefined => db.metaJson<T>(key);
 
-function fill(db: BetterSqlite3.Database, s: StatusSnapshot, wallMs: number): void {
-  const counters = new Map<string, number>();
-  if (has(db, 'counters'))
-    for (const r of db.prepare('SELECT name, value FROM counters').all() as { name: string; value: number }[])
-      counters.set(r.name, r.value);
-  const meta = (key: string): string | undefined =>
-    has(db, 'meta') ? (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value : undefined;
-  const metaJson = <T>(key: string): T | undefined => {
-    const v = meta(key);
-    try {
-      return v === undefined ? undefined : (JSON.parse(v) as T);
-    } catch {
-      return undefined;
-    }
-  };
-
-  if (has(db, 'device_identity')) {
-    const id = db.prepare('SELECT external_device_id AS id, source FROM device_identity WHERE id = 1').get() as
-      | { id: string; source: string }
-      | undefined;
-    if (id) {
-      s.registration.externalDeviceId = id.id;
-      s.registration.externalDeviceIdSource = id.source;
-    }
+  const id = db.identity();
+  if (id) {
+    s.registration.externalDeviceId = id.externalDeviceId;
+    s.registration.externalDeviceIdSource = id.source;
   }
-  if (has(db, 'device_registration')) {
-    const reg = db
-      .prepare(
-        'SELECT external_system_id AS sys, external_device_id AS dev, device_uuid AS uuid, registered_at AS at FROM device_registration WHERE id = 1',
-      )
-      .get() as { sys: string; dev: string; uuid: string; at: number } | undefined;
-    if (reg)
-      Object.assign(s.registration, { externalSystemId: reg.sys, externalDeviceId: reg.dev, deviceUUID: reg.uuid, registeredAt: reg.at });
-  }
+  const reg = db.registration();
+  if (reg) Object.assign(s.registration, reg);
 
-  const token = has(db, 'token_pair')
-    ? (db.prepare('SELECT obtained_at AS at, expires_in_s AS ttl FROM token_pair WHERE id = 1').get() as
-        | { at: number; ttl: number }
-        | undefined)
-    : undefined;
+  const token = db.tokenAge();
   const rejected = metaJson<{ until?: number }>('auth.rejectedUntil') ?? metaJson<{ until?: number }>('credentials.rejectedUntil');
   s.token = {
     // Wall-clock age only: the monotonic clock of the process that obtained it is gone.
@@ -110,24 +80,19 @@ function fill(db: BetterSqlite3.Database, s: StatusSnapshot, wallMs: number): vo
         ? 'refreshing'
         : !token
           ? 'none'
-          : wallMs - token.at < token.ttl * 1000
+          : wallMs - token.obtainedAt < token.expiresInS * 1000
             ? 'valid'
             : 'expired',
     passwordGrants: counters.get(COUNTERS.passwordGrants) ?? 0,
     refreshes: counters.get(COUNTERS.refreshes) ?? 0,
   };
-  if (token) s.token.ageS = Math.max(0, (wallMs - token.at) / 1000);
+  if (token) s.token.ageS = Math.max(0, (wallMs - token.obtainedAt) / 1000);
 
-  if (has(db, 'outbox')) {
-    const o = db.prepare('SELECT count(*) AS n, min(fix_time) AS oldest, max(fix_time) AS newest FROM outbox').get() as {
-      n: number;
-      oldest: number | null;
-      newest: number | null;
-    };
-    s.outbox.pending = o.n;
-    if (o.oldest !== null && o.newest !== null) s.outbox.oldestPendingAgeS = (o.newest - o.oldest) / 1000;
-  }
-  if (has(db, 'dead_letter')) s.outbox.deadLetters = (db.prepare('SELECT count(*) AS n FROM dead_letter').get() as { n: number }).n;
+  const o = db.outbox();
+  s.outbox.pending = o.pending;
+  if (o.oldestFixTime !== undefined && o.newestFixTime !== undefined)
+    s.outbox.oldestPendingAgeS = (o.newestFixTime - o.oldestFixTime) / 1000;
+  s.outbox.deadLetters = db.deadLetters();
   s.outbox.thinned = counters.get(COUNTERS.thinned) ?? 0;
   s.outbox.sentTotal = counters.get(COUNTERS.sent) ?? 0;
   const today = metaJson<{ day: string; count: number }>(DELIVERY_META.sentToday);

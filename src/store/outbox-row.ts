@@ -1,5 +1,4 @@
 import type { RecordedFix } from '../gnss/fix.js';
-import type { EventFix } from '../platform/otm-event.js';
 import { formatUuid } from './event-id.js';
 
 /**
@@ -21,8 +20,28 @@ export interface OutboxRow {
   flags: number;
 }
 
+/**
+ * A queued fix as the store keeps it: what the OTM5 mapping (platform/otm-event.ts EventFix, the
+ * same shape) needs. Defined here so that store/ imports no platform type.
+ */
+export interface QueuedFix {
+  eventId: string;
+  /** Epoch ms UTC from the receiver. */
+  time: number;
+  lat: number;
+  lon: number;
+  /** Metres above mean sea level. */
+  altMSL?: number;
+  /** Speed over ground, m/s. */
+  speed?: number;
+  /** Course over ground, degrees true. */
+  track?: number;
+  hdop?: number;
+  satellitesUsed?: number;
+}
+
 /** A queued fix as the uploader sees it. */
-export interface OutboxEntry extends EventFix {
+export interface OutboxEntry extends QueuedFix {
   seq: number;
   transition: boolean;
 }

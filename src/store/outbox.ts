@@ -2,7 +2,6 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { Config } from '../config/load.js';
 import type { FixSink, RecordedFix } from '../gnss/fix.js';
 import type { Logger } from '../log.js';
-import type { DeviceIdentity } from '../platform/contracts.js';
 import type { Clock } from '../system/clock.js';
 import { Ballast } from './ballast.js';
 import { eventIdBytes } from './event-id.js';
@@ -36,7 +35,7 @@ export interface OutboxOptions {
   db: Database;
   meta: MetaStore;
   /** Identity the event ids are made from; known before registration (the device identity record). */
-  identity: Pick<DeviceIdentity, 'externalSystemId' | 'externalDeviceId'>;
+  identity: { externalSystemId: string; externalDeviceId: string };
   storage: Config['storage'];
   dataDir: string;
   clock: Clock;

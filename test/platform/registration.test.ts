@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import type { DeviceSection } from '../../src/platform/device-body.js';
 import { DeviceRegistrar } from '../../src/platform/device-registrar.js';
-import { DeviceStore } from '../../src/platform/device-store.js';
+import { DeviceStore } from '../../src/store/device-store.js';
 import { registrationDelayMs } from '../../src/platform/registration-delay.js';
 import { PlatformError, type ErrorCode } from '../../src/errors.js';
 import { probeHardwareId, type IdentityProbes } from '../../src/system/identity.js';

@@ -1,4 +1,4 @@
-import type { Database } from '../store/database.js';
+import type { Database } from './database.js';
 
 /** Tables device_identity and device_registration of migration 1. */
 

@@ -1,6 +1,14 @@
-import type { Database } from '../store/database.js';
-import { MetaStore } from '../store/meta.js';
-import type { TokenPair } from './token-pair.js';
+import type { Database } from './database.js';
+import { MetaStore } from './meta.js';
+
+/** The token pair as stored (the platform's TokenPair has this shape; store/ does not import platform types). */
+export interface StoredTokenPair {
+  accessToken: string;
+  refreshToken: string;
+  idToken?: string;
+  tokenType: string;
+  expiresInS: number;
+}
 
 /**
  * The token pair in SQLite (table token_pair of migration 1) plus three facts in `meta`:
@@ -17,7 +25,7 @@ export type RefreshState = 'usable' | 'sending' | 'spent';
 export type TokenCounter = 'auth.passwordGrants' | 'auth.refreshes';
 
 export interface StoredToken {
-  pair: TokenPair;
+  pair: StoredTokenPair;
   generation: number;
   obtainedAtWallMs: number;
   bootId: string | undefined;
@@ -137,7 +145,7 @@ export class TokenStore {
    * full must not overwrite it).
    */
   commit(
-    pair: TokenPair,
+    pair: StoredTokenPair,
     generation: number,
     stamp: { wallMs: number; bootId: string; bootMs: number },
     counts: Partial<Record<TokenCounter, number>>,
