@@ -84,8 +84,13 @@ describe.skipIf(!HAVE_SOCAT || !HAVE_CORPUS)('serial source on a real pty', () =
     await new Promise((r) => dead.once('exit', r));
     await waitFor('the link to be lost', () => source?.link().status !== 'open');
     expect(source.link().lastError).toBeDefined();
+    // A killed socat leaves its links behind, pointing at freed pty numbers that another process
+    // may have taken since; remove them so that the waits below see the new pair's links.
+    rmSync(dev, { force: true });
+    rmSync(feed, { force: true });
 
     socat = startSocat(dev, feed);
+    await waitFor('socat ptys again', () => existsSync(dev) && existsSync(feed));
     await waitFor('the link to reopen', () => source?.link().status === 'open');
     decoder = createDecoder();
     fixes = [];
