@@ -18,7 +18,7 @@ import { readLocationInput } from '../locations/read-input.js';
 import { retryLine, sendLocations, summaryLine } from '../locations/send.js';
 import { LocationUploader } from '../locations/upload.js';
 import { validateLocationBatch } from '../locations/validate.js';
-import type { CommonOptions, HereOptions } from './location.js';
+import type { CommonOptions, HereOptions } from './location-options.js';
 import { openPlatformContext } from './platform-context.js';
 
 /** The work of `location put|here` (location.ts declares the commands and loads this on use). */

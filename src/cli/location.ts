@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { DEFAULT_MAX_SPREAD_M, DEFAULT_SAMPLES } from '../locations/capture.js';
-import type { FeedChoice } from '../locations/choose-feed.js';
+import type { CommonOptions, HereOptions } from './location-options.js';
 import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES } from '../locations/location-types.js';
 import { CONFIG_OPTION, numberIn } from './options.js';
 
@@ -11,31 +11,6 @@ import { CONFIG_OPTION, numberIn } from './options.js';
  */
 
 const TYPE_HELP = `location type: ${PLATFORM_LOCATION_TYPES.join(', ')} (the platform's documented types), or another OTM 5.6 type: ${LOCATION_TYPES.filter((t) => !PLATFORM_LOCATION_TYPES.includes(t)).join(', ')}`;
-
-export interface CommonOptions {
-  config?: string;
-  dryRun?: boolean;
-  strict?: boolean;
-}
-
-export interface HereOptions extends CommonOptions {
-  name: string;
-  type: string;
-  samples: number;
-  maxSpread?: number;
-  timeout?: number;
-  source: FeedChoice;
-  id?: string;
-  street?: string;
-  houseNumber?: string;
-  houseNumberAddition?: string;
-  postalCode?: string;
-  city?: string;
-  country?: string;
-  phone?: string;
-  email?: string;
-  contactName?: string;
-}
 
 export function registerLocationCommands(program: Command): void {
   const location = program

@@ -1,7 +1,10 @@
 import { isRouteName, ROUTES, type FaultSpec } from './faults.js';
 import { isPlainObject, json, parseJson, type Reply } from './http-io.js';
-import type { PlatformSimulator } from './server.js';
-import type { TokenAnswerFault } from './tokens.js';
+import type { SimDevice } from './devices.js';
+import type { Faults } from './faults.js';
+import type { ReceivedEvent, StoredLocation } from './planning.js';
+import type { SimStats } from './stats.js';
+import type { SimUser, TokenAnswerFault } from './tokens.js';
 
 /**
  * The simulator's own HTTP API, so that another process (the daemon in end-to-end tests, the demo)
@@ -18,7 +21,21 @@ import type { TokenAnswerFault } from './tokens.js';
  *   POST   /_sim/tokens/answer    {"expiresIn": 0.001} | {"expiresInLiteral": "1e999"} | {"accessTokenSuffix": "\n"}, "limit"?: n ({} clears)
  *   POST   /_sim/users            {"username": "...", "password": "...", "carriers": ["..."]}
  */
-export function handleAdmin(sim: PlatformSimulator, method: string, pathname: string, body: string): Reply {
+/** What the admin API reads and changes: the part of PlatformSimulator it needs (server.ts passes itself). */
+export interface AdminTarget {
+  readonly stats: SimStats;
+  readonly events: ReadonlyMap<string, ReceivedEvent>;
+  readonly locations: ReadonlyMap<string, StoredLocation>;
+  readonly devices: SimDevice[];
+  readonly faults: Faults;
+  readonly tokenAnswerFault: TokenAnswerFault | undefined;
+  expireAccessTokens(): void;
+  expireRefreshTokens(): void;
+  setTokenAnswerFault(fault: TokenAnswerFault | undefined): void;
+  setUser(user: SimUser): void;
+}
+
+export function handleAdmin(sim: AdminTarget, method: string, pathname: string, body: string): Reply {
   const path = pathname.replace(/\/+$/, '');
   const key = `${method} ${path}`;
   switch (key) {
@@ -77,7 +94,7 @@ export function handleAdmin(sim: PlatformSimulator, method: string, pathname: st
   }
 }
 
-function setFaults(sim: PlatformSimulator, body: string): Reply {
+function setFaults(sim: AdminTarget, body: string): Reply {
   const parsed = parseJson(body);
   if (!parsed.ok || !isPlainObject(parsed.value)) return badRequest('body must be an object of route -> fault spec (or null to clear)');
   const entries = Object.entries(parsed.value);

@@ -1,6 +1,6 @@
 import type { Config } from '../config/load.js';
 import type { OutboxEntry } from '../store/outbox-row.js';
-import type { UploadQueue } from './uploader.js';
+import type { UploadQueue } from './upload-queue.js';
 
 export type Lane = 'live' | 'backlog';
 

@@ -8,15 +8,9 @@ import type { OutboxEntry } from '../store/outbox-row.js';
 import type { Clock } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
+import type { UploadQueue } from './upload-queue.js';
 
-/** What the uploader needs from the outbox. */
-export interface UploadQueue {
-  newest(): OutboxEntry | undefined;
-  after(afterSeq: number, limit: number): OutboxEntry[];
-  delivered(seq: number): void;
-  deadLetter(entry: OutboxEntry, status: number | undefined, error: string): void;
-  onChange(listener: () => void): void;
-}
+export type { UploadQueue } from './upload-queue.js';
 
 export interface UploaderOptions {
   queue: UploadQueue;
