@@ -23,7 +23,7 @@ import type { IdentityProbes } from './system/identity.js';
 import { SdNotify } from './system/sd-notify.js';
 import type { DiskSummary } from './status/snapshot.js';
 import { repairedFacts, storeView } from './status/store-view.js';
-import { outboxSummary, uploadSummary } from './upload/status-views.js';
+import { outboxSummary, uploadSummary } from './status/upload-views.js';
 import { Uploader } from './upload/uploader.js';
 
 /**

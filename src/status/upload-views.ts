@@ -1,6 +1,6 @@
-import type { OutboxSummary, UploadSummary } from '../status/snapshot.js';
+import type { OutboxSummary, UploadSummary } from './snapshot.js';
 import type { OutboxCommitState, OutboxStatus } from '../store/outbox.js';
-import type { UploaderStatus } from './uploader.js';
+import type { UploaderStatus } from '../upload/uploader.js';
 
 /** The outbox and uploader as the status snapshot (src/status/snapshot.ts) shows them. */
 export function outboxSummary(s: OutboxStatus, recorded?: number): OutboxSummary {
