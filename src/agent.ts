@@ -4,7 +4,7 @@ import { GnssPipeline } from './gnss/pipeline.js';
 import { ReplaySource } from './gnss/sources/replay-source.js';
 import { SerialSource } from './gnss/sources/serial-source.js';
 import type { NmeaSource } from './gnss/sources/source.js';
-import { FixPublisher } from './locations/fix-publisher.js';
+import { FixPublisher } from './fix-feed/fix-publisher.js';
 import type { Logger } from './log.js';
 import type { BootClock } from './platform/boot-clock.js';
 import { buildPlatform, type PlatformParts } from './platform/build.js';

@@ -12,7 +12,7 @@ import {
   gateFrom,
   type CaptureResult,
 } from '../locations/capture.js';
-import { chooseFeed } from '../locations/choose-feed.js';
+import { chooseFeed } from '../fix-feed/choose-feed.js';
 import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES, formatIssue, type LocationIssue, type OtmLocation } from '../locations/location-types.js';
 import { readLocationInput } from '../locations/read-input.js';
 import { retryLine, sendLocations, summaryLine } from '../locations/send.js';

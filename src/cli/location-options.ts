@@ -1,4 +1,4 @@
-import type { FeedChoice } from '../locations/choose-feed.js';
+import type { FeedChoice } from '../fix-feed/choose-feed.js';
 
 /** The options of `location put` and `location here`, as commander hands them to the actions. */
 export interface CommonOptions {

@@ -1,7 +1,7 @@
 import { AgentError, type ErrorCode } from '../errors.js';
 import type { Fix } from '../gnss/fix.js';
 import { averageFixes, hasPosition, type AveragedPosition, type PositionedFix } from './average.js';
-import type { FixFeed } from './fix-feed.js';
+import type { FixFeed } from '../fix-feed/fix-feed.js';
 
 /**
  * `location here`: collect N fixes that pass the quality gate from a stationary receiver, average

@@ -11,7 +11,7 @@ import { GET_STATUS, MAX_REQUEST_LINE } from './protocol.js';
 import { ensureSocketDir } from './socket-path.js';
 import type { StatusProvider } from './snapshot.js';
 
-/** The part of the fix publisher (src/locations/fix-publisher.ts) the server needs. */
+/** The part of the fix publisher (src/fix-feed/fix-publisher.ts) the server needs. */
 export interface FixSubscriptions {
   subscribe(socket: Socket): void;
   stop(): Promise<void>;

@@ -9,10 +9,10 @@ import { ReplaySource } from '../../src/gnss/sources/replay-source.js';
 import { silentLogger } from '../../src/log.js';
 import { averageFixes, localDistanceM, type PositionedFix } from '../../src/locations/average.js';
 import { captureLocation, CaptureError, gateFrom, type CaptureOptions } from '../../src/locations/capture.js';
-import { DaemonFixFeed, isDaemonListening } from '../../src/locations/daemon-feed.js';
-import type { FixFeed } from '../../src/locations/fix-feed.js';
-import { FixPublisher, isFixSubscription } from '../../src/locations/fix-publisher.js';
-import { GnssFixFeed } from '../../src/locations/gnss-feed.js';
+import { DaemonFixFeed, isDaemonListening } from '../../src/fix-feed/daemon-feed.js';
+import type { FixFeed } from '../../src/fix-feed/fix-feed.js';
+import { FixPublisher, isFixSubscription } from '../../src/fix-feed/fix-publisher.js';
+import { GnssFixFeed } from '../../src/fix-feed/gnss-feed.js';
 import { FIXTURE_START, knownPositionLog, KNOWN_POSITION, stationaryLog } from './nmea-writer.js';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/locations/stationary-amersfoort.nmea');
