@@ -13,6 +13,7 @@ import { registerDeviceCommands } from './device.js';
 import { registerLocationCommands } from './location.js';
 import { registerRunCommand } from './run.js';
 import { registerNmeaCommands } from './nmea.js';
+import { registerOutboxCommands } from './outbox.js';
 
 /**
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerDeviceCommands(program);
   registerLocationCommands(program);
   registerNmeaCommands(program);
+  registerOutboxCommands(program);
   return program;
 }
 

@@ -42,13 +42,25 @@ export interface FaultSpec {
   latencyMs?: number;
   /** Send the answer's body one byte every this many ms (a slow-drip server). */
   dripMs?: number;
+  /**
+   * Answer this status to every request of the route, as a wrong path (404/405/410), a proxy (407)
+   * or a platform that refuses every event shape does; a 400 carries OTM5 error objects naming a
+   * field. Applied after the drop and 5xx/429 rates.
+   */
+  status?: number;
+  /**
+   * Events route: refuse the first this-many distinct event ids with an OTM5 400 naming a field,
+   * and keep refusing exactly those ids (a platform that finds fault with one event) while
+   * accepting every other.
+   */
+  rejectEvents?: number;
   /** Fire at most this many times, then the fault removes itself. */
   limit?: number;
 }
 
 export type FaultAction =
   | { kind: 'drop' }
-  | { kind: 'status'; status: 500 | 503 | 429 | 401; retryAfterS?: number }
+  | { kind: 'status'; status: number; retryAfterS?: number }
   | { kind: 'html' }
   | { kind: 'echo'; status: number; format: 'json' | 'text' }
   | { kind: 'dropAnswer' }
@@ -63,6 +75,8 @@ export interface FaultDecision {
 export class Faults {
   readonly #specs = new Map<RouteName, FaultSpec & { fired: number }>();
   readonly #random: Random;
+  /** Event ids the `rejectEvents` fault chose. */
+  readonly #rejected = new Set<string>();
   /** Faults injected per route, for the statistics. */
   readonly fired: Record<RouteName, number>;
 
@@ -83,6 +97,18 @@ export class Faults {
 
   clear(): void {
     this.#specs.clear();
+    this.#rejected.clear();
+  }
+
+  /** The `rejectEvents` fault: whether this event id is one the platform refuses. */
+  rejectsEvent(id: string): boolean {
+    const spec = this.#specs.get('events');
+    if (this.#rejected.has(id)) return spec?.rejectEvents !== undefined;
+    if (spec?.rejectEvents === undefined || this.#rejected.size >= spec.rejectEvents) return false;
+    this.#rejected.add(id);
+    spec.fired += 1;
+    this.fired.events += 1;
+    return true;
   }
 
   get(route: RouteName): FaultSpec | undefined {
@@ -107,6 +133,7 @@ export class Faults {
     else if (hit(spec.htmlRate)) action = { kind: 'html' };
     else if (spec.echo && hit(spec.echo.rate)) action = { kind: 'echo', status: spec.echo.status, format: spec.echo.format ?? 'json' };
     else if (hit(spec.dropAnswerRate)) action = { kind: 'dropAnswer' };
+    else if (spec.status !== undefined) action = { kind: 'status', status: spec.status };
     const shaped = (spec.latencyMs ?? 0) > 0 || (spec.dripMs ?? 0) > 0;
     if (action.kind !== 'pass' || shaped) {
       spec.fired += 1;
@@ -139,7 +166,10 @@ function validateSpec(route: RouteName, spec: FaultSpec): void {
     if (format !== undefined && format !== 'json' && format !== 'text')
       throw new RangeError(`fault ${route}.echo.format must be json or text`);
   }
-  for (const k of ['latencyMs', 'dripMs', 'limit'] as const) {
+  if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 200 || spec.status > 599))
+    throw new RangeError(`fault ${route}.status must be an HTTP status from 200 to 599`);
+  if (spec.rejectEvents !== undefined && route !== 'events') throw new RangeError(`fault ${route}.rejectEvents applies to events only`);
+  for (const k of ['latencyMs', 'dripMs', 'limit', 'rejectEvents'] as const) {
     const v = spec[k];
     if (v !== undefined && (typeof v !== 'number' || v < 0)) throw new RangeError(`fault ${route}.${k} must be a number >= 0`);
   }

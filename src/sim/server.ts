@@ -226,6 +226,7 @@ export class PlatformSimulator {
         raw: { contentType: 'text/html; charset=utf-8', text: '<!doctype html><html><body><h1>Sign in to the network</h1></body></html>' },
       };
     else if (decision.action.kind === 'echo') reply = echoReply(req, body, decision.action.status, decision.action.format);
+    else if (route === 'events' && this.faults.rejectsEvent(eventIdOf(body))) reply = json(400, [refusedEventField()]);
     else reply = this.#serve(req, match, body);
     if (decision.action.kind === 'dropAnswer') {
       req.socket.destroy();
@@ -300,8 +301,25 @@ function echoReply(req: IncomingMessage, body: string, status: number, format: '
   });
 }
 
-function faultReply(status: 500 | 503 | 429 | 401, retryAfterS: number | undefined): Reply {
+/** The id of an event request body, '' when it has none. */
+function eventIdOf(body: string): string {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
+  }
+}
+
+/** An OTM5 error object (platform-notes.md: 400 is an array of {type, message, field}). */
+function refusedEventField(): Record<string, string> {
+  return { type: 'invalidField', message: 'the platform does not accept this value', field: 'geoReference.lat' };
+}
+
+function faultReply(status: number, retryAfterS: number | undefined): Reply {
   switch (status) {
+    case 400:
+      return json(400, [refusedEventField()]);
     case 500:
       // The OTM5 API documents its 500 body as a string.
       return json(500, 'Internal Server Error');
@@ -317,5 +335,7 @@ function faultReply(status: 500 | 503 | 429 | 401, retryAfterS: number | undefin
       return json(429, { status: 429, error: 'Too Many Requests' }, { 'retry-after': String(retryAfterS ?? 1) });
     case 401:
       return unauthorized();
+    default:
+      return json(status, { status, error: `HTTP ${status}`, message: 'answered by the fault injection (a wrong path, a proxy, ...)' });
   }
 }

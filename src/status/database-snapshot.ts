@@ -93,6 +93,8 @@ function fill(db: ReadOnlyStore, s: StatusSnapshot, wallMs: number): void {
   if (o.oldestFixTime !== undefined && o.newestFixTime !== undefined)
     s.outbox.oldestPendingAgeS = (o.newestFixTime - o.oldestFixTime) / 1000;
   s.outbox.deadLetters = db.deadLetters();
+  const lastDead = db.lastDeadLetter();
+  if (lastDead) s.outbox.lastDeadLetter = lastDead;
   s.outbox.thinned = counters.get(COUNTERS.thinned) ?? 0;
   s.outbox.sentTotal = counters.get(COUNTERS.sent) ?? 0;
   const today = metaJson<{ day: string; count: number }>(DELIVERY_META.sentToday);

@@ -51,9 +51,11 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   if (s.daemon.running && !s.registration.deviceUUID) degraded.push('device not registered yet');
   if (!s.daemon.running && !s.registration.deviceUUID) failing.push('device never registered');
 
+  const fault = s.upload.fault;
+  if (fault) failing.push(`platform answers HTTP ${fault.status ?? '?'} to every event: check platform.eventsPath, proxy, event shape`);
   const err = s.upload.lastError;
   const errorIsCurrent = err && (s.upload.lastSuccessAt === undefined || (err.at ?? 0) > s.upload.lastSuccessAt);
-  if (err && errorIsCurrent) (err.class === 'config' ? failing : degraded).push(`upload failing: ${err.code} (${err.class})`);
+  if (err && errorIsCurrent && !fault) (err.class === 'config' ? failing : degraded).push(`upload failing: ${err.code} (${err.class})`);
   if ((s.outbox.oldestPendingAgeS ?? 0) > t.backlogAgeS)
     degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
 

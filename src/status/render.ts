@@ -110,6 +110,8 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
       `pending ${ob.pending}${oldest}  thinned ${ob.thinned}  dead letters ${ob.deadLetters > 0 ? c.warn(String(ob.deadLetters)) : '0'}`,
     ),
   );
+  if (ob.lastDeadLetter)
+    lines.push(row('', c.dim(truncate(`last dead letter ${ago(ob.lastDeadLetter.at, o.nowMs)}: ${ob.lastDeadLetter.reason}`, 70))));
   const u = s.upload;
   const recorded = ob.recorded === undefined ? '' : `recorded ${ob.recorded}  `;
   lines.push(row('upload', `${recorded}sent today ${ob.sentToday}  last success ${ago(u.lastSuccessAt, o.nowMs)}`));
@@ -120,6 +122,10 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
         truncate(`last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs)}: ${u.lastError.message}`, 70),
       ),
     );
+  if (u.fault) {
+    lines.push(row('', c.bad(`FAILING since ${ago(u.fault.since, o.nowMs)}: HTTP ${u.fault.status ?? '?'} for every event`)));
+    for (const line of wrap(u.fault.hint, 68).slice(0, 4)) lines.push(row('', line));
+  }
   lines.push(row('disk', `database ${bytes(s.disk.databaseBytes)}  free ${bytes(s.disk.freeBytes)}  (${truncate(s.disk.dataDir, 30)})`));
   for (const n of s.notes ?? []) lines.push(c.dim(truncate(n, 80)));
   for (const reason of health.reasons.slice(0, 3))
@@ -162,4 +168,18 @@ export function satelliteTable(sats: readonly SatelliteInView[], maxLines: numbe
 
 function fmt(v: number | undefined, width: number): string {
   return (v === undefined ? '-' : String(Math.round(v))).padStart(width);
+}
+
+/** Words into lines of at most `width` characters (a longer word gets a line of its own). */
+function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) out.push(line);
+  return out;
 }

@@ -72,6 +72,8 @@ export interface OutboxSummary {
   sentTotal?: number;
   thinned: number;
   deadLetters: number;
+  /** The newest dead letter: when, the platform's status and why (the platform's words). */
+  lastDeadLetter?: { at: number; status?: number; reason: string };
   /** Fixes recorded (kept by the recording policy) since start, when the daemon knows. */
   recorded?: number;
 }
@@ -81,6 +83,8 @@ export interface UploadSummary {
   lastError?: { code: string; class: ErrorClass | string; message: string; at?: number };
   /** Free-form lane facts from the uploader (live, backlog). */
   lanes?: Record<string, unknown>;
+  /** The platform refuses every event (issue 11.1): the status, since when, and what to check. */
+  fault?: { kind: string; status?: number; code: string; message: string; hint: string; since: number };
 }
 
 export interface DiskSummary {

@@ -11,6 +11,7 @@ export function outboxSummary(s: OutboxStatus, recorded?: number): OutboxSummary
     sentTotal: s.sentTotal,
     thinned: s.thinned,
     deadLetters: s.deadLetters,
+    ...(s.lastDeadLetter ? { lastDeadLetter: s.lastDeadLetter } : {}),
     ...(recorded !== undefined ? { recorded } : {}),
   };
 }
@@ -21,6 +22,7 @@ export function uploadSummary(u: UploaderStatus, o: OutboxCommitState): UploadSu
     ...(u.lastError
       ? { lastError: { code: u.lastError.code, class: u.lastError.class, message: u.lastError.message, at: u.lastError.at } }
       : {}),
+    ...(u.fault ? { fault: { ...u.fault } } : {}),
     lanes: {
       state: u.state,
       order: u.order,
@@ -28,6 +30,7 @@ export function uploadSummary(u: UploaderStatus, o: OutboxCommitState): UploadSu
       backlog: u.backlog,
       inFlight: u.inFlight,
       consecutiveFailures: u.consecutiveFailures,
+      held: u.held,
       ...(u.backoffUntil !== undefined ? { backoffUntil: u.backoffUntil } : {}),
       buffered: o.buffered,
       bound: o.bound,

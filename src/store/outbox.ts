@@ -64,12 +64,25 @@ export interface OutboxCommitState {
 
 export interface OutboxStatus extends OutboxCounterSnapshot, OutboxCommitState {
   pending: number;
+  /** The newest dead letter: when (wall ms), the platform's status and the reason. */
+  lastDeadLetter?: LastDeadLetter;
   oldestPendingFixTime?: string;
   /** Newest fix time recorded minus the oldest pending one (GNSS time, independent of the host clock). */
   oldestPendingAgeMs?: number;
 }
 
-const DEAD_LETTERS_KEPT = 1000;
+export interface LastDeadLetter {
+  at: number;
+  status?: number;
+  reason: string;
+}
+
+/**
+ * Dead letters are never deleted by the agent (issue 11.1: only the newest 1,000 were kept, and a
+ * platform refusing everything turned a backlog into that many): they take disk space like the
+ * backlog and are bounded by it, through the outbox bound (outbox-bound.ts) and the free-disk
+ * floor. `telematics-agent outbox requeue-dead-letters` puts them back (outbox-dead-letters.ts).
+ */
 /**
  * Delivered rows are deleted in batches, not with every commit: a delete rewrites the pages it
  * touches just as an insert does, and online with fixes committed before their answer came, a
@@ -122,9 +135,14 @@ export class Outbox implements FixSink {
     after: Statement<[number, number], OutboxRow>;
     oldest: Statement<[], { fix_time: number }>;
     deadInsert: Statement<[string, number, string, number | null, string, number]>;
-    deadTrim: Statement<[number]>;
     deadCount: Statement<[], { n: number }>;
+    deadLast: Statement<[], { status: number | null; error: string; failed_at: number }>;
+    count: Statement<[], { n: number }>;
   };
+  #lastDead: LastDeadLetter | undefined;
+  /** PRAGMA data_version: changes when another connection (the `outbox` command) committed. */
+  #dataVersion = 0;
+  #externalChanges = 0;
 
   constructor(options: OutboxOptions) {
     this.#o = options;
@@ -162,11 +180,12 @@ export class Outbox implements FixSink {
       oldest: db.prepare('SELECT fix_time FROM outbox ORDER BY seq LIMIT 1'),
       // dead_letter numbers its own rows: outbox seqs may be reused once the outbox was empty.
       deadInsert: db.prepare('INSERT INTO dead_letter (event_id, fix_time, fix_json, status, error, failed_at) VALUES (?, ?, ?, ?, ?, ?)'),
-      deadTrim: db.prepare(
-        'DELETE FROM dead_letter WHERE seq IN (SELECT seq FROM dead_letter ORDER BY failed_at DESC, seq DESC LIMIT -1 OFFSET ?)',
-      ),
       deadCount: db.prepare('SELECT count(*) AS n FROM dead_letter'),
+      deadLast: db.prepare('SELECT status, error, failed_at FROM dead_letter ORDER BY seq DESC LIMIT 1'),
+      count: db.prepare('SELECT count(*) AS n FROM outbox'),
     };
+    this.#dataVersion = db.pragma('data_version', { simple: true }) as number;
+    this.#loadLastDead();
     const stats = db.prepare<[], { n: number; maxSeq: number | null }>('SELECT count(*) AS n, max(seq) AS maxSeq FROM outbox').get()!;
     this.#committedCount = stats.n;
     this.#nextSeq = (stats.maxSeq ?? 0) + 1;
@@ -198,6 +217,14 @@ export class Outbox implements FixSink {
     const out = { held: this.#buffer, delivered: this.#delivered };
     this.#buffer = [];
     return out;
+  }
+
+  /**
+   * How often another process changed the outbox while this one runs (requeued dead letters): the
+   * uploader's lanes start their backlog over when it moves, so the requeued fixes are met.
+   */
+  externalChanges(): number {
+    return this.#externalChanges;
   }
 
   /** Called whenever a fix was recorded or committed (the uploader's wake-up). */
@@ -283,6 +310,7 @@ export class Outbox implements FixSink {
   status(): OutboxStatus {
     const oldest = this.#oldestPendingTime();
     const s: OutboxStatus = { pending: this.pendingCount(), ...this.commitState(), ...this.#counters.snapshot() };
+    if (this.#lastDead) s.lastDeadLetter = this.#lastDead;
     if (oldest !== undefined) {
       s.oldestPendingFixTime = new Date(oldest).toISOString();
       if (this.#lastFixTime !== undefined) s.oldestPendingAgeMs = Math.max(0, this.#lastFixTime - oldest);
@@ -303,6 +331,7 @@ export class Outbox implements FixSink {
    */
   flush(options: { final?: boolean } = {}): void {
     if (this.#stopped) return;
+    this.#noticeExternalChange();
     const full = this.#fullDisk.active;
     // On a full disk statfs is asked every commit: the moment there is room the bound and the file go back to normal.
     this.#bound.check(() => this.#fits(), full);
@@ -356,7 +385,6 @@ export class Outbox implements FixSink {
         if (d.committed) deleted += this.#st.del.run(e.seq).changes;
         this.#st.deadInsert.run(e.eventId, e.time, JSON.stringify(e), d.status ?? null, d.error, d.at);
       }
-      if (dead.length > 0) this.#st.deadTrim.run(DEAD_LETTERS_KEPT);
       for (const row of buffer) inserted += this.#st.insert.run(row).changes;
       const count = this.#committedCount + inserted - deleted;
       if (count > this.#bound.value) {
@@ -382,7 +410,10 @@ export class Outbox implements FixSink {
     for (const seq of delivered) this.#delivered.delete(seq);
     this.#dead = this.#dead.slice(dead.length);
     for (const d of dead) this.#deadSeqs.delete(d.entry.seq);
-    if (dead.length > 0) this.#counters.setDeadLetters(this.#st.deadCount.get()!.n);
+    if (dead.length > 0) {
+      this.#counters.setDeadLetters(this.#st.deadCount.get()!.n);
+      this.#loadLastDead();
+    }
     if (thinned > 0) this.#counters.addSaved(COUNTER.thinned, thinned);
     if (thinned > 0)
       this.#o.logger.warn(
@@ -460,6 +491,39 @@ export class Outbox implements FixSink {
     this.#commitFailingSince = undefined;
   }
 
+  #loadLastDead(): void {
+    const r = this.#st.deadLast.get();
+    this.#lastDead = r ? { at: r.failed_at, ...(r.status !== null ? { status: r.status } : {}), reason: r.error.slice(0, 300) } : undefined;
+  }
+
+  /**
+   * Another connection committed (the `outbox` command requeued dead letters): recount what this
+   * process keeps in memory about the tables and tell the uploader. One pragma per commit tick; it
+   * reads the WAL index only.
+   */
+  #noticeExternalChange(): void {
+    let version: number;
+    try {
+      version = this.#o.db.pragma('data_version', { simple: true }) as number;
+    } catch {
+      return;
+    }
+    if (version === this.#dataVersion) return;
+    this.#dataVersion = version;
+    const before = this.#committedCount;
+    this.#committedCount = this.#st.count.get()!.n;
+    this.#counters.setDeadLetters(this.#st.deadCount.get()!.n);
+    this.#loadLastDead();
+    if (this.#committedCount !== before) {
+      this.#externalChanges++;
+      this.#o.logger.info(
+        { rows: this.#committedCount - before },
+        'outbox changed by another process (requeued dead letters): sending them',
+      );
+      this.#notify();
+    }
+  }
+
   #noteCommitError(e: unknown): void {
     this.#lastCommitError = errInfo(e);
     this.#commitFailingSince ??= this.#o.clock.monotonicMs();
@@ -472,7 +536,8 @@ export class Outbox implements FixSink {
   /** The oldest committed fix not delivered nor dead-lettered in memory since the last commit. */
   #oldestPendingTime(): number | undefined {
     if (this.#delivered.size === 0 && this.#deadSeqs.size === 0) return this.#st.oldest.get()?.fix_time ?? this.#buffer[0]?.fix_time;
-    let cursor = 0;
+    // Requeued dead letters take seqs below the others (outbox-dead-letters.ts): start below any.
+    let cursor = Number.MIN_SAFE_INTEGER;
     for (;;) {
       const rows = this.#st.after.all(cursor, OLDEST_SCAN_PAGE);
       for (const r of rows) if (!this.#delivered.has(r.seq) && !this.#deadSeqs.has(r.seq)) return r.fix_time;

@@ -108,4 +108,13 @@ export class ReadOnlyStore {
     if (!this.#tables.has('dead_letter')) return 0;
     return (this.#db.prepare('SELECT count(*) AS n FROM dead_letter').get() as { n: number }).n;
   }
+
+  /** The newest dead letter: when (wall ms), the platform's status and the reason. */
+  lastDeadLetter(): { at: number; status?: number; reason: string } | undefined {
+    if (!this.#tables.has('dead_letter')) return undefined;
+    const r = this.#db.prepare('SELECT status, error, failed_at FROM dead_letter ORDER BY seq DESC LIMIT 1').get() as
+      | { status: number | null; error: string; failed_at: number }
+      | undefined;
+    return r ? { at: r.failed_at, ...(r.status !== null ? { status: r.status } : {}), reason: r.error.slice(0, 300) } : undefined;
+  }
 }

@@ -21,7 +21,9 @@ const PAGE = 256;
 export class UploadLanes {
   readonly #queue: UploadQueue;
   readonly #order: Config['upload']['order'];
-  #cursor = 0;
+  /** Requeued dead letters take seqs below the others (store/outbox-dead-letters.ts): start below any. */
+  #cursor = Number.MIN_SAFE_INTEGER;
+  #externalChanges = 0;
   #page: OutboxEntry[] = [];
   #retry: OutboxEntry[] = [];
   #lastLiveSeq = 0;
@@ -34,6 +36,15 @@ export class UploadLanes {
   }
 
   next(inFlight: (seq: number) => boolean): { entry: OutboxEntry; lane: Lane } | undefined {
+    const changes = this.#queue.externalChanges?.() ?? 0;
+    if (changes !== this.#externalChanges) {
+      // Another process put fixes back (requeued dead letters) below the cursor: start over. The
+      // outbox answers only undelivered fixes, so nothing is offered twice.
+      this.#externalChanges = changes;
+      this.#cursor = Number.MIN_SAFE_INTEGER;
+      this.#page = [];
+      this.#retry = [];
+    }
     if (this.#order === 'live-first' && !this.#liveBusy) {
       const newest = this.#queue.newest();
       if (newest && newest.seq > this.#cursor && newest.seq > this.#lastLiveSeq && !inFlight(newest.seq)) {

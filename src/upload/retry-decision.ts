@@ -10,7 +10,8 @@ import { statusMeaning } from '../retry/status-table.js';
  * - done (2xx, and 409: the id is the idempotency key, so "conflict" means the platform already
  *   holds this event): delivered.
  * - rejected (400, 413, 422 and other 4xx about the event itself): the platform refused this one
- *   event; the caller decides with the rejection rule whether to dead-letter it.
+ *   event; the uploader decides with the rejection rule (rejection-rule.ts) whether it is that
+ *   event's fault (dead letter) or the platform refusing everything (keep it queued).
  * - auth (401 reaching us: the requester already refreshed and retried once, contracts.ts): the
  *   credentials or token service are the problem, not the event: back off, keep it queued.
  * - config (403, 404, 405, 407, 410, 415, 426, 451): not this event's fault: back off at the
@@ -30,7 +31,7 @@ export interface BackoffPolicy {
   maxBackoffMs: number;
 }
 
-export type UploadDecision = { action: 'sent' } | { action: 'dead-letter' } | { action: 'retry'; delayMs: number; errorClass: ErrorClass };
+export type UploadDecision = { action: 'sent' } | { action: 'refused' } | { action: 'retry'; delayMs: number; errorClass: ErrorClass };
 
 /**
  * @param failures consecutive failed attempts so far, this one included (1 for the first failure)
@@ -42,7 +43,7 @@ export function decideUpload(result: AttemptResult, failures: number, policy: Ba
       case 'done':
         return { action: 'sent' };
       case 'rejected':
-        return { action: 'dead-letter' };
+        return { action: 'refused' };
       case 'auth':
       case 'credentials':
         return retry('auth', failures, policy, random, result.retryAfterMs);

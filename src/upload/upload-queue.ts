@@ -7,4 +7,6 @@ export interface UploadQueue {
   delivered(seq: number): void;
   deadLetter(entry: OutboxEntry, status: number | undefined, error: string): void;
   onChange(listener: () => void): void;
+  /** Grows when another process changed the outbox (requeued dead letters). */
+  externalChanges?(): number;
 }

@@ -9,6 +9,8 @@ import type { Clock } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
 import type { UploadQueue } from './upload-queue.js';
+import { judgeRefusal, namesEventField, SYSTEMIC_RUN } from './rejection-rule.js';
+import { systemicHint } from './systemic-hint.js';
 
 export type { UploadQueue } from './upload-queue.js';
 
@@ -35,6 +37,22 @@ export interface UploadError {
   at: number;
 }
 
+/**
+ * The platform refuses every event the same way (issue 11.1): a configuration answer (405 from a
+ * wrong eventsPath, 407 from a proxy, ...) or a run of refusals with no acceptance in between.
+ */
+export interface SystemicFault {
+  status?: number;
+  code: string;
+  /** 'config': a configuration status; 'refuses-everything': a run of refusals (rejection-rule.ts). */
+  kind: 'config' | 'refuses-everything';
+  message: string;
+  /** What to check: platform.eventsPath, the proxy, the event shape. */
+  hint: string;
+  /** Wall ms of the first answer of the fault. */
+  since: number;
+}
+
 export interface UploaderStatus {
   state: 'stopped' | 'waiting-registration' | 'sending' | 'idle' | 'backoff';
   order: Config['upload']['order'];
@@ -42,12 +60,25 @@ export interface UploaderStatus {
   live: { inFlight: number; sent: number; lastFixTime?: string };
   backlog: { inFlight: number; sent: number; lastFixTime?: string };
   deadLettered: number;
+  /** Refused events kept queued: waiting for the rejection rule's verdict, or held for the longest backoff. */
+  held: number;
   consecutiveFailures: number;
   /** Wall ms the backoff ends, while backing off. */
   backoffUntil?: number;
   /** Wall ms of the last delivery. */
   lastSuccessAt?: number;
   lastError?: UploadError;
+  fault?: SystemicFault;
+}
+
+/** A refused event waiting for the rejection rule's verdict (rejection-rule.ts). */
+interface Refusal {
+  entry: OutboxEntry;
+  namesField: boolean;
+  status: number;
+  reason: string;
+  /** The run it belonged to: shared by reference, marked systemic when the run reaches SYSTEMIC_RUN. */
+  run: { count: number; systemic: boolean };
 }
 
 /**
@@ -73,6 +104,15 @@ export class Uploader {
   #deadLettered = 0;
   #lastSuccessAt: number | undefined;
   #lastError: UploadError | undefined;
+  /** The current run of first refusals since the last acceptance. */
+  #run = { count: 0, systemic: false };
+  readonly #refused = new Map<number, Refusal>();
+  /** Seqs refused at least once (this process): their further refusals are no evidence about the platform. */
+  readonly #everRefused = new Set<number>();
+  /** Refused events not shown to be at fault: sent again after the longest backoff (monotonic ms). */
+  readonly #held = new Map<number, { entry: OutboxEntry; notBefore: number }>();
+  #heldTimer: NodeJS.Timeout | undefined;
+  #fault: SystemicFault | undefined;
 
   constructor(options: UploaderOptions) {
     this.#o = options;
@@ -98,6 +138,7 @@ export class Uploader {
   async stop(graceMs = 3000): Promise<void> {
     this.#stopping = true;
     if (this.#resumeTimer) clearTimeout(this.#resumeTimer);
+    if (this.#heldTimer) clearTimeout(this.#heldTimer);
     const pending = [...this.#inFlight.values()].map((f) => f.promise);
     if (pending.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -139,10 +180,12 @@ export class Uploader {
       live: lane('live'),
       backlog: lane('backlog'),
       deadLettered: this.#deadLettered,
+      held: this.#refused.size + this.#held.size,
       consecutiveFailures: this.#failures,
       ...(backingOff ? { backoffUntil: this.#o.clock.wallMs() + (this.#resumeAt - now) } : {}),
       ...(this.#lastSuccessAt !== undefined ? { lastSuccessAt: this.#lastSuccessAt } : {}),
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
+      ...(this.#fault ? { fault: this.#fault } : {}),
     };
   }
 
@@ -156,11 +199,40 @@ export class Uploader {
     }
     // While failing, probe with one request at a time.
     const limit = this.#failures > 0 ? 1 : this.#o.upload.concurrency;
+    // Refused events are the uploader's, not the lanes', until the rejection rule sends them back.
+    const busy = (seq: number) => this.#inFlight.has(seq) || this.#refused.has(seq) || this.#held.has(seq);
     while (this.#inFlight.size < limit) {
-      const next = this.#lanes.next((seq) => this.#inFlight.has(seq));
+      const held = this.#dueHeld(now);
+      if (held) {
+        this.#dispatch(held, 'backlog');
+        continue;
+      }
+      const next = this.#lanes.next(busy);
       if (!next) return;
       this.#dispatch(next.entry, next.lane);
     }
+  }
+
+  /** A held event whose wait is over (taken out of #held), and a wake-up for the next one. */
+  #dueHeld(now: number): OutboxEntry | undefined {
+    let next = Infinity;
+    for (const [seq, h] of this.#held) {
+      if (h.notBefore <= now) {
+        this.#held.delete(seq);
+        return h.entry;
+      }
+      next = Math.min(next, h.notBefore);
+    }
+    if (next !== Infinity && !this.#heldTimer) {
+      this.#heldTimer = setTimeout(
+        () => {
+          this.#heldTimer = undefined;
+          this.#pump();
+        },
+        Math.max(1, Math.ceil(next - now)),
+      );
+    }
+    return undefined;
   }
 
   #dispatch(entry: OutboxEntry, lane: Lane): void {
@@ -222,25 +294,16 @@ export class Uploader {
         this.#lanes.sent(lane, entry);
         this.#failures = 0;
         this.#lastSuccessAt = this.#o.clock.wallMs();
+        this.#everRefused.delete(entry.seq);
+        this.#accepted();
         return;
-      case 'dead-letter':
-        this.#o.queue.deadLetter(entry, response?.status, response?.text ?? error?.message ?? 'refused');
-        this.#lanes.done(entry);
-        this.#deadLettered++;
-        this.#note(error);
-        this.#o.logger.warn(
-          {
-            eventId: entry.eventId,
-            fixTime: new Date(entry.time).toISOString(),
-            status: response?.status,
-            platformMessage: error?.details?.platformMessage,
-          },
-          'platform refused an event for good: moved to the dead letters',
-        );
+      case 'refused':
+        this.#refusedAnswer(entry, response!, error);
         return;
       case 'retry': {
         this.#lanes.requeue(entry);
-        this.#note(error);
+        this.#note(error, decision.errorClass);
+        if (decision.errorClass === 'config' && response) this.#setFault('config', response.status, error);
         if (startedAt >= this.#lastFailureAt) this.#failures = failures;
         this.#lastFailureAt = this.#o.clock.monotonicMs();
         const until = this.#lastFailureAt + decision.delayMs;
@@ -257,6 +320,78 @@ export class Uploader {
     }
   }
 
+  /** The rejection rule (rejection-rule.ts), the refusal side: set the event aside, count the run. */
+  #refusedAnswer(entry: OutboxEntry, response: PlatformResponse, error: PlatformError | undefined): void {
+    const first = !this.#everRefused.has(entry.seq);
+    this.#everRefused.add(entry.seq);
+    if (first) this.#run.count++;
+    this.#refused.set(entry.seq, {
+      entry,
+      namesField: namesEventField(response.body),
+      status: response.status,
+      reason: error?.message ?? `HTTP ${response.status}`,
+      run: this.#run,
+    });
+    this.#lanes.done(entry);
+    if (this.#run.count >= SYSTEMIC_RUN && !this.#run.systemic) {
+      this.#run.systemic = true;
+      this.#o.logger.error(
+        { status: response.status, refusals: this.#run.count, platformMessage: error?.details?.platformMessage },
+        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing once per upload.maxBackoffMs`,
+      );
+    }
+    if (this.#run.systemic) {
+      this.#note(error, 'config');
+      this.#setFault('refuses-everything', response.status, error);
+      // Probe with one event per maxBackoffMs until the platform accepts one again.
+      this.#failures = Math.max(1, this.#failures + 1);
+      this.#lastFailureAt = this.#o.clock.monotonicMs();
+      const until = this.#lastFailureAt + this.#o.upload.maxBackoffMs;
+      if (until > this.#resumeAt) {
+        this.#resumeAt = until;
+        this.#scheduleResume(this.#o.upload.maxBackoffMs);
+      }
+    } else this.#note(error, 'rejected');
+  }
+
+  /** An acceptance: the run of refusals is over, and the refusals before it are judged. */
+  #accepted(): void {
+    if (this.#fault) {
+      this.#o.logger.info({ status: this.#fault.status }, 'the platform accepts events again: uploading at full speed');
+      this.#fault = undefined;
+    }
+    this.#run = { count: 0, systemic: false };
+    if (this.#refused.size === 0) return;
+    const refusals = [...this.#refused.values()];
+    this.#refused.clear();
+    for (const r of refusals) {
+      const verdict = judgeRefusal({ namesField: r.namesField, systemic: r.run.systemic, acceptedSince: true });
+      if (verdict === 'dead-letter') {
+        this.#o.queue.deadLetter(r.entry, r.status, r.reason);
+        this.#everRefused.delete(r.entry.seq);
+        this.#deadLettered++;
+        this.#o.logger.warn(
+          { eventId: r.entry.eventId, fixTime: new Date(r.entry.time).toISOString(), status: r.status, reason: r.reason },
+          'platform refused this event for its own fault while accepting others: moved to the dead letters',
+        );
+      } else if (verdict === 'hold') {
+        this.#held.set(r.entry.seq, { entry: r.entry, notBefore: this.#o.clock.monotonicMs() + this.#o.upload.maxBackoffMs });
+      } else this.#lanes.requeue(r.entry);
+    }
+  }
+
+  #setFault(kind: SystemicFault['kind'], status: number, error: PlatformError | undefined): void {
+    if (this.#fault && this.#fault.status === status && this.#fault.kind === kind) return;
+    this.#fault = {
+      kind,
+      status,
+      code: error?.code ?? 'PLATFORM_HTTP_ERROR',
+      message: error?.message ?? `event upload: HTTP ${status}`,
+      hint: systemicHint(kind, status),
+      since: this.#o.clock.wallMs(),
+    };
+  }
+
   #scheduleResume(delayMs: number): void {
     if (this.#resumeTimer) clearTimeout(this.#resumeTimer);
     this.#resumeTimer = setTimeout(
@@ -268,11 +403,12 @@ export class Uploader {
     );
   }
 
-  #note(error: PlatformError | undefined): void {
+  /** `cls`: the class the decision gave the answer (the status table's), else the error's own. */
+  #note(error: PlatformError | undefined, cls?: ErrorClass): void {
     if (!error) return;
     this.#lastError = {
       code: error.code,
-      class: error.errorClass,
+      class: cls ?? error.errorClass,
       message: error.message,
       ...(error.status !== undefined ? { status: error.status } : {}),
       at: this.#o.clock.wallMs(),
