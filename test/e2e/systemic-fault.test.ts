@@ -1,0 +1,150 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PlatformSimulator } from '../../src/sim/index.js';
+import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { requestSnapshot } from '../../src/status/client.js';
+import type { StatusSnapshot } from '../../src/status/snapshot.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { startDaemon, waitFor, writeConfig } from './daemon.js';
+
+/**
+ * Issue 11.1 against real processes: the daemon (`run`) replays a drive into its outbox while the
+ * simulator on loopback refuses events; the CLI (`status`, `outbox`) runs beside it.
+ */
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const MAX_BACKOFF_MS = 1000;
+
+async function setup(fault: Record<string, unknown>) {
+  const dir = tempDir('ta-systemic-');
+  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], seed: 11 });
+  const urls = await sim.start();
+  cleanups.push(() => sim.stop());
+  sim.setFaults('events', fault);
+  const replayFile = path.join(dir, 'drive.nmea');
+  // 5 minutes at 10 Hz, replayed as fast as possible: a backlog of thousands of fixes at once.
+  writeFileSync(replayFile, driveText(generateDrive({ minutes: 5, hz: 10, seed: 5 })));
+  const config = writeConfig({
+    dir,
+    urls,
+    gnss: { replayFile, replaySpeed: 0 },
+    upload: { concurrency: 4, minBackoffMs: 100, maxBackoffMs: MAX_BACKOFF_MS },
+  });
+  const daemon = startDaemon(dir, config);
+  cleanups.push(async () => {
+    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
+      daemon.child.kill('SIGKILL');
+      await daemon.exited;
+    }
+  });
+  const socket = path.join(dir, 'status.sock');
+  const snapshot = () => requestSnapshot(socket, 2000).catch(() => undefined);
+  const until = async (cond: (s: StatusSnapshot) => boolean, what: string) => {
+    await waitFor(
+      async () => {
+        if (daemon.child.exitCode !== null) throw new Error(`the daemon exited:\n${daemon.log()}`);
+        const s = await snapshot();
+        return s !== undefined && cond(s);
+      },
+      what,
+      120_000,
+      daemon.log,
+    );
+    return (await snapshot())!;
+  };
+  return { dir, sim, config, daemon, until };
+}
+
+const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
+
+describe('a platform that answers 405 to every event (wrong platform.eventsPath)', () => {
+  it(
+    'keeps the backlog intact, reports FAILING with 405 and the hint, probes once per maxBackoffMs, delivers everything once when fixed',
+    { timeout: 300_000 },
+    async () => {
+      const { sim, config, daemon, until } = await setup({ status: 405 });
+      const arrivals: number[] = [];
+      sim.onRequest((route) => {
+        if (route === 'events') arrivals.push(performance.now());
+      });
+      const ended = await until(
+        (s) => s.receiver?.link === 'ended' && (s.outbox.recorded ?? 0) > 0 && s.upload.lanes?.buffered === 0,
+        'the replay to end',
+      );
+      const recorded = ended.outbox.recorded!;
+      expect(recorded).toBeGreaterThan(2000);
+      expect(ended.outbox.pending).toBe(recorded);
+
+      const status = await runCli(['status', '--json', '--config', config]);
+      expect(status.code).toBe(2);
+      const s = JSON.parse(status.stdout) as StatusSnapshot & { health: { level: string; reasons: string[] } };
+      expect(s.health.level).toBe('failing');
+      expect(s.health.reasons.join('\n')).toMatch(/HTTP 405 to every event: check platform\.eventsPath, proxy, event shape/);
+      expect(s.upload.fault).toMatchObject({ kind: 'config', status: 405 });
+      expect(s.upload.fault!.hint).toMatch(/platform\.eventsPath/);
+      expect(s.outbox).toMatchObject({ pending: recorded, deadLetters: 0 });
+      const human = await runCli(['status', '--config', config]);
+      expect(human.stdout).toMatch(/FAILING since .*HTTP 405 for every event/);
+
+      // The probe rate: three more requests, each at least maxBackoffMs after the one before.
+      const from = arrivals.length;
+      await waitFor(() => arrivals.length >= from + 3, 'three probes', 60_000);
+      for (let i = from; i < from + 3; i++) expect(arrivals[i]! - arrivals[i - 1]!).toBeGreaterThanOrEqual(MAX_BACKOFF_MS - 20);
+
+      // Export while the daemon runs: every pending fix, as committed.
+      const exported = await runCli(['outbox', 'export', '--pending', '-', '--config', config]);
+      expect(exported.code).toBe(0);
+      expect(lines(exported.stdout)).toHaveLength(recorded);
+      expect(JSON.parse(lines(exported.stdout)[0]!)).toMatchObject({ kind: 'pending', eventId: expect.any(String) });
+
+      sim.setFaults('events', undefined); // the path is fixed
+      const drained = await until((x) => x.outbox.pending === 0 && x.upload.fault === undefined, 'the backlog to drain');
+      expect(sim.events.size).toBe(recorded);
+      expect(sim.stats.duplicates).toBe(0);
+      expect(drained.outbox.deadLetters).toBe(0);
+      daemon.child.kill('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
+      console.info(
+        `405 scenario: fixes recorded ${recorded}, delivered ${sim.events.size}, dead-lettered 0, lost ${recorded - sim.events.size}`,
+      );
+    },
+  );
+});
+
+describe('a platform that refuses one event with an OTM5 400 while accepting the others', () => {
+  it('dead-letters only that event; the CLI exports and requeues it beside the running daemon', { timeout: 300_000 }, async () => {
+    const { sim, config, daemon, until } = await setup({ rejectEvents: 1 });
+    const done = await until(
+      (s) => s.receiver?.link === 'ended' && (s.outbox.recorded ?? 0) > 0 && s.upload.lanes?.buffered === 0 && s.outbox.pending === 0,
+      'everything delivered or dead-lettered',
+    );
+    const recorded = done.outbox.recorded!;
+    expect(sim.events.size).toBe(recorded - 1);
+    const withDead = await until((s) => s.outbox.deadLetters === 1, 'the dead letter committed');
+    expect(withDead.outbox.lastDeadLetter).toMatchObject({ status: 400, reason: expect.stringContaining('geoReference.lat') });
+
+    const exported = await runCli(['outbox', 'export', '--dead-letters', '--config', config]);
+    expect(exported.code).toBe(0);
+    const dead = lines(exported.stdout).map((l) => JSON.parse(l) as { kind: string; eventId: string; status: number });
+    expect(dead).toEqual([expect.objectContaining({ kind: 'dead-letter', status: 400 })]);
+    expect(sim.events.has(dead[0]!.eventId)).toBe(false);
+
+    sim.setFaults('events', undefined); // the integrator fixed the cause
+    const requeued = await runCli(['outbox', 'requeue-dead-letters', '--config', config]);
+    expect(requeued.code).toBe(0);
+    expect(requeued.stdout).toMatch(/^requeued 1 dead letter into the outbox/);
+    await until((s) => s.outbox.pending === 0 && s.outbox.deadLetters === 0 && sim.events.size === recorded, 'the requeued fix delivered');
+    expect(sim.events.has(dead[0]!.eventId)).toBe(true); // under its original id
+    expect(sim.stats.duplicates).toBe(0);
+    daemon.child.kill('SIGTERM');
+    expect((await daemon.exited).code).toBe(0);
+    console.info(
+      `one-bad-event scenario: fixes recorded ${recorded}, delivered ${recorded - 1} (+1 after requeue), dead-lettered 1 (then requeued), lost 0`,
+    );
+  });
+});
