@@ -7,7 +7,8 @@ import { requestSnapshot } from '../../src/status/client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { startDaemon, waitFor, writeConfig } from './daemon.js';
+import { waitFor } from '../helpers/wait.js';
+import { startDaemon, writeConfig } from './daemon.js';
 
 /**
  * Issue 11.1 against real processes: the daemon (`run`) replays a drive into its outbox while the
@@ -46,14 +47,13 @@ async function setup(fault: Record<string, unknown>) {
   const snapshot = () => requestSnapshot(socket, 2000).catch(() => undefined);
   const until = async (cond: (s: StatusSnapshot) => boolean, what: string) => {
     await waitFor(
+      what,
       async () => {
         if (daemon.child.exitCode !== null) throw new Error(`the daemon exited:\n${daemon.log()}`);
         const s = await snapshot();
         return s !== undefined && cond(s);
       },
-      what,
-      120_000,
-      daemon.log,
+      { timeoutMs: 120_000, intervalMs: 50, detail: daemon.log },
     );
     return (await snapshot())!;
   };
@@ -102,7 +102,7 @@ describe('a platform that answers 405 to every event (wrong platform.eventsPath)
 
       // The probe rate: three more requests, each at least maxBackoffMs after the one before.
       const from = arrivals.length;
-      await waitFor(() => arrivals.length >= from + 3, 'three probes', 60_000);
+      await waitFor('three probes', () => arrivals.length >= from + 3, { timeoutMs: 60_000 });
       for (let i = from; i < from + 3; i++) expect(arrivals[i]! - arrivals[i - 1]!).toBeGreaterThanOrEqual(MAX_BACKOFF_MS - 20);
 
       // Export while the daemon runs: every pending fix, as committed.
