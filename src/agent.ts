@@ -8,6 +8,7 @@ import { FixPublisher } from './fix-feed/fix-publisher.js';
 import type { Logger } from './log.js';
 import type { BootClock } from './platform/boot-clock.js';
 import { buildPlatform, type PlatformParts } from './platform/build.js';
+import { WIRE_META_KEY, WireCounter, type WireUsage } from './platform/wire-counter.js';
 import { DaemonStatusProvider } from './status/daemon-provider.js';
 import { StatusServer } from './status/server.js';
 import { statusSocketPath } from './status/socket-path.js';
@@ -120,12 +121,20 @@ export class Agent {
       db.close();
     });
     const meta = new MetaStore(db);
+    // The data counter continues today's and this month's figures across restarts.
+    const wire = new WireCounter(() => clock.wallMs());
+    try {
+      wire.load(meta.getJson<WireUsage>(WIRE_META_KEY));
+    } catch (e) {
+      logger.warn({ err: describeError(e) }, 'stored data counter unreadable; counting from zero');
+    }
 
     const platform = buildPlatform({
       config,
       db,
       logger,
       clock,
+      wire,
       ...(this.#o.probes ? { probes: this.#o.probes } : {}),
       ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
     });
@@ -143,6 +152,7 @@ export class Agent {
       clock,
       logger: logger.child({ component: 'outbox' }),
       fullDisk,
+      persistWithCounters: (m) => m.setJson(WIRE_META_KEY, wire.usage()),
     });
     this.#outbox = outbox;
     await outbox.start();
@@ -301,6 +311,17 @@ export class Agent {
         ...(repaired ? { repaired } : {}),
       }),
       upload: () => uploadSummary(uploader.status(), outbox.commitState()),
+      network: () => {
+        const w = platform.wire.snapshot();
+        return {
+          ...(w.protocol ? { protocol: w.protocol } : {}),
+          day: w.day,
+          today: w.today,
+          month: w.month,
+          thisMonth: w.thisMonth,
+          connections: w.connections,
+        };
+      },
     });
     const server = new StatusServer({
       socketPath: statusSocketPath(config),

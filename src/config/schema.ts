@@ -97,6 +97,28 @@ export const platformSchema = z
       .max(64)
       .default(8)
       .describe('Keep-alive connections per platform host (one shared HTTP dispatcher).'),
+    http2: z
+      .boolean()
+      .default(true)
+      .describe('Offer HTTP/2 (TLS ALPN): one multiplexed connection per platform host; HTTP/1.1 where the server does not take it.'),
+    idleTimeoutS: z
+      .number()
+      .int()
+      .min(1)
+      .max(3600)
+      .optional()
+      .describe(
+        'Close a platform connection after this long without traffic. Default: recording.maxIntervalS + 15, so that the connection lasts between events while driving; a shorter HTTP/1.1 Keep-Alive hint of the server wins.',
+      ),
+    pingIntervalS: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .default(0)
+      .describe(
+        'HTTP/2 PING this often on an open connection, which then never idles out (0: no pings; the connection closes after idleTimeoutS and the next event reconnects, resuming the TLS session).',
+      ),
     tokenRefreshMarginS: z
       .number()
       .int()

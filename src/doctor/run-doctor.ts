@@ -90,6 +90,7 @@ function platformProbes(config: Config): PlatformProbes {
   const dispatcher = createPlatformDispatcher({
     maxConnections: 2,
     requestTimeoutMs: 10_000,
+    http2: config.platform.http2,
     ...(config.platform.caFile ? { caFile: config.platform.caFile } : {}),
   });
   // Doctor prints what the token service said: an echo of the password in it is redacted (issue 11.5).

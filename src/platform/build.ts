@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Database } from '../store/database.js';
@@ -7,11 +6,12 @@ import { systemProbes, type IdentityProbes } from '../system/identity.js';
 import { AuthorizedClient } from './authorized-client.js';
 import { systemBootClock, type BootClock } from './boot-clock.js';
 import { DeviceRegistrar } from './device-registrar.js';
-import { createPlatformDispatcher } from './dispatcher.js';
+import { createPlatformDispatcher, type PlatformTransport } from './dispatcher.js';
 import { PlatformHttp } from './http.js';
 import { SecretRedactor } from './secret-redactor.js';
 import { TokenManager } from './token-manager.js';
 import { errorFields } from '../errors.js';
+import { WireCounter } from './wire-counter.js';
 
 export interface PlatformDeps {
   config: Config;
@@ -23,11 +23,15 @@ export interface PlatformDeps {
   /** Default: systeminformation, /proc/cpuinfo, /etc/machine-id. */
   probes?: IdentityProbes;
   /** Default: a new dispatcher from platform.caFile / maxConnections / requestTimeoutMs. */
-  dispatcher?: Dispatcher;
+  dispatcher?: PlatformTransport;
+  /** Counts the platform sockets' bytes (status, persisted by the caller); default a fresh counter. */
+  wire?: WireCounter;
 }
 
 export interface PlatformParts {
-  dispatcher: Dispatcher;
+  dispatcher: PlatformTransport;
+  /** Bytes and protocol of the platform connections (not counted when a dispatcher was injected). */
+  wire: WireCounter;
   http: PlatformHttp;
   tokens: TokenManager;
   /** AuthorizedRequester for the uploader and the location commands. */
@@ -45,12 +49,17 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   const { config, db, logger, clock } = deps;
   const p = config.platform;
   const ownDispatcher = deps.dispatcher === undefined;
+  const wire = deps.wire ?? new WireCounter(() => clock.wallMs());
   const dispatcher =
     deps.dispatcher ??
     createPlatformDispatcher({
       ...(p.caFile !== undefined ? { caFile: p.caFile } : {}),
       maxConnections: p.maxConnections,
       requestTimeoutMs: p.requestTimeoutMs,
+      http2: p.http2,
+      idleTimeoutMs: platformIdleTimeoutS(config) * 1000,
+      pingIntervalMs: p.pingIntervalS * 1000,
+      wire,
     });
   // One redactor for everything this agent hears from the platform; the token manager keeps it told
   // of the live secrets (issue 11.5).
@@ -89,6 +98,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   });
   return {
     dispatcher,
+    wire,
     http,
     tokens,
     requester,
@@ -107,4 +117,13 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
       }
     },
   };
+}
+
+/**
+ * platform.idleTimeoutS, by default the recording policy's longest gap between events while moving
+ * plus a margin for the commit interval and a slow answer: a moving vehicle then keeps its
+ * connection (and TLS session and HPACK table) from one event to the next.
+ */
+export function platformIdleTimeoutS(config: Config): number {
+  return config.platform.idleTimeoutS ?? Math.ceil(config.recording.maxIntervalS) + 15;
 }

@@ -1,57 +1,145 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import type { Agent as AgentType } from 'undici';
-// The Agent class alone: undici's index loads fetch, WebSocket, caches and mocks as well, about
-// 8 MB of the daemon's resident memory it never uses (issue 5 RSS target; measured). A test
-// checks that this is the class `undici` exports, so an upgrade that moves it fails loudly.
-import Agent from 'undici/lib/dispatcher/agent.js';
+import type { Client as ClientType, Dispatcher, Pool as PoolType } from 'undici';
+// The dispatcher classes alone: undici's index loads fetch, WebSocket, caches and mocks as well,
+// about 8 MB of the daemon's resident memory it never uses (issue 5 RSS target; measured). A test
+// checks that these are the classes `undici` exports, so an upgrade that moves them fails loudly.
+import Client from 'undici/lib/dispatcher/client.js';
+import Pool from 'undici/lib/dispatcher/pool.js';
 import { AgentError } from '../errors.js';
+import { createPlatformConnector, TlsSessionCache } from './connector.js';
+import { WireCounter } from './wire-counter.js';
 
 export interface PlatformDispatcherOptions {
   /** platform.caFile: an extra CA (PEM) trusted besides the system's roots. */
   caFile?: string;
-  /** platform.maxConnections: connections per origin. */
+  /** platform.maxConnections: connections per origin when the server speaks HTTP/1.1 only. */
   maxConnections: number;
   /** platform.requestTimeoutMs: also bounds connecting, headers and the gap between body chunks. */
   requestTimeoutMs: number;
+  /** platform.http2: offer HTTP/2 in ALPN (default true). */
+  http2?: boolean;
+  /**
+   * Close a connection after this long without traffic (default 4000, the old fixed value). The
+   * agent passes the recording policy's longest moving interval plus a margin, so that the
+   * connection lasts across the gaps between events while driving. HTTP/1.1: a shorter
+   * `Keep-Alive: timeout=` of the server wins (less undici's 2 s safety margin).
+   */
+  idleTimeoutMs?: number;
+  /** HTTP/2 PING this often on an open connection (0: never). Pings count as traffic. */
+  pingIntervalMs?: number;
+  /** Counts the bytes of every platform socket; also tells which protocol an origin speaks. */
+  wire?: WireCounter;
+}
+
+/** What PlatformHttp needs of a dispatcher (an undici Agent is one too, for tests). */
+export interface PlatformTransport {
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean;
+  close(): Promise<void>;
 }
 
 /**
- * The one undici dispatcher of the process: keep-alive connections, bounded per origin, TLS
- * verification always on. The per-request total deadline lives in PlatformHttp (undici's own
- * body timeout restarts with every chunk and cannot bound a slow-drip answer).
+ * The one HTTP dispatcher of the process: TLS verification always on, bytes counted at the socket,
+ * HTTP/2 where the server offers it, HTTP/1.1 otherwise.
+ *
+ * Per origin (auth, device, planning hosts) one undici Client carries every request while the
+ * origin speaks h2 or is not known yet: with h2 that is one multiplexed connection (HPACK then
+ * sends the bearer token once per connection, not once per request), and a second request that
+ * arrives while the first connection is still being set up waits for it instead of opening
+ * another (an undici Pool opens a second connection for it: issue 16, "a second connection for a
+ * single event"). Once an origin answered ALPN with http/1.1, its requests go to a Pool of up to
+ * maxConnections keep-alive connections, as before. The per-request total deadline lives in
+ * PlatformHttp (undici's body timeout restarts with every chunk and cannot bound a slow drip).
  */
-export function createPlatformDispatcher(options: PlatformDispatcherOptions): AgentType {
-  let ca: string[] | undefined;
-  if (options.caFile !== undefined) {
-    let pem: string;
-    try {
-      pem = readFileSync(options.caFile, 'utf8');
-    } catch (e) {
-      throw new AgentError(
-        'PLATFORM_CA_UNREADABLE',
-        `platform.caFile: cannot read ${options.caFile} (${(e as NodeJS.ErrnoException).code ?? String(e)}); fix the path or remove the key`,
-        { class: 'config', cause: e },
-      );
-    }
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-      throw new AgentError(
-        'PLATFORM_CA_INVALID',
-        `platform.caFile: ${options.caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`,
-        { class: 'config' },
-      );
-    }
-    // `ca` replaces Node's bundled roots; keep them so that the public endpoints still verify.
-    ca = [...rootCertificates, pem];
+export class PlatformDispatcher implements PlatformTransport {
+  readonly wire: WireCounter;
+  readonly #max: number;
+  readonly #clientOptions: ClientType.Options;
+  readonly #routes = new Map<string, { single?: ClientType; pool?: PoolType }>();
+  #closed = false;
+
+  constructor(options: PlatformDispatcherOptions) {
+    const ca = trustedRoots(options.caFile);
+    const idleTimeoutMs = options.idleTimeoutMs ?? 4000;
+    this.wire = options.wire ?? new WireCounter();
+    this.#max = options.maxConnections;
+    const http2 = options.http2 ?? true;
+    const connector = createPlatformConnector(
+      {
+        ...(ca ? { ca } : {}),
+        http2,
+        connectTimeoutMs: Math.min(10_000, options.requestTimeoutMs),
+        idleTimeoutMs,
+        wire: this.wire,
+      },
+      new TlsSessionCache(),
+    );
+    this.#clientOptions = {
+      connect: connector as unknown as ClientType.Options['connect'],
+      allowH2: http2,
+      pingInterval: options.pingIntervalMs ?? 0,
+      keepAliveTimeout: idleTimeoutMs,
+      // The server's Keep-Alive hint may shorten the idle time, never lengthen it.
+      keepAliveMaxTimeout: idleTimeoutMs,
+      headersTimeout: options.requestTimeoutMs,
+      bodyTimeout: options.requestTimeoutMs,
+    };
   }
-  return new Agent({
-    connections: options.maxConnections,
-    // Shorter than the 5 s idle timeout common in load balancers, so that we never write a request
-    // onto a connection the server is closing.
-    keepAliveTimeout: 4000,
-    keepAliveMaxTimeout: 30_000,
-    headersTimeout: options.requestTimeoutMs,
-    bodyTimeout: options.requestTimeoutMs,
-    connect: { timeout: Math.min(10_000, options.requestTimeoutMs), rejectUnauthorized: true, ...(ca ? { ca } : {}) },
-  });
+
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (this.#closed) throw new AgentError('PLATFORM_DISPATCHER_CLOSED', 'the platform dispatcher is closed', { class: 'transient' });
+    const origin = String(options.origin);
+    let route = this.#routes.get(origin);
+    if (!route) {
+      route = {};
+      this.#routes.set(origin, route);
+    }
+    if (this.#max > 1 && this.wire.protocolOf(origin) === 'http/1.1') {
+      route.pool ??= new Pool(origin, { ...this.#clientOptions, connections: this.#max });
+      return route.pool.dispatch(options, handler);
+    }
+    // Client.dispatch queues the request even when it answers false (busy): nothing is dropped.
+    route.single ??= new Client(origin, this.#clientOptions);
+    return route.single.dispatch(options, handler);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const all = [...this.#routes.values()].flatMap((r) => [r.single, r.pool]).filter((d) => d !== undefined);
+    this.#routes.clear();
+    await Promise.all(all.map((d) => d.close()));
+  }
+
+  async destroy(): Promise<void> {
+    this.#closed = true;
+    const all = [...this.#routes.values()].flatMap((r) => [r.single, r.pool]).filter((d) => d !== undefined);
+    this.#routes.clear();
+    await Promise.all(all.map((d) => d.destroy()));
+  }
+}
+
+export function createPlatformDispatcher(options: PlatformDispatcherOptions): PlatformDispatcher {
+  return new PlatformDispatcher(options);
+}
+
+/** Node's bundled roots plus platform.caFile, or undefined for the bundled roots alone. */
+function trustedRoots(caFile: string | undefined): string[] | undefined {
+  if (caFile === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, 'utf8');
+  } catch (e) {
+    throw new AgentError(
+      'PLATFORM_CA_UNREADABLE',
+      `platform.caFile: cannot read ${caFile} (${(e as NodeJS.ErrnoException).code ?? String(e)}); fix the path or remove the key`,
+      { class: 'config', cause: e },
+    );
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new AgentError('PLATFORM_CA_INVALID', `platform.caFile: ${caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`, {
+      class: 'config',
+    });
+  }
+  // `ca` replaces Node's bundled roots; keep them so that the public endpoints still verify.
+  return [...rootCertificates, pem];
 }

@@ -1,6 +1,6 @@
-import type { Dispatcher } from 'undici';
 import { PlatformError } from '../errors.js';
 import type { PlatformResponse } from './contracts.js';
+import type { PlatformTransport } from './dispatcher.js';
 import { errorFromNetwork } from './http-errors.js';
 import type { SecretRedactor } from './secret-redactor.js';
 import { ResponseCollector, type CollectedResponse } from './response-collector.js';
@@ -19,7 +19,7 @@ export interface HttpRequest {
 }
 
 export interface PlatformHttpOptions {
-  dispatcher: Dispatcher;
+  dispatcher: Pick<PlatformTransport, 'dispatch'>;
   /** platform.requestTimeoutMs: total deadline for headers and body together. */
   requestTimeoutMs: number;
   /** platform.maxResponseBytes. */

@@ -29,7 +29,7 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     this.#tooLarge = tooLarge;
   }
 
-  dispatch(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): Promise<CollectedResponse> {
+  dispatch(dispatcher: Pick<Dispatcher, 'dispatch'>, options: Dispatcher.DispatchOptions): Promise<CollectedResponse> {
     return new Promise<CollectedResponse>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;

@@ -51,6 +51,8 @@ export function encodeReply(reply: Reply): { headers: Record<string, string>; pa
 /** Sends the whole reply at once, or one byte every `dripMs` (a slow-drip server). */
 export function sendReply(res: ServerResponse, reply: Reply, dripMs?: number): void {
   const { headers, payload } = encodeReply(reply);
+  // Connection-specific headers are forbidden in HTTP/2 (RFC 9113 8.2.2); the stream just ends.
+  if ((res.req as IncomingMessage | undefined)?.httpVersionMajor === 2) delete headers.connection;
   res.writeHead(reply.status, headers);
   if (!dripMs || payload.length === 0) {
     res.end(payload);

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../system/clock.js';
 import { handleAdmin } from './admin.js';
@@ -31,6 +34,28 @@ export interface PlatformSimulatorOptions {
   uuidFieldName?: string;
 }
 
+/**
+ * The simulator behind TLS, as the platform is reached in the field: `h2` offers HTTP/2 and
+ * HTTP/1.1 in ALPN (node:http2 with allowHTTP1), `http/1.1` offers HTTP/1.1 only. The key and
+ * certificate are the caller's (tests make a throwaway CA at run time: test/helpers/tls.ts).
+ */
+export interface SimTlsOptions {
+  key: string | Buffer;
+  cert: string | Buffer;
+  protocols: 'h2' | 'http/1.1';
+}
+
+export interface SimStartOptions {
+  port?: number;
+  tls?: SimTlsOptions;
+  /**
+   * Close a connection after this long without a request (HTTP/1.1 keep-alive, announced in
+   * `Keep-Alive: timeout=`; HTTP/2 session idle timeout, then GOAWAY). Default 5000, as gateways
+   * in front of real services often have.
+   */
+  idleTimeoutMs?: number;
+}
+
 export interface SimUrls {
   /** Token service base (ends in /api/v1). */
   authUrl: string;
@@ -57,7 +82,9 @@ export class PlatformSimulator {
   readonly #devices: SimDeviceService;
   readonly #planning: SimPlanningService;
   readonly #listeners = new Set<RequestListener>();
-  #server: Server | undefined;
+  #server: Server | Http2SecureServer | undefined;
+  readonly #sockets = new Set<Socket>();
+  readonly #sessions = new Set<ServerHttp2Session>();
   #urls: SimUrls | undefined;
   #stopping = new AbortController();
 
@@ -84,17 +111,40 @@ export class PlatformSimulator {
     this.#planning = new SimPlanningService({ clock: this.#clock, stats: this.#stats });
   }
 
-  async start(options: { port?: number } = {}): Promise<SimUrls> {
+  async start(options: SimStartOptions = {}): Promise<SimUrls> {
     if (this.#urls) return this.#urls;
     this.#stopping = new AbortController();
-    const server = createServer((req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.#handle(req, res).catch((e: unknown) => {
         if (!res.headersSent) sendReply(res, json(500, `simulator error: ${(e as Error).message}`));
         else res.destroy();
       });
+    };
+    const idleMs = options.idleTimeoutMs ?? 5000;
+    let server: Server | Http2SecureServer;
+    const tls = options.tls;
+    if (tls?.protocols === 'h2') {
+      const h2 = createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true }, handler as never);
+      // An idle HTTP/2 session ends with GOAWAY, as a load balancer's idle timeout does.
+      h2.setTimeout(idleMs);
+      h2.on('session', (session: ServerHttp2Session) => {
+        this.#sessions.add(session);
+        session.once('close', () => this.#sessions.delete(session));
+      });
+      server = h2;
+    } else {
+      const h1 = tls ? createHttpsServer({ key: tls.key, cert: tls.cert, ALPNProtocols: ['http/1.1'] }, handler) : createServer(handler);
+      // Short keep-alive, as gateways in front of real services have; clients must cope with it.
+      h1.keepAliveTimeout = idleMs;
+      server = h1;
+    }
+    server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      this.#stats.connections.opened += 1;
+      if ((socket as TLSSocket).alpnProtocol === 'h2') this.#stats.connections.h2 += 1;
+      else this.#stats.connections.http1 += 1;
+      socket.once('close', () => this.#sockets.delete(socket));
     });
-    // Short keep-alive, as gateways in front of real services have; clients must cope with it.
-    server.keepAliveTimeout = 5000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -104,7 +154,7 @@ export class PlatformSimulator {
     });
     this.#server = server;
     const port = (server.address() as AddressInfo).port;
-    const base = `http://127.0.0.1:${port}`;
+    const base = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
     this.#urls = { authUrl: `${base}${AUTH_BASE}`, deviceUrl: `${base}${DEVICE_BASE}`, planningUrl: base, adminUrl: `${base}/_sim`, port };
     return this.#urls;
   }
@@ -116,8 +166,24 @@ export class PlatformSimulator {
     this.#urls = undefined;
     this.#stopping.abort();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
+    for (const session of this.#sessions) session.destroy();
+    for (const socket of this.#sockets) socket.destroy();
     await closed;
+  }
+
+  /**
+   * GOAWAY on every HTTP/2 connection (a server restart or a load balancer draining): streams in
+   * flight up to the last one the server accepted are still answered; the client must reconnect
+   * for anything later. Returns how many sessions were told.
+   */
+  goAway(): number {
+    let n = 0;
+    for (const session of this.#sessions) {
+      if (session.closed || session.destroyed) continue;
+      session.close();
+      n++;
+    }
+    return n;
   }
 
   get urls(): SimUrls | undefined {
@@ -214,7 +280,8 @@ export class PlatformSimulator {
     }
     const decision = this.faults.decide(route, isServiceRoute(route));
     if (decision.action.kind === 'drop') {
-      req.socket.destroy();
+      // The whole connection, with every other stream in flight on it when it is HTTP/2.
+      dropConnection(req);
       this.#notify(route, 'dropped');
       return;
     }
@@ -277,6 +344,14 @@ export class PlatformSimulator {
   #notify(route: RouteName, status: number | 'dropped'): void {
     for (const l of this.#listeners) l(route, status);
   }
+}
+
+function dropConnection(req: IncomingMessage): void {
+  const stream = (req as unknown as { stream?: { session?: { socket?: Socket; destroy(): void } } }).stream;
+  if (stream?.session) {
+    stream.session.socket?.destroy();
+    stream.session.destroy();
+  } else req.socket.destroy();
 }
 
 function unauthorized(): Reply {

@@ -32,6 +32,8 @@ export interface SimStats {
   /** Device upserts that created / updated a device. */
   devicesCreated: number;
   devicesUpdated: number;
+  /** Connections accepted, and how many of them speak HTTP/2 (ALPN h2) or HTTP/1.1. */
+  connections: { opened: number; h2: number; http1: number };
 }
 
 export function emptyStats(): SimStats {
@@ -53,5 +55,6 @@ export function emptyStats(): SimStats {
     invalidLocations: 0,
     devicesCreated: 0,
     devicesUpdated: 0,
+    connections: { opened: 0, h2: 0, http1: 0 },
   };
 }

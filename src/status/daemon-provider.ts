@@ -12,6 +12,7 @@ import type { StoreView } from './store-view.js';
 import {
   countConstellations,
   SNAPSHOT_SCHEMA,
+  type NetworkSummary,
   type OutboxSummary,
   type ReceiverStatus,
   type StatusProvider,
@@ -48,6 +49,7 @@ export interface DaemonStatusSources {
   upload?: () => UploadSummary;
   /** A full disk and failing commits (store-view.ts). */
   store?: () => StoreView;
+  network?: () => NetworkSummary;
   pid?: number;
 }
 
@@ -72,6 +74,7 @@ export class DaemonStatusProvider implements StatusProvider {
       disk: { ...diskSummary(s.dataDir, s.minFreeBytes), ...s.store?.() },
     };
     if (s.receiver) snapshot.receiver = receiverStatus(s.receiver(), now);
+    if (s.network) snapshot.network = s.network();
     const id = s.identity?.();
     const reg = s.registration?.();
     const who = reg ?? id;

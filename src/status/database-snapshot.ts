@@ -4,6 +4,7 @@
  * (receiver, uptime, token age on the monotonic clock) is absent; the header says so first.
  */
 import { existsSync } from 'node:fs';
+import { WIRE_META_KEY, type WireUsage } from '../platform/wire-counter.js';
 import { databasePath } from '../store/database.js';
 import { ReadOnlyStore } from '../store/read-only-store.js';
 import { DELIVERY_META } from '../store/outbox-counters.js';
@@ -102,6 +103,18 @@ function fill(db: ReadOnlyStore, s: StatusSnapshot, wallMs: number): void {
 
   const repaired = repairedFacts({ get: meta });
   if (repaired) s.disk.repaired = repaired;
+  const wire = metaJson<WireUsage & { protocol?: string }>(WIRE_META_KEY);
+  if (wire?.today && wire.thisMonth) {
+    const day = new Date(wallMs).toISOString().slice(0, 10);
+    const zero = { sent: 0, received: 0 };
+    s.network = {
+      ...(wire.protocol ? { protocol: wire.protocol } : {}),
+      day,
+      today: wire.day === day ? wire.today : zero,
+      month: day.slice(0, 7),
+      thisMonth: wire.month === day.slice(0, 7) ? wire.thisMonth : zero,
+    };
+  }
 
   const lastSuccess = Number(meta(UPLOAD_FACT_KEYS.lastSuccessAt));
   if (Number.isFinite(lastSuccess) && lastSuccess > 0) s.upload.lastSuccessAt = lastSuccess;

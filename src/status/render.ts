@@ -126,6 +126,11 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     lines.push(row('', c.bad(`FAILING since ${ago(u.fault.since, o.nowMs)}: HTTP ${u.fault.status ?? '?'} for every event`)));
     for (const line of wrap(u.fault.hint, 68).slice(0, 4)) lines.push(row('', line));
   }
+  const n = s.network;
+  if (n) {
+    const io = (v: { sent: number; received: number }): string => `↑${bytes(v.sent)} ↓${bytes(v.received)}`;
+    lines.push(row('network', `${n.protocol ?? 'no connection yet'}  today ${io(n.today)}  month ${io(n.thisMonth)}`));
+  }
   lines.push(row('disk', `database ${bytes(s.disk.databaseBytes)}  free ${bytes(s.disk.freeBytes)}  (${truncate(s.disk.dataDir, 30)})`));
   for (const n of s.notes ?? []) lines.push(c.dim(truncate(n, 80)));
   for (const reason of health.reasons.slice(0, 3))

@@ -87,6 +87,21 @@ export interface UploadSummary {
   fault?: { kind: string; status?: number; code: string; message: string; hint: string; since: number };
 }
 
+/**
+ * Bytes of the platform connections as the SIM card pays them (counted at the TCP socket, TLS
+ * handshakes included), per UTC day and month of the host's wall clock (display only).
+ */
+export interface NetworkSummary {
+  /** Protocol of the newest platform connection (h2 or http/1.1); absent before the first one. */
+  protocol?: string;
+  day: string;
+  today: { sent: number; received: number };
+  month: string;
+  thisMonth: { sent: number; received: number };
+  /** Connections opened since the daemon started (live daemon only). */
+  connections?: number;
+}
+
 export interface DiskSummary {
   dataDir: string;
   databaseBytes?: number;
@@ -118,6 +133,7 @@ export interface StatusSnapshot {
   token?: TokenSummary;
   outbox: OutboxSummary;
   upload: UploadSummary;
+  network?: NetworkSummary;
   disk: DiskSummary;
   /** Why some facts are missing (e.g. the database could not be read). */
   notes?: string[];

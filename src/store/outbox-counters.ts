@@ -42,10 +42,13 @@ export class OutboxCounters {
   #lastSentAt: number | undefined;
   #deadLetters = 0;
   #lastPersist: number;
+  readonly #alsoWrite: ((meta: MetaStore) => void) | undefined;
 
-  constructor(meta: MetaStore, clock: Clock) {
+  /** `alsoWrite`: other display counters that ride along with each write (the platform data counter). */
+  constructor(meta: MetaStore, clock: Clock, alsoWrite?: (meta: MetaStore) => void) {
     this.#meta = meta;
     this.#clock = clock;
+    this.#alsoWrite = alsoWrite;
     this.#lastPersist = clock.monotonicMs();
   }
 
@@ -100,6 +103,7 @@ export class OutboxCounters {
       // at most a minute old instead of that of the last clean stop.
       if (this.#lastSentAt !== undefined) this.#meta.set(DELIVERY_META.lastSuccessAt, String(this.#lastSentAt));
     }
+    this.#alsoWrite?.(this.#meta);
     return () => {
       for (const [name, by] of written) {
         const left = (this.#unsaved.get(name) ?? 0) - by;

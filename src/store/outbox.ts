@@ -46,6 +46,8 @@ export interface OutboxOptions {
   diskCheckIntervalMs?: number;
   /** The full-disk state shared with the other writers of this database (agent.ts); default one without ballast. */
   fullDisk?: FullDisk;
+  /** Written with the minute's counters, in the same transaction (the platform data counter). */
+  persistWithCounters?: (meta: MetaStore) => void;
 }
 
 /** The part of the status kept in memory: no database read (the watchdog asks every few seconds). */
@@ -146,7 +148,7 @@ export class Outbox implements FixSink {
 
   constructor(options: OutboxOptions) {
     this.#o = options;
-    this.#counters = new OutboxCounters(options.meta, options.clock);
+    this.#counters = new OutboxCounters(options.meta, options.clock, options.persistWithCounters);
     this.#bound = new OutboxBound({
       maxFixes: options.storage.maxFixes,
       minFreeBytes: options.storage.minFreeBytes,

@@ -1,0 +1,165 @@
+/**
+ * Bytes on the platform sockets, as the SIM card pays for them: counted on the TCP socket under
+ * TLS (ciphertext, record headers and handshakes included; IP and TCP headers are not visible
+ * to a process and not counted). Added when a socket closes and whenever the counter is read or
+ * persisted while sockets are open, so the figure never lags more than a status call.
+ *
+ * Day and month are those of the host's wall clock in UTC, not of GNSS: these are display
+ * counters for the technician (is this gateway eating its data plan?), and a clock that is off
+ * only shifts which day a few bytes land on.
+ */
+import type { Socket } from 'node:net';
+
+export type WireProtocol = 'h2' | 'http/1.1';
+
+export interface WireUsage {
+  /** UTC day (YYYY-MM-DD) of the `today` figures. */
+  day: string;
+  today: { sent: number; received: number };
+  /** UTC month (YYYY-MM) of the `month` figures. */
+  month: string;
+  thisMonth: { sent: number; received: number };
+  /** Protocol of the newest platform connection; absent before the first one. */
+  protocol?: WireProtocol;
+}
+
+export interface WireSnapshot extends WireUsage {
+  /** Since this process started. */
+  total: { sent: number; received: number };
+  connections: number;
+  /** TLS handshakes that resumed a session (no certificate exchange). */
+  resumedHandshakes: number;
+  fullHandshakes: number;
+}
+
+/** The meta key the counters are persisted under (with the outbox's minute counters). */
+export const WIRE_META_KEY = 'wire.usage';
+
+interface Tracked {
+  socket: Socket;
+  sent: number;
+  received: number;
+}
+
+export class WireCounter {
+  readonly #now: () => number;
+  readonly #open = new Set<Tracked>();
+  #usage: WireUsage;
+  #total = { sent: 0, received: 0 };
+  #protocol: WireProtocol | undefined;
+  #connections = 0;
+  #resumed = 0;
+  #full = 0;
+  readonly #protocols = new Map<string, WireProtocol>();
+
+  /** `now`: host wall clock (ms), for the day and month buckets only. */
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+    this.#usage = emptyUsage(now());
+  }
+
+  /** Continues the persisted day and month figures (those of an earlier day or month are dropped). */
+  load(saved: WireUsage | undefined): void {
+    if (!saved || typeof saved !== 'object') return;
+    const fresh = emptyUsage(this.#now());
+    const usage: WireUsage = { ...fresh };
+    if (saved.day === fresh.day && saved.today) usage.today = { sent: num(saved.today.sent), received: num(saved.today.received) };
+    if (saved.protocol === 'h2' || saved.protocol === 'http/1.1') this.#protocol ??= saved.protocol;
+    if (saved.month === fresh.month && saved.thisMonth)
+      usage.thisMonth = { sent: num(saved.thisMonth.sent), received: num(saved.thisMonth.received) };
+    // Bytes counted before load() (none in the daemon: it loads before connecting) stay counted.
+    usage.today.sent += this.#usage.day === fresh.day ? this.#usage.today.sent : 0;
+    usage.today.received += this.#usage.day === fresh.day ? this.#usage.today.received : 0;
+    usage.thisMonth.sent += this.#usage.month === fresh.month ? this.#usage.thisMonth.sent : 0;
+    usage.thisMonth.received += this.#usage.month === fresh.month ? this.#usage.thisMonth.received : 0;
+    this.#usage = usage;
+  }
+
+  /** Counts `socket` (the raw TCP socket) from now until it closes. */
+  track(socket: Socket): void {
+    const t: Tracked = { socket, sent: 0, received: 0 };
+    this.#open.add(t);
+    this.#connections++;
+    socket.once('close', () => {
+      this.#sample(t);
+      this.#open.delete(t);
+    });
+  }
+
+  /** The TLS (or plain) connection to `origin` is up and speaks `protocol`. */
+  negotiated(origin: string, protocol: WireProtocol, resumed: boolean | undefined): void {
+    this.#protocol = protocol;
+    this.#protocols.set(origin, protocol);
+    if (resumed === true) this.#resumed++;
+    else if (resumed === false) this.#full++;
+  }
+
+  /** What the last connection to `origin` negotiated; undefined before the first one. */
+  protocolOf(origin: string): WireProtocol | undefined {
+    return this.#protocols.get(origin);
+  }
+
+  snapshot(): WireSnapshot {
+    this.#sampleOpen();
+    this.#roll();
+    return {
+      ...structuredClone(this.#usage),
+      total: { ...this.#total },
+      ...(this.#protocol ? { protocol: this.#protocol } : {}),
+      connections: this.#connections,
+      resumedHandshakes: this.#resumed,
+      fullHandshakes: this.#full,
+    };
+  }
+
+  /** The day and month figures to persist (open sockets sampled first). */
+  usage(): WireUsage {
+    this.#sampleOpen();
+    this.#roll();
+    return { ...structuredClone(this.#usage), ...(this.#protocol ? { protocol: this.#protocol } : {}) };
+  }
+
+  #sampleOpen(): void {
+    for (const t of this.#open) this.#sample(t);
+  }
+
+  #sample(t: Tracked): void {
+    const sent = t.socket.bytesWritten;
+    const received = t.socket.bytesRead;
+    const ds = sent - t.sent;
+    const dr = received - t.received;
+    if (ds <= 0 && dr <= 0) return;
+    t.sent = sent;
+    t.received = received;
+    this.#roll();
+    const add = (o: { sent: number; received: number }): void => {
+      o.sent += Math.max(0, ds);
+      o.received += Math.max(0, dr);
+    };
+    add(this.#total);
+    add(this.#usage.today);
+    add(this.#usage.thisMonth);
+  }
+
+  #roll(): void {
+    const now = this.#now();
+    const day = new Date(now).toISOString().slice(0, 10);
+    if (day === this.#usage.day) return;
+    const month = day.slice(0, 7);
+    this.#usage = {
+      day,
+      today: { sent: 0, received: 0 },
+      month,
+      thisMonth: month === this.#usage.month ? this.#usage.thisMonth : { sent: 0, received: 0 },
+    };
+  }
+}
+
+function emptyUsage(nowMs: number): WireUsage {
+  const day = new Date(nowMs).toISOString().slice(0, 10);
+  return { day, today: { sent: 0, received: 0 }, month: day.slice(0, 7), thisMonth: { sent: 0, received: 0 } };
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0;
+}
