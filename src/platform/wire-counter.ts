@@ -27,6 +27,8 @@ export interface WireSnapshot extends WireUsage {
   /** Since this process started. */
   total: { sent: number; received: number };
   connections: number;
+  /** Connections open now. */
+  open: number;
   /** TLS handshakes that resumed a session (no certificate exchange). */
   resumedHandshakes: number;
   fullHandshakes: number;
@@ -107,6 +109,7 @@ export class WireCounter {
       total: { ...this.#total },
       ...(this.#protocol ? { protocol: this.#protocol } : {}),
       connections: this.#connections,
+      open: this.#open.size,
       resumedHandshakes: this.#resumed,
       fullHandshakes: this.#full,
     };

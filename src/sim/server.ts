@@ -180,9 +180,18 @@ export class PlatformSimulator {
     let n = 0;
     for (const session of this.#sessions) {
       if (session.closed || session.destroyed) continue;
+      session.goaway();
       session.close();
       n++;
     }
+    return n;
+  }
+
+  /** Cuts every connection now, answers in flight included (a dead radio link, a NAT that forgot us). */
+  dropConnections(): number {
+    const n = this.#sockets.size;
+    for (const session of this.#sessions) session.destroy();
+    for (const socket of this.#sockets) socket.destroy();
     return n;
   }
 

@@ -1,5 +1,7 @@
 import { onTestFinished } from 'vitest';
 import { Agent } from 'undici';
+import { createPlatformDispatcher, type PlatformDispatcher } from '../../src/platform/dispatcher.js';
+import { makeThrowawayCa } from '../../src/sim/throwaway-ca.js';
 import { Secret } from '../../src/config/secret.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { bootClockFrom, type BootClock } from '../../src/platform/boot-clock.js';
@@ -30,7 +32,7 @@ export interface Platform {
   clock: ManualClock;
   boot: BootClock;
   dataDir: string;
-  dispatcher: Agent;
+  dispatcher: Agent | PlatformDispatcher;
   http: PlatformHttp;
   /** A new connection to the test's database (as a second process would open it). */
   openDb(): Database;
@@ -51,12 +53,32 @@ export interface Platform {
   };
 }
 
-export async function startPlatform(simOptions: PlatformSimulatorOptions = {}): Promise<Platform> {
+/**
+ * `tls`: the simulator behind TLS (h2 offers HTTP/2 and HTTP/1.1, http/1.1 only the latter) with a
+ * throwaway CA, and the agent's own dispatcher trusting it through platform.caFile.
+ */
+export async function startPlatform(
+  simOptions: PlatformSimulatorOptions = {},
+  transport: { tls?: 'h2' | 'http/1.1'; idleTimeoutMs?: number } = {},
+): Promise<Platform> {
   const clock = new ManualClock();
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], clock, ...simOptions });
-  const urls = await sim.start();
   const dataDir = tempDir();
-  const dispatcher = new Agent({ connections: 32 });
+  let dispatcher: Agent | PlatformDispatcher;
+  let urls: SimUrls;
+  if (transport.tls) {
+    const ca = makeThrowawayCa(tempDir('ta-ca-'));
+    urls = await sim.start({ tls: { key: ca.key, cert: ca.cert, protocols: transport.tls }, idleTimeoutMs: 60_000 });
+    dispatcher = createPlatformDispatcher({
+      caFile: ca.caFile,
+      maxConnections: 8,
+      requestTimeoutMs: 5000,
+      idleTimeoutMs: transport.idleTimeoutMs ?? 45_000,
+    });
+  } else {
+    urls = await sim.start();
+    dispatcher = new Agent({ connections: 32 });
+  }
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 5000, maxResponseBytes: 1024 * 1024 });
   const boot = bootClockFrom(clock);
   const dbs: Database[] = [];

@@ -42,9 +42,9 @@ export interface UploadRig extends OpenOutbox {
 /** The real simulator, token manager and requester, a real outbox file, and an uploader over them. */
 export async function uploadRig(
   upload: Partial<ReturnType<typeof configSchema.shape.upload.parse>> = {},
-  opts: { licensePlate?: string } = {},
+  opts: { licensePlate?: string; tls?: 'h2' | 'http/1.1' } = {},
 ): Promise<UploadRig> {
-  const platform = await startPlatform();
+  const platform = await startPlatform({}, opts.tls ? { tls: opts.tls } : {});
   const ob = await openOutbox(tempDir(), { storage: { commitMaxFixes: 100 } });
   const { client } = platform.agent();
   const registration = new TestRegistration();
