@@ -58,6 +58,9 @@ export class TlsSessionCache {
 }
 
 export function createPlatformConnector(o: PlatformConnectorOptions, sessions: TlsSessionCache = new TlsSessionCache()): Connector {
+  // One secure context for every connection: with `ca` given per connect, Node builds a new
+  // context and parses the ~140 bundled roots each time (a profile of bench:wire: most of its CPU).
+  const secureContext = o.ca ? tls.createSecureContext({ ca: o.ca }) : undefined;
   return (params, callback) => {
     const port = Number(params.port) || (params.protocol === 'https:' ? 443 : 80);
     const origin = `${params.protocol}//${params.host ?? `${params.hostname}:${port}`}`;
@@ -65,7 +68,6 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
     tcp.setNoDelay(true);
     // TCP keep-alive probes find a dead path while parked without an HTTP byte (undici's default).
     tcp.setKeepAlive(true, 60_000);
-    o.wire?.track(tcp);
     let socket: Socket = tcp;
     let done = false;
     const finish = (err: Error | null, socket: Socket | null): void => {
@@ -83,6 +85,7 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
     }, o.connectTimeoutMs);
 
     if (params.protocol !== 'https:') {
+      o.wire?.track(tcp);
       tcp.once('connect', () => {
         o.wire?.negotiated(origin, 'http/1.1', undefined);
         finish(null, tcp);
@@ -101,13 +104,14 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
       // The name the certificate is checked against (an IP address included).
       host: params.hostname,
       ...(servername ? { servername } : {}),
-      ...(o.ca ? { ca: o.ca } : {}),
+      ...(secureContext ? { secureContext } : {}),
       ...(session ? { session } : {}),
       ALPNProtocols: o.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
       rejectUnauthorized: true,
     });
     // TLS 1.3 sends tickets after the handshake (Node servers two); keep the newest.
     socket = secure;
+    o.wire?.track(tcp, secure);
     secure.on('session', (s: Buffer) => sessions.set(key, s));
     secure.once('secureConnect', () => {
       const protocol = secure.alpnProtocol === 'h2' ? 'h2' : 'http/1.1';

@@ -26,6 +26,8 @@ export interface WireUsage {
 export interface WireSnapshot extends WireUsage {
   /** Since this process started. */
   total: { sent: number; received: number };
+  /** The same bytes before TLS (HTTP heads, bodies, h2 frames): total minus TLS records and handshakes. */
+  plaintext: { sent: number; received: number };
   connections: number;
   /** Connections open now. */
   open: number;
@@ -41,6 +43,10 @@ interface Tracked {
   socket: Socket;
   sent: number;
   received: number;
+  /** The TLS socket over `socket`: its own counts are plaintext (bench:wire splits heads from TLS overhead). */
+  plain?: Socket;
+  plainSent: number;
+  plainReceived: number;
 }
 
 export class WireCounter {
@@ -48,6 +54,7 @@ export class WireCounter {
   readonly #open = new Set<Tracked>();
   #usage: WireUsage;
   #total = { sent: 0, received: 0 };
+  #plain = { sent: 0, received: 0 };
   #protocol: WireProtocol | undefined;
   #connections = 0;
   #resumed = 0;
@@ -77,9 +84,9 @@ export class WireCounter {
     this.#usage = usage;
   }
 
-  /** Counts `socket` (the raw TCP socket) from now until it closes. */
-  track(socket: Socket): void {
-    const t: Tracked = { socket, sent: 0, received: 0 };
+  /** Counts `socket` (the raw TCP socket) until it closes; `plain`: the TLS socket over it. */
+  track(socket: Socket, plain?: Socket): void {
+    const t: Tracked = { socket, sent: 0, received: 0, ...(plain ? { plain } : {}), plainSent: 0, plainReceived: 0 };
     this.#open.add(t);
     this.#connections++;
     socket.once('close', () => {
@@ -107,6 +114,7 @@ export class WireCounter {
     return {
       ...structuredClone(this.#usage),
       total: { ...this.#total },
+      plaintext: { ...this.#plain },
       ...(this.#protocol ? { protocol: this.#protocol } : {}),
       connections: this.#connections,
       open: this.#open.size,
@@ -127,6 +135,15 @@ export class WireCounter {
   }
 
   #sample(t: Tracked): void {
+    if (t.plain) {
+      this.#plain.sent += Math.max(0, t.plain.bytesWritten - t.plainSent);
+      this.#plain.received += Math.max(0, t.plain.bytesRead - t.plainReceived);
+      t.plainSent = t.plain.bytesWritten;
+      t.plainReceived = t.plain.bytesRead;
+    } else {
+      this.#plain.sent += Math.max(0, t.socket.bytesWritten - t.sent);
+      this.#plain.received += Math.max(0, t.socket.bytesRead - t.received);
+    }
     const sent = t.socket.bytesWritten;
     const received = t.socket.bytesRead;
     const ds = sent - t.sent;
