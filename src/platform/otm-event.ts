@@ -1,4 +1,5 @@
 import type { RegisteredDevice } from './contracts.js';
+import type { QueuedFix } from '../store/outbox-row.js';
 
 /**
  * One recorded fix as an OTM5 `locationUpdateEvent` (platform-notes.md "GPS positions"; schema
@@ -24,22 +25,11 @@ import type { RegisteredDevice } from './contracts.js';
  * a re-send after a crash is the same event under the same id.
  */
 
-/** What the event is made from: a fix as the outbox keeps it, with its id fixed at record time. */
-export interface EventFix {
-  eventId: string;
-  /** Epoch ms UTC from the receiver. */
-  time: number;
-  lat: number;
-  lon: number;
-  /** Metres above mean sea level. */
-  altMSL?: number;
-  /** Speed over ground, m/s. */
-  speed?: number;
-  /** Course over ground, degrees true. */
-  track?: number;
-  hdop?: number;
-  satellitesUsed?: number;
-}
+/**
+ * What the event is made from: a fix as the outbox keeps it, with its id fixed at record time. The
+ * store owns the shape (store/ imports no platform type); the mapping accepts it as it is.
+ */
+export type EventFix = QueuedFix;
 
 /** `upload.eventDetail`. */
 export type EventDetail = 'position' | 'full';
