@@ -15,8 +15,9 @@ const PAGE = 256;
  * With upload.order "oldest-first" only the backlog lane runs.
  *
  * The live lane only takes fixes beyond the backlog cursor, and the backlog's pages only hold fixes
- * up to it, so no fix is in both. A failed fix the cursor has passed goes to `retry` and is sent
- * again before the cursor moves on; one the cursor has not reached is simply met by it later.
+ * up to it that are not busy when the page is read, so no fix is in both. A failed fix the cursor
+ * has passed goes to `retry` and is sent again before the cursor moves on; one the cursor has not
+ * reached is simply met by it later.
  */
 export class UploadLanes {
   readonly #queue: UploadQueue;
@@ -93,9 +94,14 @@ export class UploadLanes {
     if (r >= 0) return this.#retry.splice(r, 1)[0];
     for (;;) {
       if (this.#page.length === 0) {
-        this.#page = this.#queue.after(this.#cursor, PAGE);
-        if (this.#page.length === 0) return undefined;
-        this.#cursor = this.#page.at(-1)!.seq;
+        const page = this.#queue.after(this.#cursor, PAGE);
+        if (page.length === 0) return undefined;
+        this.#cursor = page.at(-1)!.seq;
+        // A fix busy as the page is read (the live lane's newest, in flight or refused) is not the
+        // backlog's: checked only when its turn came, it was sent again once delivered meanwhile.
+        // If it comes back undelivered, requeue() puts it in `retry`, the cursor having passed it.
+        this.#page = page.filter((e) => !inFlight(e.seq));
+        if (this.#page.length === 0) continue;
       }
       const e = this.#page.shift()!;
       if (!inFlight(e.seq)) return e;

@@ -34,6 +34,7 @@ describe('uploader over TLS (simulator TLS modes, throwaway CA via platform.caFi
     await deliver(rig, 40);
     const sim = rig.platform.sim;
     expect(sim.events.size).toBe(40);
+    expect(sim.stats.duplicates).toBe(0);
     // The password grant and 40 events, 4 in flight at a time: one connection, and it is h2.
     expect(sim.stats.connections).toEqual({ opened: 1, h2: 1, http1: 0 });
     const wire = wireOf(rig);
@@ -48,6 +49,7 @@ describe('uploader over TLS (simulator TLS modes, throwaway CA via platform.caFi
     await deliver(rig, 40);
     const sim = rig.platform.sim;
     expect(sim.events.size).toBe(40);
+    expect(sim.stats.duplicates).toBe(0);
     expect(sim.stats.connections.h2).toBe(0);
     expect(sim.stats.connections.http1).toBeGreaterThanOrEqual(2);
     const wire = wireOf(rig);
