@@ -5,7 +5,7 @@ import type { AuthorizedRequester, PlatformResponse, RegisteredDevice, Registrat
 import { errorFromResponse } from '../platform/http-errors.js';
 import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent } from '../platform/otm-event.js';
 import type { OutboxEntry } from '../store/outbox-row.js';
-import type { Clock } from '../system/clock.js';
+import { systemTimers, type Clock, type Timers } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
 import type { UploadQueue } from './upload-queue.js';
@@ -24,6 +24,8 @@ export interface UploaderOptions {
   licensePlate?: string;
   upload: Config['upload'];
   clock: Clock;
+  /** The backoff and hold waits (default: the system's); tests pass a ManualClock as both. */
+  timers?: Timers;
   logger: Logger;
   random?: () => number;
 }
@@ -100,7 +102,7 @@ export class Uploader {
   #failures = 0;
   #lastFailureAt = -Infinity;
   #resumeAt = 0;
-  #resumeTimer: NodeJS.Timeout | undefined;
+  #resumeTimer: unknown;
   #deadLettered = 0;
   #lastSuccessAt: number | undefined;
   #lastError: UploadError | undefined;
@@ -111,11 +113,14 @@ export class Uploader {
   readonly #everRefused = new Set<number>();
   /** Refused events not shown to be at fault: sent again after the longest backoff (monotonic ms). */
   readonly #held = new Map<number, { entry: OutboxEntry; notBefore: number }>();
-  #heldTimer: NodeJS.Timeout | undefined;
+  #heldTimer: unknown;
   #fault: SystemicFault | undefined;
+
+  readonly #timers: Timers;
 
   constructor(options: UploaderOptions) {
     this.#o = options;
+    this.#timers = options.timers ?? systemTimers;
     this.#lanes = new UploadLanes(options.queue, options.upload.order);
   }
 
@@ -137,8 +142,8 @@ export class Uploader {
   /** Stops sending; in-flight requests get `graceMs` to finish, then are abandoned (they stay queued). */
   async stop(graceMs = 3000): Promise<void> {
     this.#stopping = true;
-    if (this.#resumeTimer) clearTimeout(this.#resumeTimer);
-    if (this.#heldTimer) clearTimeout(this.#heldTimer);
+    if (this.#resumeTimer) this.#timers.clearTimeout(this.#resumeTimer);
+    if (this.#heldTimer) this.#timers.clearTimeout(this.#heldTimer);
     const pending = [...this.#inFlight.values()].map((f) => f.promise);
     if (pending.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -224,7 +229,7 @@ export class Uploader {
       next = Math.min(next, h.notBefore);
     }
     if (next !== Infinity && !this.#heldTimer) {
-      this.#heldTimer = setTimeout(
+      this.#heldTimer = this.#timers.setTimeout(
         () => {
           this.#heldTimer = undefined;
           this.#pump();
@@ -393,8 +398,8 @@ export class Uploader {
   }
 
   #scheduleResume(delayMs: number): void {
-    if (this.#resumeTimer) clearTimeout(this.#resumeTimer);
-    this.#resumeTimer = setTimeout(
+    if (this.#resumeTimer) this.#timers.clearTimeout(this.#resumeTimer);
+    this.#resumeTimer = this.#timers.setTimeout(
       () => {
         this.#resumeTimer = undefined;
         this.#pump();

@@ -1,7 +1,7 @@
 import { configSchema } from '../../src/config/schema.js';
 import type { RegisteredDevice, RegistrationState } from '../../src/platform/contracts.js';
 import { silentLogger } from '../../src/log.js';
-import { systemClock } from '../../src/system/clock.js';
+import { systemClock, type ManualClock } from '../../src/system/clock.js';
 import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
 import { IDENTITY, openOutbox, type OpenOutbox } from '../store/outbox-helpers.js';
@@ -42,7 +42,8 @@ export interface UploadRig extends OpenOutbox {
 /** The real simulator, token manager and requester, a real outbox file, and an uploader over them. */
 export async function uploadRig(
   upload: Partial<ReturnType<typeof configSchema.shape.upload.parse>> = {},
-  opts: { licensePlate?: string; tls?: 'h2' | 'http/1.1' } = {},
+  /** clock: the uploader's clock and its backoff timers (the simulator and the token manager stay on real time). */
+  opts: { licensePlate?: string; tls?: 'h2' | 'http/1.1'; clock?: ManualClock } = {},
 ): Promise<UploadRig> {
   const platform = await startPlatform({}, opts.tls ? { tls: opts.tls } : {});
   const ob = await openOutbox(tempDir(), { storage: { commitMaxFixes: 100 } });
@@ -55,8 +56,9 @@ export async function uploadRig(
     eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
     ...(opts.licensePlate ? { licensePlate: opts.licensePlate } : {}),
     upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 2000, ...upload },
-    // Backoff waits are real timers (100 ms and up here); the uploader measures them on the same clock.
-    clock: systemClock,
+    // Backoff waits are real timers (100 ms and up here) unless the test moves a manual clock.
+    clock: opts.clock ?? systemClock,
+    ...(opts.clock ? { timers: opts.clock } : {}),
     logger: silentLogger(),
   });
   await uploader.start();
@@ -73,6 +75,23 @@ export async function closeRig(rig: UploadRig | undefined): Promise<void> {
 /** Resolves once `cond()` holds, checking after every simulator request and every 20 ms; fails after 30 s. */
 export function until(rig: UploadRig, cond: () => boolean, what = 'the condition'): Promise<void> {
   return waitFor(what, cond, { wakeOn: (check) => rig.platform.sim.onRequest(check) });
+}
+
+/**
+ * Resolves once `cond()` holds, moving `clock` through each backoff the uploader waits in: only when
+ * nothing is in flight, and then just to the backoff's end, so a request sent before it would show.
+ */
+export function untilWithBackoffs(rig: UploadRig, clock: ManualClock, cond: () => boolean, what = 'the condition'): Promise<void> {
+  return until(
+    rig,
+    () => {
+      if (cond()) return true;
+      const at = clock.nextTimerAt();
+      if (rig.uploader.status().inFlight === 0 && at !== undefined) clock.advance(at - clock.monotonicMs());
+      return cond();
+    },
+    what,
+  );
 }
 
 export const eventTimes = (rig: UploadRig): number[] =>

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/system/clock.js';
 import { fixAt } from '../store/outbox-helpers.js';
-import { closeRig, until, uploadRig, type UploadRig } from './harness.js';
+import { closeRig, untilWithBackoffs, uploadRig, type UploadRig } from './harness.js';
 
 let rig: UploadRig | undefined;
 afterEach(async () => {
@@ -8,11 +9,21 @@ afterEach(async () => {
   rig = undefined;
 });
 
-/** Arrival times (ms, monotonic) and statuses of event requests at the simulator. */
+/**
+ * The uploader runs on a manual clock: its backoffs are waited out by moving the clock
+ * (untilWithBackoffs), never in real time, and what a wait lasted is read on that clock.
+ */
+let clock: ManualClock;
+async function rigOnClock(upload: Parameters<typeof uploadRig>[0]): Promise<UploadRig> {
+  clock = new ManualClock();
+  return uploadRig(upload, { clock });
+}
+
+/** Arrival times (ms, on the uploader's manual clock) and statuses of event requests at the simulator. */
 function watchEvents(r: UploadRig): { at: number; status: number | 'dropped' }[] {
   const seen: { at: number; status: number | 'dropped' }[] = [];
   r.platform.sim.onRequest((route, status) => {
-    if (route === 'events') seen.push({ at: performance.now(), status });
+    if (route === 'events') seen.push({ at: clock.monotonicMs(), status });
   });
   return seen;
 }
@@ -21,12 +32,12 @@ async function queueAndRegister(r: UploadRig, n: number): Promise<void> {
   for (let i = 0; i < n; i++) r.outbox.record(fixAt(i));
   r.outbox.flush();
   r.registration.register();
-  await until(r, () => r.outbox.pendingCount() === 0 && r.uploader.status().inFlight === 0);
+  await untilWithBackoffs(r, clock, () => r.outbox.pendingCount() === 0 && r.uploader.status().inFlight === 0);
 }
 
 describe('uploader under platform faults (simulator)', () => {
   it('5xx storm: every fix delivered once, each retry waits at least its backoff step', async () => {
-    rig = await uploadRig({ concurrency: 1, minBackoffMs: 100, maxBackoffMs: 2000 });
+    rig = await rigOnClock({ concurrency: 1, minBackoffMs: 100, maxBackoffMs: 2000 });
     const seen = watchEvents(rig);
     rig.platform.sim.setFaults('events', { status503Rate: 1, limit: 3 });
     await queueAndRegister(rig, 50);
@@ -44,27 +55,27 @@ describe('uploader under platform faults (simulator)', () => {
   });
 
   it('a long 5xx storm costs one request per backoff step, not one per fix', async () => {
-    rig = await uploadRig({ concurrency: 8, minBackoffMs: 100, maxBackoffMs: 400 });
+    rig = await rigOnClock({ concurrency: 8, minBackoffMs: 100, maxBackoffMs: 400 });
     rig.platform.sim.setFaults('events', { status500Rate: 1 });
     for (let i = 0; i < 200; i++) rig.outbox.record(fixAt(i));
     rig.outbox.flush();
     rig.registration.register();
-    const t0 = performance.now();
+    const t0 = clock.monotonicMs();
     // Not a sleep: wait for the 8 requests of the start and 6 more, then check how long they took.
-    await until(rig, () => rig!.platform.sim.stats.requests.events >= 14, 'six retries');
+    await untilWithBackoffs(rig, clock, () => rig!.platform.sim.stats.requests.events >= 14, 'six retries');
     const during = rig.platform.sim.stats.requests.events;
-    const elapsed = performance.now() - t0;
+    const elapsed = clock.monotonicMs() - t0;
     // Steps of at least 50, 100, 200, 200, ... ms: at most 8 in flight at the start + one per step.
     expect(during).toBeLessThanOrEqual(8 + Math.ceil(elapsed / 50));
     expect(elapsed).toBeGreaterThanOrEqual(50 + 100 + 200 + 200 + 200 - 5);
     expect(rig.outbox.pendingCount()).toBe(200);
     rig.platform.sim.setFaults('events', undefined);
-    await until(rig, () => rig!.outbox.pendingCount() === 0);
+    await untilWithBackoffs(rig, clock, () => rig!.outbox.pendingCount() === 0);
     expect(rig.platform.sim.events.size).toBe(200);
   });
 
   it('429 with Retry-After: the next request waits at least Retry-After', async () => {
-    rig = await uploadRig({ concurrency: 1, minBackoffMs: 100, maxBackoffMs: 5000 });
+    rig = await rigOnClock({ concurrency: 1, minBackoffMs: 100, maxBackoffMs: 5000 });
     const seen = watchEvents(rig);
     rig.platform.sim.setFaults('events', { status429: { rate: 1, retryAfterS: 1 }, limit: 1 });
     await queueAndRegister(rig, 5);
@@ -75,7 +86,7 @@ describe('uploader under platform faults (simulator)', () => {
   });
 
   it('dropped connections: retried, delivered once by id', async () => {
-    rig = await uploadRig({ concurrency: 4, minBackoffMs: 100, maxBackoffMs: 500 });
+    rig = await rigOnClock({ concurrency: 4, minBackoffMs: 100, maxBackoffMs: 500 });
     rig.platform.sim.setFaults('events', { dropRate: 0.3, limit: 10 });
     await queueAndRegister(rig, 80);
     expect(rig.platform.sim.events.size).toBe(80);
@@ -83,7 +94,7 @@ describe('uploader under platform faults (simulator)', () => {
   });
 
   it('early 401s: the token manager refreshes and the request is retried once, nothing lost', async () => {
-    rig = await uploadRig({ concurrency: 2 });
+    rig = await rigOnClock({ concurrency: 2 });
     rig.platform.sim.setFaults('events', { unauthorizedRate: 0.5, limit: 4 });
     await queueAndRegister(rig, 40);
     expect(rig.platform.sim.events.size).toBe(40);
@@ -92,14 +103,14 @@ describe('uploader under platform faults (simulator)', () => {
   });
 
   it('a 400 for one event: dead-lettered with the platform answer, never retried, never blocks the rest', async () => {
-    rig = await uploadRig({ concurrency: 2 });
+    rig = await rigOnClock({ concurrency: 2 });
     for (let i = 0; i < 30; i++) {
       // Fix 10 carries a date the platform cannot read (year 10000): the intake answers 400.
       rig.outbox.record(i === 10 ? fixAt(i, { time: Date.UTC(10000, 0, 1) }) : fixAt(i));
     }
     rig.outbox.flush();
     rig.registration.register();
-    await until(rig, () => rig!.outbox.pendingCount() === 0 && rig!.uploader.status().inFlight === 0);
+    await untilWithBackoffs(rig, clock, () => rig!.outbox.pendingCount() === 0 && rig!.uploader.status().inFlight === 0);
     const sim = rig.platform.sim;
     expect(sim.events.size).toBe(29);
     expect(sim.stats.invalidEvents).toBe(1);
