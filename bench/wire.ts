@@ -16,6 +16,7 @@
  *   in the same process. After: the platform dispatcher at its defaults.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import http2 from 'node:http2';
 import net, { type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -362,8 +363,18 @@ async function handshakes(server: ServerMode, transport: Transport): Promise<{ f
     }
     await sleep(100); // session tickets arrive after the handshake
     const reused = (socket as TLSSocket).isSessionReused();
-    socket.end();
-    await new Promise((r) => socket.once('close', r));
+    const closed = new Promise((r) => socket.once('close', r));
+    if ((socket as TLSSocket).alpnProtocol === 'h2') {
+      // Speak HTTP/2 as undici does (preface, SETTINGS both ways, then close): node:http2 never
+      // closes a TLS connection whose peer half-closes before sending the preface, so a bare
+      // end() here waited for ever (the "stall" of the first version of this bench).
+      const session = http2.connect(`https://127.0.0.1:${urls.port}`, { createConnection: () => socket });
+      await new Promise((r) => session.once('remoteSettings', r));
+      session.close();
+    } else {
+      socket.end();
+    }
+    await closed;
     await sleep(20);
     const w = wire.snapshot().total;
     return { bytes: w.sent + w.received, reused };
