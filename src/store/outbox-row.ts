@@ -105,3 +105,17 @@ export function seqRuns(seqs: number[]): [number, number][] {
   }
   return runs;
 }
+
+/** Index of `seq` in rows whose seqs ascend (the outbox's memory buffer), or -1: binary search. */
+export function indexOfSeq(rows: readonly OutboxRow[], seq: number): number {
+  let lo = 0;
+  let hi = rows.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = rows[mid]!.seq;
+    if (s === seq) return mid;
+    if (s < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}

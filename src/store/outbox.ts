@@ -1,19 +1,25 @@
-import type { Database, Statement } from 'better-sqlite3';
-import type { Config } from '../config/load.js';
 import type { FixSink, RecordedFix } from '../gnss/fix.js';
-import type { Logger } from '../log.js';
-import type { Clock } from '../system/clock.js';
-import { Ballast } from './ballast.js';
 import { eventIdBytes } from './event-id.js';
-import { FullDisk } from './full-disk.js';
-import { OutboxBound } from './outbox-bound.js';
-import type { MetaStore } from './meta.js';
-import { ROW_COLUMNS, fromRow, seqRuns, toRow, type OutboxEntry, type OutboxRow } from './outbox-row.js';
-import { thinArray, thinOldest } from './outbox-thinning.js';
-import { COUNTER, OutboxCounters, type OutboxCounterSnapshot } from './outbox-counters.js';
+import type { FullDisk } from './full-disk.js';
+import type { OutboxBound } from './outbox-bound.js';
+import { CommitHealth, errInfo } from './outbox-commit-health.js';
+import { DeadLetterQueue } from './outbox-dead-letter-queue.js';
+import { DataVersion } from './outbox-data-version.js';
+import { DeleteSchedule } from './outbox-delete-schedule.js';
+import { outboxBound, outboxFullDisk, type OutboxOptions } from './outbox-options.js';
+import { committedAfter, oldestCommittedTime } from './outbox-pages.js';
+import { fromRow, indexOfSeq, seqRuns, toRow, type OutboxEntry, type OutboxRow } from './outbox-row.js';
+import { prepareOutboxStatements, type OutboxStatements } from './outbox-statements.js';
+import type { OutboxCommitState, OutboxStatus } from './outbox-status.js';
+import { thinOldest } from './outbox-thinning.js';
+import { COUNTER, OutboxCounters } from './outbox-counters.js';
+import { FULL_DISK_CHUNK, capAtSize, fitsWithoutGrowing, lift, thinHeld } from './outbox-while-full.js';
 import { isDiskFull } from './store-faults.js';
 
 export type { OutboxEntry } from './outbox-row.js';
+export type { OutboxOptions } from './outbox-options.js';
+export type { LastDeadLetter, OutboxCommitState, OutboxStatus } from './outbox-status.js';
+export { MAX_BUFFER_WHILE_FULL } from './outbox-while-full.js';
 
 /**
  * The fix outbox: recorded fixes wait here, in SQLite, until the platform has them.
@@ -31,89 +37,12 @@ export type { OutboxEntry } from './outbox-row.js';
  *   capped at its size, delivered rows are deleted first and new fixes fill the pages they free;
  *   what does not fit waits in memory (MAX_BUFFER_WHILE_FULL) until there is room.
  */
-export interface OutboxOptions {
-  db: Database;
-  meta: MetaStore;
-  /** Identity the event ids are made from; known before registration (the device identity record). */
-  identity: { externalSystemId: string; externalDeviceId: string };
-  storage: Config['storage'];
-  dataDir: string;
-  clock: Clock;
-  logger: Logger;
-  /** Free bytes of the data directory's file system; injected by tests. */
-  freeBytes?: (dir: string) => number;
-  /** How often the free-disk floor is checked. */
-  diskCheckIntervalMs?: number;
-  /** The full-disk state shared with the other writers of this database (agent.ts); default one without ballast. */
-  fullDisk?: FullDisk;
-  /** Written with the minute's counters, in the same transaction (the platform data counter). */
-  persistWithCounters?: (meta: MetaStore) => void;
-}
-
-/** The part of the status kept in memory: no database read (the watchdog asks every few seconds). */
-export interface OutboxCommitState {
-  /** Pending fixes not yet committed. */
-  buffered: number;
-  /** The bound in force: storage.maxFixes, lowered while the disk is short. */
-  bound: number;
-  lowDisk: boolean;
-  lastCommitError?: { code: string; message: string };
-  /** Monotonic ms of the first of the commits failing since the last success. */
-  commitFailingSinceMonoMs?: number;
-  /** The disk is full (SQLITE_FULL/ENOSPC seen, statfs has not shown room since). */
-  diskFull?: { sinceWallMs?: number };
-}
-
-export interface OutboxStatus extends OutboxCounterSnapshot, OutboxCommitState {
-  pending: number;
-  /** The newest dead letter: when (wall ms), the platform's status and the reason. */
-  lastDeadLetter?: LastDeadLetter;
-  oldestPendingFixTime?: string;
-  /** Newest fix time recorded minus the oldest pending one (GNSS time, independent of the host clock). */
-  oldestPendingAgeMs?: number;
-}
-
-export interface LastDeadLetter {
-  at: number;
-  status?: number;
-  reason: string;
-}
-
-/**
- * Dead letters are never deleted by the agent (issue 11.1: only the newest 1,000 were kept, and a
- * platform refusing everything turned a backlog into that many): they take disk space like the
- * backlog and are bounded by it, through the outbox bound (outbox-bound.ts) and the free-disk
- * floor. `telematics-agent outbox requeue-dead-letters` puts them back (outbox-dead-letters.ts).
- */
-/**
- * Delivered rows are deleted in batches, not with every commit: a delete rewrites the pages it
- * touches just as an insert does, and online with fixes committed before their answer came, a
- * delete per second doubled the card's writes (bench:upload "online-after-commit"). A power cut
- * before the batch lands only means those fixes are sent again under the same event ids, which the
- * platform de-duplicates. Deletes are due after this long, or at this many, or at the bound.
- */
-const DELETE_EVERY_MS = 30_000;
-const DELETE_BATCH = 2_000;
-/** Rows read at a time while looking for the oldest pending fix past the delivered ones. */
-const OLDEST_SCAN_PAGE = 512;
-/**
- * Fixes the outbox holds in memory while they cannot be committed: an hour at 10 Hz (about 6 MB of
- * objects). Past it the oldest half of what is held is thinned like the backlog (every 3rd kept,
- * transitions kept) and counted in `thinned`: memory is not a place to keep a day of fixes, and a
- * crash loses what is only there.
- */
-export const MAX_BUFFER_WHILE_FULL = 36_000;
-/** Rows per transaction while the disk is full: what fits goes in, the rest waits. */
-const FULL_DISK_CHUNK = 64;
-
 export class Outbox implements FixSink {
   readonly #o: OutboxOptions;
   readonly #counters: OutboxCounters;
   #buffer: OutboxRow[] = [];
   readonly #delivered = new Set<number>();
-  /** Refused for good, to be moved to dead_letter by the next commit. */
-  #dead: { entry: OutboxEntry; committed: boolean; status: number | undefined; error: string; at: number }[] = [];
-  readonly #deadSeqs = new Set<number>();
+  readonly #dead = new DeadLetterQueue();
   #committedCount = 0;
   #nextSeq = 1;
   #lastFixTime: number | undefined;
@@ -121,77 +50,35 @@ export class Outbox implements FixSink {
   #newestCommitted: OutboxRow | null | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #bound: OutboxBound;
-  #lastCommitError: { code: string; message: string } | undefined;
-  #commitFailingSince: number | undefined;
+  readonly #health: CommitHealth;
   readonly #fullDisk: FullDisk;
   /** max_page_count at start, restored when a full disk has room again. */
   #pageLimit: number | undefined;
-  #lastDeleteMono = -Infinity;
+  readonly #deletes: DeleteSchedule;
   #stopped = true;
   readonly #listeners: (() => void)[] = [];
-  #st!: {
-    insert: Statement<OutboxRow>;
-    del: Statement<[number]>;
-    delRange: Statement<[number, number]>;
-    newest: Statement<[], OutboxRow>;
-    after: Statement<[number, number], OutboxRow>;
-    oldest: Statement<[], { fix_time: number }>;
-    deadInsert: Statement<[string, number, string, number | null, string, number]>;
-    deadCount: Statement<[], { n: number }>;
-    deadLast: Statement<[], { status: number | null; error: string; failed_at: number }>;
-    count: Statement<[], { n: number }>;
-  };
-  #lastDead: LastDeadLetter | undefined;
-  /** PRAGMA data_version: changes when another connection (the `outbox` command) committed. */
-  #dataVersion = 0;
+  #st!: OutboxStatements;
+  readonly #dataVersion = new DataVersion();
   #externalChanges = 0;
 
   constructor(options: OutboxOptions) {
     this.#o = options;
     this.#counters = new OutboxCounters(options.meta, options.clock, options.persistWithCounters);
-    this.#bound = new OutboxBound({
-      maxFixes: options.storage.maxFixes,
-      minFreeBytes: options.storage.minFreeBytes,
-      dataDir: options.dataDir,
-      clock: options.clock,
-      logger: options.logger,
-      ...(options.freeBytes ? { freeBytes: options.freeBytes } : {}),
-      ...(options.diskCheckIntervalMs !== undefined ? { checkIntervalMs: options.diskCheckIntervalMs } : {}),
-    });
-    this.#fullDisk =
-      options.fullDisk ??
-      new FullDisk({
-        ballast: new Ballast({ dataDir: options.dataDir, bytes: 0, logger: options.logger }),
-        dataDir: options.dataDir,
-        clock: options.clock,
-        logger: options.logger,
-        ...(options.freeBytes ? { freeBytes: options.freeBytes } : {}),
-      });
+    this.#health = new CommitHealth(options.clock, options.logger);
+    this.#deletes = new DeleteSchedule(options.clock);
+    this.#bound = outboxBound(options);
+    this.#fullDisk = outboxFullDisk(options);
   }
 
   async start(): Promise<void> {
     const db = this.#o.db;
-    this.#st = {
-      insert: db.prepare(
-        `INSERT INTO outbox (${ROW_COLUMNS}) VALUES (@seq, @event_id, @fix_time, @lat_e7, @lon_e7, @alt_cm, @speed_cms, @track_cdeg, @hdop_c, @sats, @flags)`,
-      ),
-      del: db.prepare('DELETE FROM outbox WHERE seq = ?'),
-      delRange: db.prepare('DELETE FROM outbox WHERE seq BETWEEN ? AND ?'),
-      newest: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox ORDER BY seq DESC LIMIT 1`),
-      after: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?`),
-      oldest: db.prepare('SELECT fix_time FROM outbox ORDER BY seq LIMIT 1'),
-      // dead_letter numbers its own rows: outbox seqs may be reused once the outbox was empty.
-      deadInsert: db.prepare('INSERT INTO dead_letter (event_id, fix_time, fix_json, status, error, failed_at) VALUES (?, ?, ?, ?, ?, ?)'),
-      deadCount: db.prepare('SELECT count(*) AS n FROM dead_letter'),
-      deadLast: db.prepare('SELECT status, error, failed_at FROM dead_letter ORDER BY seq DESC LIMIT 1'),
-      count: db.prepare('SELECT count(*) AS n FROM outbox'),
-    };
-    this.#dataVersion = db.pragma('data_version', { simple: true }) as number;
-    this.#loadLastDead();
+    this.#st = prepareOutboxStatements(db);
+    this.#dataVersion.read(db);
+    this.#dead.open(db);
     const stats = db.prepare<[], { n: number; maxSeq: number | null }>('SELECT count(*) AS n, max(seq) AS maxSeq FROM outbox').get()!;
     this.#committedCount = stats.n;
     this.#nextSeq = (stats.maxSeq ?? 0) + 1;
-    this.#counters.load(this.#st.deadCount.get()!.n);
+    this.#counters.load(this.#dead.count());
     this.#pageLimit = db.pragma('max_page_count', { simple: true }) as number;
     this.#stopped = false;
     this.#timer = setInterval(() => this.flush(), this.#o.storage.commitIntervalMs);
@@ -247,7 +134,7 @@ export class Outbox implements FixSink {
     this.#lastFixTime = fix.time;
     this.#buffer.push(row);
     // After a failed commit only the timer retries, not every new fix.
-    if (this.#buffer.length >= this.#o.storage.commitMaxFixes && !this.#lastCommitError) this.flush();
+    if (this.#buffer.length >= this.#o.storage.commitMaxFixes && !this.#health.lastError) this.flush();
     this.#notify();
   }
 
@@ -259,19 +146,12 @@ export class Outbox implements FixSink {
     if (last) return fromRow(last);
     if (this.#newestCommitted === undefined) this.#newestCommitted = this.#st.newest.get() ?? null;
     const row = this.#newestCommitted;
-    return row && !this.#delivered.has(row.seq) && !this.#deadSeqs.has(row.seq) ? fromRow(row) : undefined;
+    return row && !this.#gone(row.seq) ? fromRow(row) : undefined;
   }
 
   /** Up to `limit` undelivered fixes with seq > afterSeq, oldest first (committed, then buffered). */
   after(afterSeq: number, limit: number): OutboxEntry[] {
-    const out: OutboxEntry[] = [];
-    let cursor = afterSeq;
-    while (out.length < limit) {
-      const rows = this.#st.after.all(cursor, limit);
-      for (const r of rows) if (!this.#delivered.has(r.seq) && !this.#deadSeqs.has(r.seq)) out.push(fromRow(r));
-      if (rows.length < limit) break;
-      cursor = rows[rows.length - 1]!.seq;
-    }
+    const out = committedAfter(this.#st.after, afterSeq, limit, (seq) => this.#gone(seq));
     for (const r of this.#buffer) {
       if (out.length >= limit) break;
       if (r.seq > afterSeq) out.push(fromRow(r));
@@ -282,20 +162,19 @@ export class Outbox implements FixSink {
   /** The platform has this fix (2xx): forget it. */
   delivered(seq: number): void {
     this.#counters.sent(this.#o.clock.wallMs());
-    const i = this.#bufferIndex(seq);
+    const i = indexOfSeq(this.#buffer, seq);
     if (i >= 0) this.#buffer.splice(i, 1);
     else this.#delivered.add(seq);
   }
 
   /** The platform refused this fix for good (400): keep it aside with its answer. */
   deadLetter(entry: OutboxEntry, status: number | undefined, error: string): void {
-    if (this.#deadSeqs.has(entry.seq)) return;
-    const i = this.#bufferIndex(entry.seq);
+    if (this.#dead.has(entry.seq)) return;
+    const i = indexOfSeq(this.#buffer, entry.seq);
     // A buffered fix was never committed: there is no outbox row to delete.
     const committed = i < 0;
     if (!committed) this.#buffer.splice(i, 1);
-    this.#dead.push({ entry, committed, status, error: error.slice(0, 2000), at: this.#o.clock.wallMs() });
-    this.#deadSeqs.add(entry.seq);
+    this.#dead.add({ entry, committed, status, error: error.slice(0, 2000), at: this.#o.clock.wallMs() });
   }
 
   commitState(): OutboxCommitState {
@@ -303,8 +182,7 @@ export class Outbox implements FixSink {
       buffered: this.#buffer.length,
       bound: this.#bound.value,
       lowDisk: this.#bound.lowDisk,
-      ...(this.#lastCommitError ? { lastCommitError: this.#lastCommitError } : {}),
-      ...(this.#commitFailingSince !== undefined ? { commitFailingSinceMonoMs: this.#commitFailingSince } : {}),
+      ...this.#health.state(),
       ...(this.#fullDisk.active ? { diskFull: { ...pick(this.#fullDisk.state().sinceWallMs) } } : {}),
     };
   }
@@ -312,7 +190,7 @@ export class Outbox implements FixSink {
   status(): OutboxStatus {
     const oldest = this.#oldestPendingTime();
     const s: OutboxStatus = { pending: this.pendingCount(), ...this.commitState(), ...this.#counters.snapshot() };
-    if (this.#lastDead) s.lastDeadLetter = this.#lastDead;
+    if (this.#dead.last) s.lastDeadLetter = this.#dead.last;
     if (oldest !== undefined) {
       s.oldestPendingFixTime = new Date(oldest).toISOString();
       if (this.#lastFixTime !== undefined) s.oldestPendingAgeMs = Math.max(0, this.#lastFixTime - oldest);
@@ -321,8 +199,7 @@ export class Outbox implements FixSink {
   }
 
   pendingCount(): number {
-    const committedDead = this.#dead.filter((d) => d.committed).length;
-    return this.#committedCount - this.#delivered.size - committedDead + this.#buffer.length;
+    return this.#committedCount - this.#delivered.size - this.#dead.pendingCommitted() + this.#buffer.length;
   }
 
   // ---- committing ---------------------------------------------------------------------------
@@ -342,31 +219,26 @@ export class Outbox implements FixSink {
       return;
     }
     // Online and idle most seconds: no transaction at all when there is nothing to write.
-    const idle = this.#buffer.length === 0 && this.#dead.length === 0 && !(this.#delivered.size > 0 && this.#deletesDue(false));
+    const idle = this.#buffer.length === 0 && this.#dead.pending.length === 0 && !(this.#delivered.size > 0 && this.#deletesDue(false));
     if (idle && !options.final && !this.#counters.duePersist()) return;
     const hadWork = this.#buffer.length > 0;
     try {
       this.#commit({ final: options.final === true, take: this.#buffer.length });
-      this.#committed();
+      this.#health.succeeded();
     } catch (e) {
       if (isDiskFull(e)) {
         this.#fullDisk.enter(errInfo(e));
         this.#commitWhileFull(options.final === true);
-      } else this.#noteCommitError(e);
+      } else this.#health.failed(e, this.#buffer.length);
       return;
     }
     if (hadWork) this.#notify();
   }
 
-  /** Whether this commit deletes the delivered rows (see DELETE_EVERY_MS). */
+  /** Whether this commit deletes the delivered rows (outbox-delete-schedule.ts). */
   #deletesDue(force: boolean): boolean {
-    return (
-      force ||
-      this.#delivered.size >= DELETE_BATCH ||
-      this.#o.clock.monotonicMs() - this.#lastDeleteMono >= DELETE_EVERY_MS ||
-      // Thinning must never count delivered rows: at the bound they go first.
-      this.#committedCount + this.#buffer.length > this.#bound.value
-    );
+    const overBound = this.#committedCount + this.#buffer.length > this.#bound.value;
+    return this.#deletes.due({ force, delivered: this.#delivered.size, overBound });
   }
 
   /** Commits the first `take` buffered fixes with the deliveries and dead letters due; `deleteAll` forces the delivered deletes. */
@@ -374,7 +246,7 @@ export class Outbox implements FixSink {
     const buffer = this.#buffer.slice(0, o.take);
     const deleting = this.#deletesDue(o.final || o.deleteAll === true);
     const delivered = deleting ? [...this.#delivered] : [];
-    const dead = this.#dead;
+    const dead = this.#dead.pending;
     let inserted = 0;
     let deleted = 0;
     let thinned = 0;
@@ -383,9 +255,8 @@ export class Outbox implements FixSink {
       // Deletes first: on a capped file the inserts reuse the pages they free.
       for (const [from, to] of seqRuns(delivered)) deleted += this.#st.delRange.run(from, to).changes;
       for (const d of dead) {
-        const e = d.entry;
-        if (d.committed) deleted += this.#st.del.run(e.seq).changes;
-        this.#st.deadInsert.run(e.eventId, e.time, JSON.stringify(e), d.status ?? null, d.error, d.at);
+        if (d.committed) deleted += this.#st.del.run(d.entry.seq).changes;
+        this.#dead.write(d);
       }
       for (const row of buffer) inserted += this.#st.insert.run(row).changes;
       const count = this.#committedCount + inserted - deleted;
@@ -400,7 +271,7 @@ export class Outbox implements FixSink {
     })();
     // Only after COMMIT: a rolled-back transaction leaves the memory state as it was.
     afterCommit?.();
-    if (deleting) this.#lastDeleteMono = this.#o.clock.monotonicMs();
+    if (deleting) this.#deletes.deleted();
     this.#committedCount += inserted - deleted - thinned;
     if (buffer.length > 0) this.#newestCommitted = buffer[buffer.length - 1]!;
     else if (
@@ -410,11 +281,10 @@ export class Outbox implements FixSink {
       this.#newestCommitted = undefined;
     this.#buffer = this.#buffer.slice(buffer.length);
     for (const seq of delivered) this.#delivered.delete(seq);
-    this.#dead = this.#dead.slice(dead.length);
-    for (const d of dead) this.#deadSeqs.delete(d.entry.seq);
+    this.#dead.committed(dead.length);
     if (dead.length > 0) {
-      this.#counters.setDeadLetters(this.#st.deadCount.get()!.n);
-      this.#loadLastDead();
+      this.#counters.setDeadLetters(this.#dead.count());
+      this.#dead.loadLast();
     }
     if (thinned > 0) this.#counters.addSaved(COUNTER.thinned, thinned);
     if (thinned > 0)
@@ -425,97 +295,56 @@ export class Outbox implements FixSink {
   }
 
   /**
-   * The disk is full. The file is capped at its size (max_page_count), so that what the ballast
-   * freed goes to the WAL, not to more fixes; a checkpoint moves the WAL into the file. Delivered
+   * The disk is full. The file is capped at its size (outbox-while-full.ts capAtSize). Delivered
    * rows go first, in a transaction of their own (they free pages without losing anything); then
    * new fixes in small transactions, as many as the freed pages take. The rest waits in memory.
    */
   #commitWhileFull(final: boolean): void {
-    const db = this.#o.db;
     if (this.#fullDisk.takeCap()) {
       this.#counters.add(COUNTER.diskFull);
-      try {
-        db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
-        db.pragma('wal_checkpoint(RESTART)');
-      } catch {
-        // a checkpoint that cannot run now runs with a later commit
-      }
+      capAtSize(this.#o.db);
     }
     const hadWork = this.#buffer.length > 0;
     let failure: unknown;
     try {
-      if (this.#delivered.size > 0 || this.#dead.length > 0 || final) this.#commit({ final, take: 0, deleteAll: true });
+      if (this.#delivered.size > 0 || this.#dead.pending.length > 0 || final) this.#commit({ final, take: 0, deleteAll: true });
       while (this.#buffer.length > 0) this.#commit({ final: false, take: Math.min(FULL_DISK_CHUNK, this.#buffer.length) });
     } catch (e) {
       failure = e;
     }
-    if (failure === undefined) this.#committed();
-    else if (!isDiskFull(failure)) this.#noteCommitError(failure);
-    else if (this.#lastCommitError?.code !== errInfo(failure).code) this.#noteCommitError(failure);
-    else this.#commitFailingSince ??= this.#o.clock.monotonicMs();
-    if (this.#buffer.length > MAX_BUFFER_WHILE_FULL) {
-      const before = this.#buffer.length;
-      this.#buffer = thinArray(this.#buffer, (r) => (r.flags & 1) !== 0);
-      this.#counters.add(COUNTER.thinned, before - this.#buffer.length);
-      this.#o.logger.warn(
-        { thinned: before - this.#buffer.length, held: this.#buffer.length, limit: MAX_BUFFER_WHILE_FULL },
-        'disk full for too long: thinned the oldest fixes held in memory (every 3rd kept, transitions kept)',
-      );
-    }
+    if (failure === undefined) this.#health.succeeded();
+    else if (!isDiskFull(failure)) this.#health.failed(failure, this.#buffer.length);
+    else if (this.#health.lastError?.code !== errInfo(failure).code) this.#health.failed(failure, this.#buffer.length);
+    else this.#health.stillFailing();
+    const { held, thinned } = thinHeld(this.#buffer, this.#o.logger);
+    this.#buffer = held;
+    if (thinned > 0) this.#counters.add(COUNTER.thinned, thinned);
     if (hadWork) this.#notify();
   }
 
   /** statfs shows room: lift the file cap. Returns whether the disk is no longer full. */
   #leaveFullDisk(): boolean {
     if (!this.#fullDisk.checkRoom()) return false;
-    try {
-      if (this.#pageLimit !== undefined) this.#o.db.pragma(`max_page_count = ${this.#pageLimit}`);
-    } catch {
-      // the next full-disk episode caps again from whatever it is
-    }
+    lift(this.#o.db, this.#pageLimit);
     this.#bound.check(() => this.#fits(), true);
     return true;
   }
 
-  /** Fixes the file holds without growing: its rows, plus as many again per page as its free pages take. */
+  /** Fixes the file holds without growing (outbox-while-full.ts). */
   #fits(): number {
-    try {
-      const pages = this.#o.db.pragma('page_count', { simple: true }) as number;
-      const free = this.#o.db.pragma('freelist_count', { simple: true }) as number;
-      return this.#committedCount + Math.floor((free * this.#committedCount) / Math.max(1, pages - free));
-    } catch {
-      return this.#committedCount;
-    }
-  }
-
-  #committed(): void {
-    this.#lastCommitError = undefined;
-    this.#commitFailingSince = undefined;
-  }
-
-  #loadLastDead(): void {
-    const r = this.#st.deadLast.get();
-    this.#lastDead = r ? { at: r.failed_at, ...(r.status !== null ? { status: r.status } : {}), reason: r.error.slice(0, 300) } : undefined;
+    return fitsWithoutGrowing(this.#o.db, this.#committedCount);
   }
 
   /**
    * Another connection committed (the `outbox` command requeued dead letters): recount what this
-   * process keeps in memory about the tables and tell the uploader. One pragma per commit tick; it
-   * reads the WAL index only.
+   * process keeps in memory about the tables and tell the uploader (outbox-data-version.ts).
    */
   #noticeExternalChange(): void {
-    let version: number;
-    try {
-      version = this.#o.db.pragma('data_version', { simple: true }) as number;
-    } catch {
-      return;
-    }
-    if (version === this.#dataVersion) return;
-    this.#dataVersion = version;
+    if (!this.#dataVersion.changed(this.#o.db)) return;
     const before = this.#committedCount;
     this.#committedCount = this.#st.count.get()!.n;
-    this.#counters.setDeadLetters(this.#st.deadCount.get()!.n);
-    this.#loadLastDead();
+    this.#counters.setDeadLetters(this.#dead.count());
+    this.#dead.loadLast();
     if (this.#committedCount !== before) {
       this.#externalChanges++;
       this.#o.logger.info(
@@ -526,40 +355,15 @@ export class Outbox implements FixSink {
     }
   }
 
-  #noteCommitError(e: unknown): void {
-    this.#lastCommitError = errInfo(e);
-    this.#commitFailingSince ??= this.#o.clock.monotonicMs();
-    this.#o.logger.error(
-      { err: this.#lastCommitError, buffered: this.#buffer.length },
-      'outbox commit failed; fixes stay buffered and the commit is retried',
-    );
-  }
-
   /** The oldest committed fix not delivered nor dead-lettered in memory since the last commit. */
   #oldestPendingTime(): number | undefined {
-    if (this.#delivered.size === 0 && this.#deadSeqs.size === 0) return this.#st.oldest.get()?.fix_time ?? this.#buffer[0]?.fix_time;
-    // Requeued dead letters take seqs below the others (outbox-dead-letters.ts): start below any.
-    let cursor = Number.MIN_SAFE_INTEGER;
-    for (;;) {
-      const rows = this.#st.after.all(cursor, OLDEST_SCAN_PAGE);
-      for (const r of rows) if (!this.#delivered.has(r.seq) && !this.#deadSeqs.has(r.seq)) return r.fix_time;
-      if (rows.length < OLDEST_SCAN_PAGE) return this.#buffer[0]?.fix_time;
-      cursor = rows[rows.length - 1]!.seq;
-    }
+    if (this.#delivered.size === 0 && this.#dead.size === 0) return this.#st.oldest.get()?.fix_time ?? this.#buffer[0]?.fix_time;
+    return oldestCommittedTime(this.#st.after, (seq) => this.#gone(seq)) ?? this.#buffer[0]?.fix_time;
   }
 
-  #bufferIndex(seq: number): number {
-    // Buffered seqs ascend: binary search.
-    let lo = 0;
-    let hi = this.#buffer.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const s = this.#buffer[mid]!.seq;
-      if (s === seq) return mid;
-      if (s < seq) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+  /** Delivered or dead-lettered since the last commit: its row is still there, but it is not pending. */
+  #gone(seq: number): boolean {
+    return this.#delivered.has(seq) || this.#dead.has(seq);
   }
 
   #notify(): void {
@@ -568,11 +372,6 @@ export class Outbox implements FixSink {
 }
 
 export { isDiskFull } from './store-faults.js';
-
-function errInfo(e: unknown): { code: string; message: string } {
-  const code = (e as { code?: unknown })?.code;
-  return { code: typeof code === 'string' ? code : 'UNKNOWN', message: e instanceof Error ? e.message : String(e) };
-}
 
 function pick(sinceWallMs: number | undefined): { sinceWallMs?: number } {
   return sinceWallMs === undefined ? {} : { sinceWallMs };
