@@ -74,25 +74,7 @@ export async function platform(
   const dispatcher = new Agent({ connections: maxConnections, keepAliveTimeout: 4000 });
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 30_000, maxResponseBytes: 1 << 20 });
   const db = openDatabase({ dataDir, logger: silentLogger() });
-  const tokens = new TokenManager({
-    db,
-    http,
-    authUrl: urls.authUrl,
-    credentials: { username: 'agent', password: new Secret('pw') },
-    clock: systemClock,
-    bootClock: systemBootClock(),
-    logger: silentLogger(),
-    tuning: {
-      refreshMarginS: 120,
-      passwordRetryMinS: 60,
-      passwordRetryMaxS: 3600,
-      serviceRetryMinS: 2,
-      serviceRetryMaxS: 300,
-      lockWaitMs: 10_000,
-      lockStaleMs: 60_000,
-      maintainIntervalMs: 60_000,
-    },
-  });
+  const tokens = benchTokenManager(db, http, urls.authUrl, 60_000);
   const client = new AuthorizedClient({ http, tokens, logger: silentLogger() });
   return {
     sim,
@@ -156,3 +138,26 @@ export function rssBytes(pid: number): number {
 }
 
 export const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+
+/** The token manager every bench uses: the simulator's account, the schema's default tuning. */
+export function benchTokenManager(db: Database, http: PlatformHttp, authUrl: string, maintainIntervalMs: number): TokenManager {
+  return new TokenManager({
+    db,
+    http,
+    authUrl,
+    credentials: { username: 'agent', password: new Secret('pw') },
+    clock: systemClock,
+    bootClock: systemBootClock(),
+    logger: silentLogger(),
+    tuning: {
+      refreshMarginS: 120,
+      passwordRetryMinS: 60,
+      passwordRetryMaxS: 3600,
+      serviceRetryMinS: 2,
+      serviceRetryMaxS: 300,
+      lockWaitMs: 10_000,
+      lockStaleMs: 60_000,
+      maintainIntervalMs,
+    },
+  });
+}

@@ -24,17 +24,14 @@ import { rootCertificates, type TLSSocket } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { configSchema } from '../src/config/schema.js';
-import { Secret } from '../src/config/secret.js';
 import type { RecordedFix } from '../src/gnss/fix.js';
 import { GnssPipeline } from '../src/gnss/pipeline.js';
 import type { NmeaSource } from '../src/gnss/sources/source.js';
 import { silentLogger } from '../src/log.js';
 import { AuthorizedClient } from '../src/platform/authorized-client.js';
-import { systemBootClock } from '../src/platform/boot-clock.js';
 import { createPlatformConnector, TlsSessionCache } from '../src/platform/connector.js';
 import { createPlatformDispatcher, type PlatformTransport } from '../src/platform/dispatcher.js';
 import { PlatformHttp } from '../src/platform/http.js';
-import { TokenManager } from '../src/platform/token-manager.js';
 import { WireCounter, type WireSnapshot } from '../src/platform/wire-counter.js';
 import { PlatformSimulator } from '../src/sim/index.js';
 import { driveText, generateDrive } from '../src/sim/receiver/index.js';
@@ -42,7 +39,7 @@ import { makeThrowawayCa, type ThrowawayCa } from '../src/sim/throwaway-ca.js';
 import { openDatabase } from '../src/store/database.js';
 import { systemClock } from '../src/system/clock.js';
 import { Uploader } from '../src/upload/uploader.js';
-import { openOutbox, registered } from './upload-rig.js';
+import { benchTokenManager, openOutbox, registered } from './upload-rig.js';
 
 const DRIVE_MINUTES = Number(process.env.WIRE_DRIVE_MINUTES ?? 60);
 /** Drive replay speed-up; every connection timer is scaled by it. */
@@ -167,46 +164,24 @@ async function rig(s: Scenario): Promise<Rig> {
           maxConnections: config.platform.maxConnections,
           requestTimeoutMs: config.platform.requestTimeoutMs,
           http2: config.platform.http2,
-          idleTimeoutMs: process.env.WIRE_IDLE0 ? 3_600_000 : Math.round((DEFAULT_IDLE_S * 1000) / s.speedup),
+          idleTimeoutMs: Math.round((DEFAULT_IDLE_S * 1000) / s.speedup),
           pingIntervalMs: Math.round(((s.pingS ?? config.platform.pingIntervalS) * 1000) / s.speedup),
           wire,
         });
   const meter = new BodyMeter(transport);
   const http = new PlatformHttp({
-    dispatcher: process.env.WIRE_NOMETER ? transport : meter,
+    dispatcher: meter,
     requestTimeoutMs: 30_000,
     maxResponseBytes: 1 << 20,
   });
   const dir = mkdtempSync(path.join(tmp, 'run-'));
-  const tokens = new TokenManager({
-    db: openDatabase({ dataDir: dir, logger: silentLogger() }),
+  const tokens = benchTokenManager(
+    openDatabase({ dataDir: dir, logger: silentLogger() }),
     http,
-    authUrl: urls.authUrl,
-    credentials: { username: 'agent', password: new Secret('pw') },
-    clock: systemClock,
-    bootClock: systemBootClock(),
-    logger: silentLogger(),
-    tuning: {
-      refreshMarginS: 120,
-      passwordRetryMinS: 60,
-      passwordRetryMaxS: 3600,
-      serviceRetryMinS: 2,
-      serviceRetryMaxS: 300,
-      lockWaitMs: 10_000,
-      lockStaleMs: 60_000,
-      maintainIntervalMs: Math.max(100, Math.round(60_000 / s.speedup)),
-    },
-  });
-  debug('tokens');
-  const stall = process.env.WIRE_DEBUG
-    ? setInterval(
-        () => debug('stalled', JSON.stringify(sim.stats.connections), JSON.stringify(sim.stats.requests), JSON.stringify(wire.snapshot())),
-        3000,
-      )
-    : undefined;
+    urls.authUrl,
+    Math.max(100, Math.round(60_000 / s.speedup)),
+  );
   await tokens.start();
-  clearInterval(stall);
-  debug('tokens started');
   const client = new AuthorizedClient({ http, tokens, logger: silentLogger() });
   const { db, outbox } = openOutbox(dir, { commitIntervalMs: Math.max(5, Math.round(1000 / s.speedup)) });
   await outbox.start();
@@ -230,17 +205,7 @@ async function rig(s: Scenario): Promise<Rig> {
       const t0 = Date.now();
       while (outbox.pendingCount() > 0 || uploader.status().inFlight > 0) {
         if (Date.now() - t0 > 60_000) throw new Error(`${s.name}: the outbox did not drain`);
-        if (Math.floor((Date.now() - t0) / 1000) !== Math.floor((Date.now() - t0 - 10) / 1000))
-          debug(
-            'draining',
-            outbox.pendingCount(),
-            uploader.status().inFlight,
-            sim.events.size,
-            JSON.stringify(sim.stats.requests),
-            JSON.stringify(uploader.status()),
-            JSON.stringify(wire.snapshot()),
-          );
-        await sleep(10);
+        if (Math.floor((Date.now() - t0) / 1000) !== Math.floor((Date.now() - t0 - 10) / 1000)) await sleep(10);
       }
     },
     async close() {
@@ -254,7 +219,6 @@ async function rig(s: Scenario): Promise<Rig> {
   };
 }
 
-const debug = process.env.WIRE_DEBUG ? (...a: unknown[]) => console.error(...a) : () => {};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function minus(a: WireSnapshot, b: WireSnapshot): RunResult['wire'] {
@@ -270,13 +234,10 @@ function minus(a: WireSnapshot, b: WireSnapshot): RunResult['wire'] {
 
 /** Replays `fixes` at their GNSS times / speedup after a warm-up event; returns what the schedule cost. */
 async function replay(s: Scenario, fixes: RecordedFix[], warm: RecordedFix): Promise<RunResult> {
-  debug('rig', s.name);
   const r = await rig(s);
   try {
-    debug('warm');
     r.record(warm);
     await r.drained();
-    debug('warmed');
     const w0 = r.wire.snapshot();
     const m0 = { req: r.meter.reqBody, ans: r.meter.ansBody, n: r.meter.requests };
     const refreshes0 = r.sim.stats.refreshes;
@@ -285,7 +246,6 @@ async function replay(s: Scenario, fixes: RecordedFix[], warm: RecordedFix): Pro
     for (const fix of fixes) {
       const due = (fix.time - first) / s.speedup;
       const wait = due - (performance.now() - t0);
-      debug('fix', fixes.indexOf(fix), JSON.stringify(r.wire.snapshot().connections), r.delivered());
       if (wait > 0) await sleep(wait);
       r.record(fix);
     }

@@ -4,16 +4,9 @@ import { AgentError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } fr
 import { QualityGate } from '../gnss/quality-gate.js';
 import { createLogger } from '../log.js';
 import { buildHereLocation } from '../locations/build.js';
-import {
-  captureLocation,
-  DEFAULT_MAX_SPREAD_M,
-  DEFAULT_SAMPLES,
-  defaultTimeoutMs,
-  gateFrom,
-  type CaptureResult,
-} from '../locations/capture.js';
+import { captureLocation, DEFAULT_MAX_SPREAD_M, defaultTimeoutMs, gateFrom, type CaptureResult } from '../locations/capture.js';
 import { chooseFeed } from '../fix-feed/choose-feed.js';
-import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES, formatIssue, type LocationIssue, type OtmLocation } from '../locations/location-types.js';
+import { formatIssue, type LocationIssue, type OtmLocation } from '../locations/location-types.js';
 import { readLocationInput } from '../locations/read-input.js';
 import { retryLine, sendLocations, summaryLine } from '../locations/send.js';
 import { LocationUploader } from '../locations/upload.js';

@@ -4,7 +4,7 @@
  * token is dropped at once and never printed), and the stored registration.
  */
 import { lookup } from 'node:dns/promises';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 import type { Config } from '../config/load.js';
 import { createPlatformDispatcher } from '../platform/dispatcher.js';
