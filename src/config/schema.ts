@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+import { platformSchema } from './platform-schema.js';
+import { nonEmpty } from './schema-parts.js';
+
+export { platformSchema };
+
 /**
  * The configuration schema: every key, its type, its default and what it means, in one place.
  * The README's configuration table mirrors this file. Unknown keys are errors everywhere
@@ -7,183 +12,6 @@ import { z } from 'zod';
  *
  * Sections use `.prefault({})` so that an absent section still gets every inner default.
  */
-
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
-
-function isLoopbackHost(hostname: string): boolean {
-  if (LOOPBACK_HOSTS.has(hostname)) return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
-
-/** https:// everywhere; http:// only on loopback, for the platform simulator. */
-const platformUrl = (what: string, required?: string) =>
-  z.string(required ? { error: (iss) => (iss.input === undefined ? required : undefined) } : undefined).superRefine((value, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: `must be an absolute URL (https://host/...) for ${what}, got "${value}"` });
-      return;
-    }
-    if (url.protocol === 'https:') return;
-    if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return;
-    if (url.protocol === 'http:') {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must use https:// (http:// is allowed only for loopback hosts such as 127.0.0.1 or localhost), got "${value}"`,
-      });
-      return;
-    }
-    ctx.addIssue({ code: 'custom', message: `must be an https:// URL, got protocol "${url.protocol}"` });
-  });
-
-const pathSuffix = (suffix: string) => (value: string) =>
-  new URL(value).pathname.replace(/\/+$/, '/').endsWith(suffix) || new URL(value).pathname.endsWith(suffix.replace(/\/$/, ''));
-
-const nonEmpty = z.string().trim().min(1, 'must not be empty');
-
-const DEVICE_URL_REQUIRED =
-  'the tracking device service has no published address; set it to the base your platform contact gave you (it ends in /api/public/v2/)';
-
-export const platformSchema = z
-  .strictObject({
-    authUrl: platformUrl('the token service')
-      .refine((v) => safe(() => pathSuffix('/api/v1')(v)), {
-        message: 'must end in /api/v1 (the token service base, e.g. https://auth-service.services.simacan.com/api/v1)',
-      })
-      .optional()
-      .describe('Token service base; ends in /api/v1. Default: the production (or staging) address.'),
-    deviceUrl: platformUrl('the tracking device service', `is required: ${DEVICE_URL_REQUIRED}`)
-      .refine((v) => safe(() => pathSuffix('/api/public/v2/')(v)), {
-        message: 'must end in /api/public/v2/ (the tracking device service base)',
-      })
-      .describe('Tracking device service base; ends in /api/public/v2/. No published address: required.'),
-    planningUrl: platformUrl('the planning host')
-      .optional()
-      .describe('Planning host for location upload and GPS events. Default: the production (or staging) address.'),
-    eventsPath: z
-      .string()
-      .startsWith('/', 'must start with "/"')
-      .default('/otm/api/v5/events')
-      .describe('Path of the OTM5 event intake on the planning host.'),
-    locationsPath: z
-      .string()
-      .startsWith('/', 'must start with "/"')
-      .default('/otm/api/v5/locations')
-      .describe('Path of the OTM5 location upload on the planning host.'),
-    caFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Extra CA certificate (PEM) for private staging setups. TLS verification always stays on.'),
-    requestTimeoutMs: z
-      .number()
-      .int()
-      .min(1000)
-      .max(300_000)
-      .default(30_000)
-      .describe('Total deadline for one platform request, headers and body together.'),
-    maxResponseBytes: z
-      .number()
-      .int()
-      .min(1024)
-      .max(64 * 1024 * 1024)
-      .default(1024 * 1024)
-      .describe('Largest response body accepted from the platform.'),
-    maxConnections: z
-      .number()
-      .int()
-      .min(1)
-      .max(64)
-      .default(8)
-      .describe('Keep-alive connections per platform host (one shared HTTP dispatcher).'),
-    http2: z
-      .boolean()
-      .default(true)
-      .describe('Offer HTTP/2 (TLS ALPN): one multiplexed connection per platform host; HTTP/1.1 where the server does not take it.'),
-    idleTimeoutS: z
-      .number()
-      .int()
-      .min(1)
-      .max(3600)
-      .optional()
-      .describe(
-        'Close a platform connection after this long without traffic. Default: recording.maxIntervalS + 15, so that the connection lasts between events while driving; a shorter HTTP/1.1 Keep-Alive hint of the server wins.',
-      ),
-    pingIntervalS: z
-      .number()
-      .int()
-      .min(0)
-      .max(3600)
-      .default(0)
-      .describe(
-        'HTTP/2 PING this often on an open connection, which then never idles out (0: no pings; the connection closes after idleTimeoutS and the next event reconnects, resuming the TLS session).',
-      ),
-    tokenRefreshMarginS: z
-      .number()
-      .int()
-      .min(1)
-      .max(1800)
-      .default(120)
-      .describe(
-        'Refresh the access token this long before its lifetime (expires_in, measured from receipt on the monotonic clock) runs out; at most a tenth of the lifetime.',
-      ),
-    passwordRetryMinS: z
-      .number()
-      .int()
-      .min(10)
-      .max(3600)
-      .default(120)
-      .describe(
-        'After the token service rejects the credentials: first wait before the next password attempt; doubles up to passwordRetryMaxS.',
-      ),
-    passwordRetryMaxS: z
-      .number()
-      .int()
-      .min(60)
-      .max(86_400)
-      .default(3600)
-      .describe('Longest wait between password attempts while the credentials are rejected.'),
-    tokenServiceRetryMinS: z
-      .number()
-      .int()
-      .min(1)
-      .max(600)
-      .default(2)
-      .describe(
-        'After a 5xx, 429 or network error of the token service: first wait; doubles up to tokenServiceRetryMaxS (never shorter than Retry-After).',
-      ),
-    tokenServiceRetryMaxS: z
-      .number()
-      .int()
-      .min(1)
-      .max(3600)
-      .default(300)
-      .describe('Longest wait between token service attempts after transient failures.'),
-    registrationRetryMinS: z
-      .number()
-      .int()
-      .min(1)
-      .max(3600)
-      .default(5)
-      .describe('Device registration after a 5xx, 429 or network error: first wait (with jitter); doubles up to registrationRetryMaxS.'),
-    registrationRetryMaxS: z
-      .number()
-      .int()
-      .min(10)
-      .max(86_400)
-      .default(600)
-      .describe('Longest wait between device registration attempts after transient failures.'),
-    registrationConfigRetryS: z
-      .number()
-      .int()
-      .min(60)
-      .max(86_400)
-      .default(3600)
-      .describe('Device registration refused with 400/403 (a configuration problem): wait this long before trying again.'),
-  })
-  // An absent section is parsed as {}, so that the missing deviceUrl is reported under its own key.
-  .prefault({} as { deviceUrl: string });
 
 export const credentialsSchema = z
   .strictObject({
@@ -400,11 +228,3 @@ export const configSchema = z.strictObject({
 
 /** The file as parsed by the schema, before addresses and the password are resolved. */
 export type RawConfig = z.infer<typeof configSchema>;
-
-function safe(f: () => boolean): boolean {
-  try {
-    return f();
-  } catch {
-    return true; // the URL refinement above already reports an unparsable URL
-  }
-}
