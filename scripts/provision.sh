@@ -44,6 +44,9 @@ change only the keys given here):
                                      listens for NMEA on /dev/ttyACM*, /dev/ttyUSB*, /dev/serial0
   --baud-rate N                      receiver baud rate (auto-detected with the port)
 
+Exit codes: 0 done, 1 failed (see the message), 2 a wrong or missing flag or a configuration the
+agent refuses (nothing was changed).
+
 Installation:
   --source DIR          built package to install (default: $(dirname -- "$SCRIPT_DIR"))
   --node PATH           node binary for the service (default: \`command -v node\`)
@@ -63,6 +66,11 @@ die() {
   printf 'provision: error: %s\n' "$*" >&2
   exit 1
 }
+# A wrong or missing flag, or a configuration the agent refuses: exit 2, as the agent's own CLI does.
+usage_error() {
+  printf 'provision: error: %s\n' "$*" >&2
+  exit 2
+}
 
 # --- Flags ---------------------------------------------------------------------------------------
 ROOT='' SOURCE='' NODE='' UNINSTALL=0 PURGE=0 PROBE_SECONDS=3 WAIT_TIMEOUT=180
@@ -79,7 +87,7 @@ parse_flags() {
       --purge) PURGE=1 && shift && continue ;;
       --*=*) value=${flag#*=} flag=${flag%%=*} inline=1 ;;
       --*) value=${2-} ;;
-      *) die "unexpected argument \"$flag\" (see --help)" ;;
+      *) usage_error "unexpected argument \"$flag\" (see --help)" ;;
     esac
     case $flag in
       --environment) var=ENVIRONMENT ;;
@@ -96,21 +104,21 @@ parse_flags() {
       --probe-seconds) var=PROBE_SECONDS ;;
       --wait-timeout) var=WAIT_TIMEOUT ;;
       --root) var=ROOT ;;
-      *) die "unknown flag $flag (see --help)" ;;
+      *) usage_error "unknown flag $flag (see --help)" ;;
     esac
     if [ "$inline" -eq 1 ]; then
       shift
     else
-      [ $# -ge 2 ] || die "$flag needs a value (see --help)"
+      [ $# -ge 2 ] || usage_error "$flag needs a value (see --help)"
       shift 2
     fi
     printf -v "$var" '%s' "$value"
   done
-  case $ENVIRONMENT in '' | production | staging) ;; *) die "--environment must be production or staging, got \"$ENVIRONMENT\"" ;; esac
-  [[ $PROBE_SECONDS =~ ^[1-9][0-9]*$ ]] || die "--probe-seconds must be a whole number of seconds"
-  [[ $WAIT_TIMEOUT =~ ^[0-9]+$ ]] || die "--wait-timeout must be a whole number of seconds"
-  [ -z "$BAUD_RATE" ] || [[ $BAUD_RATE =~ ^[0-9]+$ ]] || die "--baud-rate must be a number, e.g. 9600"
-  [ "$PURGE" -eq 0 ] || [ "$UNINSTALL" -eq 1 ] || die "--purge goes with --uninstall"
+  case $ENVIRONMENT in '' | production | staging) ;; *) usage_error "--environment must be production or staging, got \"$ENVIRONMENT\"" ;; esac
+  [[ $PROBE_SECONDS =~ ^[1-9][0-9]*$ ]] || usage_error "--probe-seconds must be a whole number of seconds"
+  [[ $WAIT_TIMEOUT =~ ^[0-9]+$ ]] || usage_error "--wait-timeout must be a whole number of seconds"
+  [ -z "$BAUD_RATE" ] || [[ $BAUD_RATE =~ ^[0-9]+$ ]] || usage_error "--baud-rate must be a number, e.g. 9600"
+  [ "$PURGE" -eq 0 ] || [ "$UNINSTALL" -eq 1 ] || usage_error "--purge goes with --uninstall"
 }
 
 # --- Effects on the system, or a record of them under --root --------------------------------------
@@ -171,14 +179,14 @@ preflight() {
   [ "$UNINSTALL" -eq 1 ] && return 0
 
   SOURCE=${SOURCE:-$(dirname -- "$SCRIPT_DIR")}
-  SOURCE=$(cd -- "$SOURCE" 2>/dev/null && pwd) || die "--source: no such directory"
+  SOURCE=$(cd -- "$SOURCE" 2>/dev/null && pwd) || usage_error "--source: no such directory"
   [ -f "$SOURCE/package.json" ] || die "$SOURCE has no package.json; pass --source DIR (a built checkout or an unpacked release)"
   [ -f "$SOURCE/systemd/$UNIT_NAME" ] || die "$SOURCE has no systemd/$UNIT_NAME; pass --source DIR (a built checkout or an unpacked release)"
   [ -f "$SOURCE/dist/cli/main.js" ] || die "$SOURCE has no dist/: build it first (npm ci && npm run build), or use a release tarball (npm pack)"
 
   NODE=${NODE:-$(command -v node || true)}
   [ -n "$NODE" ] || die "node not found; install Node.js 20 or later (Debian: apt-get install nodejs; or NodeSource)"
-  [[ $NODE =~ ^/[A-Za-z0-9._/+-]+$ ]] || die "--node must be an absolute path without spaces, got \"$NODE\""
+  [[ $NODE =~ ^/[A-Za-z0-9._/+-]+$ ]] || usage_error "--node must be an absolute path without spaces, got \"$NODE\""
   [ -x "$NODE" ] || die "$NODE is not executable"
   # The unit has ProtectHome=yes: a node under /root or /home (nvm) is invisible to the service.
   case "$NODE $(readlink -f -- "$NODE")" in

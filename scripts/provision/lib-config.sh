@@ -10,8 +10,8 @@ stage_password() {
   if [ "$PASSWORD_FILE" = - ]; then
     IFS= read -r pw || [ -n "$pw" ] || die "--password-file -: nothing on standard input"
   elif [ -n "$PASSWORD_FILE" ]; then
-    [ -r "$PASSWORD_FILE" ] || die "--password-file $PASSWORD_FILE: cannot read it"
-    IFS= read -r pw <"$PASSWORD_FILE" || [ -n "$pw" ] || die "--password-file $PASSWORD_FILE is empty"
+    [ -r "$PASSWORD_FILE" ] || usage_error "--password-file $PASSWORD_FILE: cannot read it"
+    IFS= read -r pw <"$PASSWORD_FILE" || [ -n "$pw" ] || usage_error "--password-file $PASSWORD_FILE is empty"
   elif [ -f "$ROOT$ETC/password" ]; then
     say "keeping the stored password ($ETC/password)"
     return 0
@@ -20,7 +20,7 @@ stage_password() {
     IFS= read -rs -p "Again, to be sure: " again </dev/tty && echo >/dev/tty
     [ "$pw" = "$again" ] || die "the two passwords differ; nothing was changed"
   else
-    die "no password: pass --password-file FILE (or - for standard input), or run in a terminal to be asked"
+    usage_error "no password: pass --password-file FILE (or - for standard input), or run in a terminal to be asked"
   fi
   pw=${pw%$'\r'}
   [ -n "$pw" ] || die "the password is empty"
@@ -35,7 +35,7 @@ require_first_install_flags() {
   [ -n "$EXTERNAL_SYSTEM_ID" ] || missing+=(--external-system-id)
   [ -n "$CARRIER_CODE" ] || missing+=(--carrier-code)
   [ -n "$DEVICE_URL" ] || missing+=(--device-url)
-  [ "${#missing[@]}" -eq 0 ] || die "a first install needs ${missing[*]} (see --help)"
+  [ "${#missing[@]}" -eq 0 ] || usage_error "a first install needs ${missing[*]} (see --help)"
 }
 
 # Leaves the new configuration in $ROOT$ETC/.config.json.new. An existing configuration is kept:
@@ -81,5 +81,5 @@ validate_config() {
   say "checking the configuration (telematics-agent config check)"
   env -u TELEMATICS_AGENT_PASSWORD -u CREDENTIALS_DIRECTORY -u TELEMATICS_AGENT_CONFIG \
     "$NODE" "$stage_cli" config check --quiet --config "$ROOT$ETC/.config.json.new" ||
-    die "the configuration is not valid (see above); nothing was changed. Fix the flags, or edit $ETC/config.json"
+    usage_error "the configuration is not valid (see above); nothing was changed. Fix the flags, or edit $ETC/config.json"
 }

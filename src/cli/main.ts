@@ -19,8 +19,18 @@ import { registerOutboxCommands } from './outbox.js';
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
  * the program here; the command files build what they need from the validated configuration.
  */
+/** Whether commander has already printed the current usage error (it prints its own, not an action's). */
+let usageErrorPrinted = false;
+
 export function buildProgram(): Command {
   const program = new Command();
+  // Set before the commands are added: each command copies its parent's output settings.
+  program.configureOutput({
+    outputError: (str, write) => {
+      usageErrorPrinted = true;
+      write(str);
+    },
+  });
   program
     .name('telematics-agent')
     .description('GPS telematics edge agent: NMEA from the receiver to the fleet platform, buffered in SQLite.')
@@ -50,8 +60,11 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      // --help and --version end here with code 0; usage errors were already printed.
-      return e.exitCode === 0 ? 0 : EXIT_CONFIG;
+      // --help and --version end here with code 0. Commander prints its own usage errors; one an
+      // action throws (InvalidArgumentError: `sim --user bob`) reaches here unprinted.
+      if (e.exitCode === 0) return 0;
+      if (!usageErrorPrinted) process.stderr.write(`telematics-agent: ${e.message}\n(run with --help for usage)\n`);
+      return EXIT_CONFIG;
     }
     if (e instanceof ConfigError) {
       process.stderr.write(`telematics-agent: ${e.message}\n`);

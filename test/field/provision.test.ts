@@ -300,10 +300,25 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
 });
 
 describe('provision.sh refuses before changing anything', () => {
+  it.each([
+    [['--bogus'], 'unknown flag --bogus (see --help)'],
+    [['--username'], '--username needs a value (see --help)'],
+    [['stray'], 'unexpected argument "stray" (see --help)'],
+    [['--environment', 'test'], '--environment must be production or staging, got "test"'],
+    [['--wait-timeout', 'soon'], '--wait-timeout must be a whole number of seconds'],
+    [['--purge'], '--purge goes with --uninstall'],
+  ])('a usage error (%j) exits 2 with its message', (args, message) => {
+    const root = tempDir('ta-provision-usage-');
+    const r = provision(root, args);
+    expect(r.status, r.out).toBe(2);
+    expect(r.out).toContain(`provision: error: ${message}`);
+    expect(readdirSync(root)).toEqual([]);
+  });
+
   it('names the flags a first install lacks', () => {
     const root = tempDir('ta-provision-bare-');
     const r = provision(root, ['--username', 'acme-gateway', '--gnss-path', '/dev/ttyACM0']);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.out).toContain('a first install needs --external-system-id --carrier-code --device-url');
     expect(existsSync(path.join(root, 'etc/telematics-agent/config.json'))).toBe(false);
     expect(existsSync(path.join(root, 'opt'))).toBe(false);
@@ -323,7 +338,7 @@ describe('provision.sh refuses before changing anything', () => {
       '--gnss-path',
       '/dev/ttyACM0',
     ]);
-    expect(r.status).toBe(1);
+    expect(r.status).toBe(2);
     expect(r.out).toContain('no password: pass --password-file FILE');
     expect(existsSync(path.join(root, 'etc/telematics-agent/password'))).toBe(false);
   });
