@@ -5,7 +5,7 @@
  */
 import { seededRandom } from '../random.js';
 import { gga, gsa, gsv, rmc, vtg, zda, type EpochFacts } from './nmea-format.js';
-import { driveRoute, planRoute, type Leg, type Phase, type TruthSample } from './route.js';
+import { driveRoute, fitRoute, planRoute, type Leg, type Phase, type TruthSample } from './route.js';
 import { CONSTELLATIONS, SyntheticSky } from './sky.js';
 
 export interface DriveOptions {
@@ -54,8 +54,11 @@ export function generateDrive(options: DriveOptions = {}): SyntheticDrive {
   const seed = options.seed ?? 1;
   const startTimeMs = options.startTimeMs ?? DEFAULT_DRIVE_START_MS;
   const random = seededRandom(seed);
-  const legs = options.legs ?? planRoute({ minutes, random });
-  const truth = driveRoute(legs, options.start ?? DEFAULT_START, hz);
+  const start = options.start ?? DEFAULT_START;
+  const legs = options.legs ?? fitRoute(planRoute({ minutes, random }), minutes * 60, start, hz);
+  // A route that runs over (its fixed parks alone are longer) is cut at the requested length.
+  const planned = driveRoute(legs, start, hz);
+  const truth = options.legs ? planned : planned.slice(0, Math.round(minutes * 60 * hz));
   const sky = new SyntheticSky(seededRandom(seed ^ 0x5a5a5a5a));
   const noise = seededRandom(seed ^ 0x3c3c3c3c);
   const lines: string[] = [];

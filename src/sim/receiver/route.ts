@@ -148,3 +148,28 @@ export function driveRoute(legs: readonly Leg[], start: { lat: number; lon: numb
   }
   return out;
 }
+
+/**
+ * Fits a planned route to `seconds`: the planner budgets distance with average speeds, which
+ * acceleration, corners and braking make optimistic (a 10-minute plan drove 8.8 minutes). The
+ * drive legs' distances are scaled until driving them takes the time left beside the parks, and
+ * the last few seconds become a stop at the destination, so the drive lasts `seconds` to one epoch.
+ */
+export function fitRoute(legs: readonly Leg[], seconds: number, start: { lat: number; lon: number }, hz: number): Leg[] {
+  const parked = legs.reduce((s, l) => s + (l.kind === 'park' ? l.seconds : 0), 0);
+  const took = (ls: readonly Leg[]): number => driveRoute(ls, start, hz).length / hz;
+  let fitted: Leg[] = [...legs];
+  // Aim a little short: the stop at the end takes up the rest, and a drive never runs over.
+  const target = Math.max(seconds - 2, (seconds + parked) / 2);
+  for (let i = 0; i < 8; i++) {
+    const driving = took(fitted) - parked;
+    const wanted = target - parked;
+    if (driving <= seconds - parked && driving >= wanted - 3) break;
+    const factor = wanted / Math.max(driving, 1 / hz);
+    fitted = fitted.map((l) => (l.kind === 'drive' ? { ...l, distanceM: l.distanceM * factor } : l));
+  }
+  const rest = seconds - took(fitted);
+  const last = fitted[fitted.length - 1];
+  if (rest > 0) fitted.push({ kind: 'park', phase: last?.phase ?? 'city', seconds: rest });
+  return fitted;
+}
