@@ -14,12 +14,25 @@ export function registerRunCommand(program: Command): void {
     .description('Run the agent: read the receiver, record fixes, deliver them to the platform (systemd service entry).')
     .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
-      const [{ Agent }, { loadConfig }, { createLogger }] = await Promise.all([
+      const [{ Agent }, { loadConfig }, { createLogger }, { ensureDataDir }, { InstanceLock }] = await Promise.all([
         import('../agent.js'),
         import('../config/load.js'),
         import('../log.js'),
+        import('../store/database.js'),
+        import('../system/instance-lock.js'),
       ]);
       const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+      // One agent per dataDir, decided before the receiver, the database or the status socket is touched.
+      let lock: { release(): void };
+      try {
+        ensureDataDir(config.dataDir);
+        lock = InstanceLock.acquire(config.dataDir);
+      } catch (e) {
+        if (!isAgentError(e) || e.errorClass !== 'config') throw e;
+        process.stderr.write(`telematics-agent: ${e.message}\n`);
+        process.exitCode = EXIT_CONFIG;
+        return;
+      }
       const logger = createLogger({ level: config.log.level });
       const agent = new Agent({ config, logger });
 
@@ -49,6 +62,7 @@ export function registerRunCommand(program: Command): void {
         await agent.start();
       } catch (e) {
         await agent.stop();
+        lock.release();
         if (isAgentError(e) && e.errorClass === 'config') {
           process.stderr.write(`telematics-agent: ${describeError(e)}\n`);
           process.exitCode = EXIT_CONFIG;
@@ -58,6 +72,7 @@ export function registerRunCommand(program: Command): void {
       }
       await stopRequested;
       await agent.stop();
+      lock.release();
       process.exitCode = EXIT_OK;
       // Anything still holding the loop (a stuck socket) must not keep a stopped daemon alive.
       setTimeout(() => process.exit(EXIT_OK), 2000).unref();

@@ -4,7 +4,7 @@
  * user and its group (technicians in the group can run `status` without root), no network exposure.
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describeError, type ErrorCode, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
 import { GET_STATUS, MAX_REQUEST_LINE } from './protocol.js';
@@ -32,6 +32,8 @@ export class StatusServer {
   readonly #o: StatusServerOptions;
   #server: Server | undefined;
   readonly #sockets = new Set<Socket>();
+  /** Inode of the socket file this server bound: stop() removes that file and no other. */
+  #created: number | undefined;
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
@@ -44,7 +46,7 @@ export class StatusServer {
   async start(): Promise<void> {
     const file = this.#o.socketPath;
     ensureSocketDir(file);
-    removeStaleSocket(file);
+    await removeStaleSocket(file);
     const server = createServer((socket) => this.#accept(socket));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -54,6 +56,7 @@ export class StatusServer {
       });
     });
     chmodSync(file, this.#o.mode ?? 0o660);
+    this.#created = lstatSync(file).ino;
     server.on('error', (e) => this.#o.logger.warn({ err: errorFields(e) }, 'status socket error'));
     this.#server = server;
   }
@@ -65,11 +68,13 @@ export class StatusServer {
     await this.#o.fixes?.stop().catch(() => undefined);
     for (const s of this.#sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    // Never unlink a socket another process bound meanwhile (issue 13.1).
     try {
-      unlinkSync(this.#o.socketPath);
+      if (lstatSync(this.#o.socketPath).ino === this.#created) unlinkSync(this.#o.socketPath);
     } catch {
       // already gone (server.close removes it on most platforms)
     }
+    this.#created = undefined;
   }
 
   #accept(socket: Socket): void {
@@ -124,11 +129,29 @@ export class StatusServer {
   }
 }
 
-/** A socket file left by a crashed daemon blocks listen(); a non-socket file there is not ours. */
-function removeStaleSocket(file: string): void {
+/**
+ * A socket file left by a crashed daemon blocks listen(); a non-socket file there is not ours, and
+ * neither is a socket that something still answers on (another daemon configured with the same
+ * status.socketPath): that one is left alone and this server does not start.
+ */
+async function removeStaleSocket(file: string): Promise<void> {
   try {
-    if (lstatSync(file).isSocket()) unlinkSync(file);
+    if (!lstatSync(file).isSocket()) return;
   } catch {
-    // absent: nothing to remove
+    return; // absent: nothing to remove
+  }
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = connect({ path: file });
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', (e: NodeJS.ErrnoException) => resolve(e.code !== 'ECONNREFUSED' && e.code !== 'ENOENT'));
+  });
+  if (live) throw new Error(`${file} is in use by another process; not taking it over`);
+  try {
+    unlinkSync(file);
+  } catch {
+    // gone meanwhile
   }
 }
