@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { EXIT_FAILURE } from '../errors.js';
 import { numberIn } from './options.js';
 import type { SimUser } from '../sim/index.js';
 
@@ -24,7 +25,12 @@ export function registerSimCommand(program: Command): void {
       'Run the platform simulator (token, tracking device and planning services) on 127.0.0.1, for tests, demos and integrators.',
     )
     .option('-p, --port <n>', 'TCP port on 127.0.0.1 (0 = any free port)', numberIn(0, 65535), 0)
-    .option('-u, --user <name>', 'an account (repeat with --password for several)', collect, [])
+    .option(
+      '-u, --user <name>',
+      'an account (repeat with --password for several); default: one account agent, password agent-password',
+      collect,
+      [],
+    )
     .option('-P, --password <password>', 'password of the --user at the same position', collect, [])
     .option('--carriers <codes>', 'comma-separated carrier codes every account may register (others answer 403); default all')
     .option('--access-ttl <s>', 'access token lifetime (expires_in)', numberIn(1, 86_400 * 30), 3600)
@@ -51,7 +57,17 @@ export function registerSimCommand(program: Command): void {
         earlyExpiryFraction: opts.earlyExpiry,
         seed: opts.seed,
       });
-      const urls = await sim.start({ port: opts.port });
+      let urls: Awaited<ReturnType<typeof sim.start>>;
+      try {
+        urls = await sim.start({ port: opts.port });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+        process.stderr.write(
+          `telematics-agent: sim: port ${opts.port} on 127.0.0.1 is in use (another simulator?); pass another --port, or --port 0 for any free one\n`,
+        );
+        process.exitCode = EXIT_FAILURE;
+        return;
+      }
       const first = users[0] ?? { username: 'agent', password: 'agent-password' };
       if (opts.json) {
         process.stdout.write(`${JSON.stringify({ ...urls, config: configSnippet(urls, first) })}\n`);
@@ -64,7 +80,8 @@ export function registerSimCommand(program: Command): void {
             `  planningUrl: ${urls.planningUrl}`,
             `  adminUrl:    ${urls.adminUrl}  (GET stats, events, locations, devices; POST faults)`,
             `accounts: ${users.map((u) => u.username).join(', ')}`,
-            'configuration snippet (merge into your config file):',
+            'a complete configuration: save it as a file (e.g. sim-config.json), fill in the <...> placeholders',
+            '(gnss and dataDir), check it with `telematics-agent config check --config sim-config.json`, then `run` with it:',
             JSON.stringify(configSnippet(urls, first), null, 2),
             '',
           ].join('\n'),

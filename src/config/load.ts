@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { toIssue } from './issues.js';
+import { placeholderIssues } from './placeholders.js';
 import { resolvePassword, type Credentials } from './password.js';
 import { resolveAddresses, resolveFilePaths, type ResolvedPlatform } from './resolve-paths.js';
 import { configSchema, type RawConfig } from './schema.js';
@@ -63,8 +64,13 @@ export function loadConfig(options: LoadOptions = {}): Config {
 /** Validates an already parsed JSON value; relative paths in it resolve against `source`'s folder. */
 export function parseConfig(json: unknown, options: { source: string; env?: NodeJS.ProcessEnv }): Config {
   const env = options.env ?? process.env;
+  const placeholders = placeholderIssues(json);
   const result = configSchema.safeParse(json);
-  if (!result.success) throw new ConfigError(result.error.issues.map(toIssue), options.source);
+  if (!result.success || placeholders.length > 0) {
+    const left = new Set(placeholders.map((i) => i.path));
+    const schemaIssues = result.success ? [] : result.error.issues.map(toIssue).filter((i) => !left.has(i.path));
+    throw new ConfigError([...placeholders, ...schemaIssues], options.source);
+  }
   const raw = result.data;
   const baseDir = path.dirname(options.source);
   const issues: ConfigIssue[] = [];
