@@ -23,7 +23,8 @@ export class FixPublisher {
   readonly #maxQueued: number;
 
   constructor(options: FixPublisherOptions = {}) {
-    this.#maxQueued = options.maxQueuedBytes ?? 256 * 1024;
+    // About 200 fixes (20 s at 10 Hz) beyond what the kernel's socket buffer holds.
+    this.#maxQueued = options.maxQueuedBytes ?? 64 * 1024;
   }
 
   get subscriberCount(): number {
@@ -47,8 +48,12 @@ export class FixPublisher {
         continue;
       }
       if (socket.writableLength > this.#maxQueued) {
+        // end() alone would keep the queued bytes for as long as the client does not read (400 such
+        // subscribers once held 60 MB): one line for a client that is merely slow, then destroy,
+        // which frees the buffer.
         this.#subscribers.delete(socket);
         socket.end(encodeLine({ error: { code: 'SLOW_SUBSCRIBER', message: 'the subscriber did not read its fixes; disconnected' } }));
+        setTimeout(() => socket.destroy(), 1000).unref();
         continue;
       }
       socket.write(line);

@@ -26,7 +26,19 @@ export interface StatusServerOptions {
   mode?: number;
   /** A client that sends no request line within this long is closed. */
   requestTimeoutMs?: number;
+  /** Connections served at once (status requests and fix subscribers together); more are refused. */
+  maxClients?: number;
+  /** After the answer, a client that does not read it and close within this long is cut off. */
+  lingerMs?: number;
 }
+
+/**
+ * The socket is a window onto the daemon, so it must not be a way to starve it (issue 13.5):
+ * 1,100 idle connections once used up the daemon's 1,024 file descriptors. `status`,
+ * `location here` and doctor need one connection each; 16 leaves room for a few technicians and
+ * scripts at once. With LimitNOFILE= in the unit the bound keeps the socket far from the limit.
+ */
+export const MAX_STATUS_CLIENTS = 16;
 
 export class StatusServer {
   readonly #o: StatusServerOptions;
@@ -78,9 +90,18 @@ export class StatusServer {
   }
 
   #accept(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    if (this.#sockets.size >= (this.#o.maxClients ?? MAX_STATUS_CLIENTS)) {
+      // One line, then the connection is gone whether or not the client reads it.
+      this.#fail(
+        socket,
+        'TOO_MANY_CLIENTS',
+        `the daemon serves ${this.#o.maxClients ?? MAX_STATUS_CLIENTS} status clients at once; try again`,
+      );
+      return;
+    }
     this.#sockets.add(socket);
     socket.once('close', () => this.#sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
     socket.setEncoding('utf8');
     socket.setTimeout(this.#o.requestTimeoutMs ?? 5000, () => socket.destroy());
     let buffer = '';
@@ -110,7 +131,7 @@ export class StatusServer {
     if (r.get === GET_STATUS.get) {
       try {
         const snapshot = await this.#o.provider.snapshot();
-        socket.end(`${JSON.stringify({ status: snapshot })}\n`);
+        this.#answer(socket, `${JSON.stringify({ status: snapshot })}\n`);
       } catch (e) {
         this.#o.logger.warn({ err: errorFields(e) }, 'status snapshot failed');
         this.#fail(socket, 'SNAPSHOT_FAILED', describeError(e));
@@ -125,7 +146,13 @@ export class StatusServer {
   }
 
   #fail(socket: Socket, code: ErrorCode, message: string): void {
-    socket.end(`${JSON.stringify({ error: { code, message } })}\n`);
+    this.#answer(socket, `${JSON.stringify({ error: { code, message } })}\n`);
+  }
+
+  /** Sends the one answer and closes; a client that never reads it does not keep its buffer. */
+  #answer(socket: Socket, line: string): void {
+    socket.end(line);
+    setTimeout(() => socket.destroy(), this.#o.lingerMs ?? 5000).unref();
   }
 }
 

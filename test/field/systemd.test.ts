@@ -81,6 +81,14 @@ describe('systemd unit', () => {
     expect(s.get('MemoryDenyWriteExecute')).toEqual(['no']);
   });
 
+  it('writes no core dump (it would hold the password and tokens) and has a fixed open-file budget (issue 13.5)', () => {
+    const s = serviceSettings();
+    expect(s.get('LimitCORE')).toEqual(['0']);
+    const nofile = Number(s.get('LimitNOFILE')?.[0]);
+    expect(nofile).toBeGreaterThanOrEqual(1024);
+    expect(nofile).toBeLessThanOrEqual(65536);
+  });
+
   it('allows the serial ports a receiver appears on, and not the virtual consoles', () => {
     const allowed = serviceSettings().get('DeviceAllow') ?? [];
     for (const port of ['char-ttyACM rw', 'char-ttyUSB rw', 'char-ttyAMA rw', '/dev/serial0 rw']) expect(allowed).toContain(port);

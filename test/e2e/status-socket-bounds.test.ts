@@ -1,0 +1,114 @@
+import { writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PlatformSimulator } from '../../src/sim/index.js';
+import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { requestSnapshot } from '../../src/status/client.js';
+import { MAX_STATUS_CLIENTS } from '../../src/status/server.js';
+import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+import { startDaemon, writeConfig } from './daemon.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+interface Client {
+  socket: Socket;
+  received(): string;
+  closed: Promise<void>;
+  isClosed(): boolean;
+}
+
+function open(file: string, request?: string): Promise<Client> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ path: file });
+    let data = '';
+    let closed = false;
+    const done = new Promise<void>((r) => socket.once('close', () => r()));
+    void done.then(() => (closed = true));
+    socket.on('data', (d: Buffer) => (data += d.toString()));
+    socket.on('error', () => undefined);
+    cleanups.push(() => void socket.destroy());
+    socket.once('connect', () => {
+      if (request !== undefined) socket.write(`${request}\n`);
+      resolve({ socket, received: () => data, closed: done, isClosed: () => closed });
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** The real daemon replaying a 10 Hz drive 30 times faster than recorded (about 300 fixes a second). */
+async function replayDaemon(): Promise<{ socket: string; log: () => string }> {
+  const dir = tempDir('ta-bounds-');
+  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
+  const urls = await sim.start();
+  cleanups.push(() => sim.stop());
+  const replayFile = path.join(dir, 'drive.nmea');
+  writeFileSync(replayFile, driveText(generateDrive({ minutes: 10, hz: 10, seed: 4 })));
+  const config = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 30 } });
+  const daemon = startDaemon(dir, config);
+  cleanups.push(async () => {
+    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+    }
+  });
+  const socket = path.join(dir, 'status.sock');
+  await waitFor(
+    'status socket',
+    () =>
+      requestSnapshot(socket, 500).then(
+        () => true,
+        () => false,
+      ),
+    { timeoutMs: 60_000, detail: daemon.log },
+  );
+  return { socket, log: daemon.log };
+}
+
+describe('the status socket is bounded (issue 13.5), on the real daemon', () => {
+  it(`serves ${MAX_STATUS_CLIENTS} clients at once, refuses more with one line, and closes idle ones`, async () => {
+    const { socket, log } = await replayDaemon();
+    const idle = await Promise.all(Array.from({ length: MAX_STATUS_CLIENTS }, () => open(socket)));
+    const extra = await Promise.all(Array.from({ length: 4 }, () => open(socket)));
+    for (const c of extra) {
+      await c.closed;
+      expect(c.received()).toMatch(/^\{"error":\{"code":"TOO_MANY_CLIENTS","message":"[^\n]+"\}\}\n$/);
+    }
+    // Idle clients (no request line) are closed by the daemon, which then answers again.
+    await waitFor('the idle clients closed by the daemon', () => idle.every((c) => c.isClosed()), { timeoutMs: 20_000, detail: log });
+    const snap = await requestSnapshot(socket, 2000);
+    expect(snap.source).toBe('daemon');
+  });
+
+  it('drops a fix subscriber that does not read, while one that reads keeps its feed', async () => {
+    const { socket, log } = await replayDaemon();
+    const reader = await open(socket, '{"subscribe":"fixes"}');
+    const stuck = await open(socket, '{"subscribe":"fixes"}');
+    stuck.socket.pause();
+    const start = (await requestSnapshot(socket)).receiver?.fixesRead ?? 0;
+    // 3,000 fix lines are about a megabyte: far past the kernel's socket buffer and the daemon's queue.
+    await waitFor(
+      '3000 more fixes decoded',
+      async () => ((await requestSnapshot(socket, 1000).catch(() => undefined))?.receiver?.fixesRead ?? 0) > start + 3000,
+      { timeoutMs: 45_000, detail: log },
+    );
+    stuck.socket.resume();
+    await Promise.race([
+      stuck.closed,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the stuck subscriber was never dropped')), 10_000)),
+    ]);
+    const stuckBytes = stuck.received().length;
+    const readerBytes = reader.received().length;
+    expect(stuckBytes).toBeLessThan(readerBytes / 2);
+    // What was already in the kernel's socket buffer (about 50 KB here), not the daemon's queue:
+    // the daemon destroyed the connection and freed what it had queued (64 KiB at most).
+    expect(stuckBytes).toBeLessThan(160 * 1024);
+    expect(reader.isClosed()).toBe(false);
+    const before = reader.received().length;
+    await waitFor('the reader still fed', () => reader.received().length > before, { timeoutMs: 10_000 });
+  });
+});
