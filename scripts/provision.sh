@@ -118,6 +118,10 @@ parse_flags() {
   [[ $PROBE_SECONDS =~ ^[1-9][0-9]*$ ]] || usage_error "--probe-seconds must be a whole number of seconds"
   [[ $WAIT_TIMEOUT =~ ^[0-9]+$ ]] || usage_error "--wait-timeout must be a whole number of seconds"
   [ -z "$BAUD_RATE" ] || [[ $BAUD_RATE =~ ^[0-9]+$ ]] || usage_error "--baud-rate must be a number, e.g. 9600"
+  # The config schema's gnss.path pattern: the path ends up in a systemd drop-in, where a newline
+  # or a space would add directives of its own.
+  [ -z "$GNSS_PATH" ] || [ "$GNSS_PATH" = auto ] || gnss_path_ok "$GNSS_PATH" ||
+    usage_error "--gnss-path must be a device path under /dev (letters, digits and . _ / : -), e.g. /dev/ttyACM0, or auto"
   [ "$PURGE" -eq 0 ] || [ "$UNINSTALL" -eq 1 ] || usage_error "--purge goes with --uninstall"
 }
 

@@ -49,6 +49,12 @@ gnss_stable_name() {
   printf '%s\n' "$node"
 }
 
+# The config schema's gnss.path rule (src/config/schema.ts DEVICE_PATH): under /dev, a safe
+# alphabet, no ".." component. The path is written into a systemd drop-in (DeviceAllow=).
+gnss_path_ok() {
+  [[ $1 =~ ^/dev/[A-Za-z0-9._/:-]+$ ]] && [[ /$1/ != */../* ]]
+}
+
 # Sets GNSS_FOUND_PATH and GNSS_FOUND_BAUD, or fails when no candidate speaks NMEA.
 # shellcheck disable=SC2034 # the GNSS_FOUND_* results are read by provision.sh
 gnss_detect() {

@@ -28,6 +28,7 @@ install_unit() {
   place "$UNIT_FILE" 0644 root root
 
   gnss_path=$("$NODE" -p 'require(process.argv[1]).gnss?.path ?? ""' "$ROOT$ETC/config.json")
+  [ -z "$gnss_path" ] || gnss_path_ok "$gnss_path" || die "gnss.path in $ETC/config.json is not a device path under /dev; fix it (e.g. --gnss-path /dev/ttyACM0)"
   if [ -n "$gnss_path" ] && ! gnss_port_covered "$gnss_path"; then
     mkdir -p -- "$ROOT$DROPIN_DIR"
     printf '%s\n' "# Written by provision.sh: the configured receiver port is outside the unit's serial classes." \

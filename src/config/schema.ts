@@ -51,9 +51,28 @@ export const deviceSchema = z.strictObject({
   active: z.boolean().default(true),
 });
 
+/**
+ * `gnss.path`: a device node under /dev only. provision.sh writes it into a systemd drop-in
+ * (`DeviceAllow=`), so a newline or space in it would add directives to the unit (issue 13.7);
+ * the same pattern is checked there.
+ */
+export const DEVICE_PATH = /^\/dev\/[A-Za-z0-9._/:-]+$/;
+
+/** The keys that name where NMEA comes from; exactly one is set. */
+const GNSS_SOURCE_KEYS = ['path', 'replayFile'] as const;
+const GNSS_SOURCE_HINT = 'path: the receiver, e.g. /dev/ttyACM0; replayFile: an NMEA log to replay';
+
 export const gnssSchema = z
   .strictObject({
-    path: z.string().min(1).optional().describe('Serial device of the receiver, e.g. /dev/ttyACM0.'),
+    path: z
+      .string()
+      .regex(
+        DEVICE_PATH,
+        'must be a device path under /dev (letters, digits and . _ / : -), e.g. /dev/ttyACM0 or /dev/serial/by-id/usb-u-blox_GNSS-if00',
+      )
+      .refine((p) => !p.split('/').includes('..'), 'must not contain ".." (name the device itself, e.g. /dev/ttyACM0)')
+      .optional()
+      .describe('Serial device of the receiver, e.g. /dev/ttyACM0 (a path under /dev).'),
     baudRate: z
       .number()
       .int()
@@ -73,12 +92,22 @@ export const gnssSchema = z
   })
   .prefault({})
   .superRefine((g, ctx) => {
-    if (g.path === undefined && g.replayFile === undefined)
+    // Exactly one source. Two would be ambiguous: a leftover replay file beside a receiver once
+    // made the agent upload an old log instead of the vehicle's positions (issue 13.7).
+    const set = GNSS_SOURCE_KEYS.filter((k) => g[k] !== undefined);
+    if (set.length === 0)
       ctx.addIssue({
         code: 'custom',
         path: ['path'],
-        message: 'set gnss.path (serial device, e.g. /dev/ttyACM0) or gnss.replayFile (an NMEA log to replay)',
+        message: `set exactly one GNSS source: ${GNSS_SOURCE_KEYS.map((k) => `gnss.${k}`).join(', ')} (${GNSS_SOURCE_HINT})`,
       });
+    else if (set.length > 1)
+      for (const k of set.slice(1))
+        ctx.addIssue({
+          code: 'custom',
+          path: [k],
+          message: `gnss.${set[0]} and gnss.${k} are both set; set exactly one GNSS source (${GNSS_SOURCE_KEYS.map((s) => `gnss.${s}`).join(', ')}) and remove the other`,
+        });
   });
 
 export const qualitySchema = z

@@ -75,6 +75,16 @@ describe('configuration: valid files', () => {
     expect(stagingAddress(stagingAddress('https://a.b.c/api/v1'))).toBe('https://a-stg.b.c/api/v1');
   });
 
+  it('accepts the device paths receivers really have (by-id aliases, pts, the Pi UART alias)', () => {
+    for (const p of [
+      '/dev/serial/by-id/usb-u-blox_AG_-_www.u-blox.com_u-blox_GNSS_receiver-if00',
+      '/dev/pts/3',
+      '/dev/serial0',
+      '/dev/ttyACM0',
+    ])
+      expect(parse(set(validConfig(), 'gnss.path', p)).gnss.path).toBe(p);
+  });
+
   it('allows http:// on loopback hosts for the simulator', () => {
     const json = validConfig();
     set(json, 'platform.authUrl', 'http://127.0.0.1:8480/api/v1');
@@ -222,6 +232,21 @@ const BAD: BadCase[] = [
     message: />=\s*1|at least 1|too small/i,
   },
   { name: 'neither gnss.path nor gnss.replayFile', mutate: (j) => set(j, 'gnss', {}), key: 'gnss.path', message: /gnss\.replayFile/ },
+  {
+    name: 'gnss.path and gnss.replayFile together (a leftover replay must not win silently)',
+    mutate: (j) => set(j, 'gnss.replayFile', '/var/log/old-drive.nmea'),
+    key: 'gnss.replayFile',
+    message: /gnss\.path and gnss\.replayFile are both set; set exactly one GNSS source/,
+  },
+  {
+    name: 'gnss.path with a newline (would add directives to the systemd drop-in)',
+    mutate: (j) => set(j, 'gnss.path', '/dev/ttyACM0\nExecStartPre=/bin/sh'),
+    key: 'gnss.path',
+    message: /device path under \/dev/,
+  },
+  { name: 'gnss.path outside /dev', mutate: (j) => set(j, 'gnss.path', '/tmp/tty0'), key: 'gnss.path', message: /under \/dev/ },
+  { name: 'gnss.path with a space', mutate: (j) => set(j, 'gnss.path', '/dev/tty ACM0'), key: 'gnss.path', message: /under \/dev/ },
+  { name: 'gnss.path climbing out of /dev', mutate: (j) => set(j, 'gnss.path', '/dev/../etc/shadow'), key: 'gnss.path', message: /\.\./ },
   {
     name: 'negative upload.concurrency',
     mutate: (j) => set(j, 'upload.concurrency', -1),

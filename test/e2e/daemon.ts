@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -94,7 +94,8 @@ export async function ptyPair(dir: string): Promise<{ input: string; device: str
   const device = path.join(dir, 'gps-dev');
   const child = spawn('socat', [`pty,raw,echo=0,link=${input}`, `pty,raw,echo=0,link=${device}`], { stdio: 'ignore' });
   await waitFor('socat ptys', () => existsSync(input) && existsSync(device), { timeoutMs: 10_000 });
-  return { input, device, stop: () => child.kill() };
+  // The configuration takes device paths under /dev only (gnss.path): the pty itself, not the link.
+  return { input, device: realpathSync(device), stop: () => child.kill() };
 }
 
 export interface PtyDaemon {

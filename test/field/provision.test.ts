@@ -324,6 +324,16 @@ describe('provision.sh refuses before changing anything', () => {
     expect(existsSync(path.join(root, 'opt'))).toBe(false);
   });
 
+  it('refuses a --gnss-path that is not a device path: a newline would add directives to the drop-in', () => {
+    for (const bad of ['/dev/ttyS1\nExecStartPre=/bin/touch /tmp/pwned', '/dev/tty S1', '/tmp/tty', '/dev/../etc/shadow']) {
+      const root = tempDir('ta-provision-badpath-');
+      const r = provision(root, ['--username', 'u', '--gnss-path', bad]);
+      expect(r.status, r.out).not.toBe(0);
+      expect(r.out).toContain('--gnss-path must be a device path under /dev');
+      expect(existsSync(path.join(root, 'etc'))).toBe(false);
+    }
+  });
+
   it('asks for a password it cannot prompt for', () => {
     const root = tempDir('ta-provision-nopw-');
     const r = provision(root, [

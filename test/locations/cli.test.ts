@@ -266,7 +266,7 @@ describe.skipIf(!built)('telematics-agent location here', () => {
 
   it('refuses without a 3D fix from the receiver', async () => {
     const dir = workDir();
-    const config = writeConfig(dir, urls, { path: path.join(dir, 'no-such-tty'), baudRate: 9600 });
+    const config = writeConfig(dir, urls, { path: '/dev/ttyTaNoSuchTty', baudRate: 9600 });
     const r = await run([
       'location',
       'here',
@@ -282,14 +282,14 @@ describe.skipIf(!built)('telematics-agent location here', () => {
       '2',
     ]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no 3D fix from the receiver on .*no-such-tty in 2 s: no fix at all came \(.*no-such-tty: /);
+    expect(r.stderr).toMatch(/no 3D fix from the receiver on \/dev\/ttyTaNoSuchTty in 2 s: no fix at all came \(\/dev\/ttyTaNoSuchTty: /);
     expect(sim.stats.requests.locations).toBe(0);
   });
 
   it('takes the fixes from the running daemon instead of opening the port', async () => {
     const dir = workDir();
     // The receiver path does not exist: only the daemon can supply fixes.
-    const config = writeConfig(dir, urls, { path: path.join(dir, 'ttyHeldByDaemon'), baudRate: 9600 });
+    const config = writeConfig(dir, urls, { path: '/dev/ttyTaHeldByDaemon', baudRate: 9600 });
     const fixes: Fix[] = [];
     const feed = new GnssFixFeed({ source: new ReplaySource({ file: FIXTURE, speed: 0, logger: silentLogger() }), description: 'fixture' });
     for await (const f of feed.fixes(new AbortController().signal)) fixes.push(f);
