@@ -293,6 +293,8 @@ export class Agent {
           bytes: g.link.bytes,
           lines: g.link.lines,
           fixesRead: g.counters.decoder.epochs.epochs,
+          rolloverCorrections: g.counters.rollover.corrected,
+          ...(g.link.reconnects !== undefined ? { reconnects: g.link.reconnects } : {}),
           // The pipeline stamps sentences on the wall clock; the provider measures ages on the monotonic one.
           ...(sentenceAt !== undefined
             ? { lastSentenceMonoMs: this.#clock.monotonicMs() - Math.max(0, this.#clock.wallMs() - sentenceAt) }

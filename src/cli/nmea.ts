@@ -26,9 +26,10 @@ export function fixToJson(fix: Fix): string {
 export async function decodeStream(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
-  options: { rollover?: boolean },
+  options: { rollover?: boolean; now?: () => number },
 ): Promise<ReturnType<typeof createDecoder>['counters']> {
-  const decoder = createDecoder(options.rollover ? { correctTime: (t) => correctWeekRollover(t) } : {});
+  const now = options.now ?? Date.now;
+  const decoder = createDecoder(options.rollover ? { correctTime: (t) => correctWeekRollover(t, { now }) } : {});
   let pending = '';
   const write = (fixes: Fix[]): void => {
     for (const f of fixes) pending += `${fixToJson(f)}\n`;

@@ -50,7 +50,7 @@ export class GnssFixFeed implements FixFeed {
     const notify = () => wake?.();
     const decoder = createDecoder({
       ...(this.#o.maxLineLength !== undefined ? { maxLineLength: this.#o.maxLineLength } : {}),
-      correctTime: (t) => correctWeekRollover(t, this.#o.rollover ?? {}),
+      correctTime: (t) => correctWeekRollover(t, { now: Date.now, ...this.#o.rollover }),
       onFix: (fix) => {
         queue.push(fix);
         notify();

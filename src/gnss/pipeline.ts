@@ -7,7 +7,7 @@ import { createDecoder, type Decoder, type DecoderCounters } from './decoder.js'
 import type { Fix, FixSink, RecordedFix, SatelliteInView } from './fix.js';
 import { QualityGate, type QualityCounters, type QualityGateOptions } from './quality-gate.js';
 import { RecordingPolicy, type RecordingPolicyOptions } from './recording-policy.js';
-import { correctWeekRollover } from './rollover.js';
+import { WeekRolloverCorrector, type RolloverCounters } from './rollover.js';
 import type { LinkState, NmeaSource } from './sources/source.js';
 import { errorFields } from '../errors.js';
 
@@ -30,7 +30,7 @@ export interface GnssPipelineOptions {
 
 export interface GnssState {
   link: LinkState & { lines: number; lastValidSentenceAt?: number };
-  counters: { decoder: DecoderCounters; quality: QualityCounters; recorded: number };
+  counters: { decoder: DecoderCounters; quality: QualityCounters; recorded: number; rollover: RolloverCounters };
   /** The last epoch decoded, even if rejected or not recorded (for status). */
   lastFix?: Fix;
   /** Why the last fix was rejected, if it was. */
@@ -43,6 +43,7 @@ export class GnssPipeline {
   readonly #decoder: Decoder;
   readonly #gate: QualityGate;
   readonly #policy: RecordingPolicy;
+  readonly #rollover: WeekRolloverCorrector;
   #recorded = 0;
   #lastFix: Fix | undefined;
   #lastRejection: string | undefined;
@@ -55,11 +56,13 @@ export class GnssPipeline {
     const quality = options.quality ?? {};
     this.#gate = new QualityGate(quality);
     this.#policy = new RecordingPolicy(options.recording ?? {});
+    // The host clock only bounds a correction (never timestamps a fix): see rollover.ts.
+    this.#rollover = new WeekRolloverCorrector({ ...quality, now: options.now ?? Date.now });
     this.#decoder = createDecoder({
       maxLineLength: options.maxLineLength ?? 4096,
       satellites: true,
       // The live agent corrects the GPS week rollover (gpsd does the same); `nmea decode` does not.
-      correctTime: (t) => correctWeekRollover(t, quality),
+      correctTime: this.#rollover.correct,
       onFix: (fix) => this.#onFix(fix),
     });
   }
@@ -83,7 +86,7 @@ export class GnssPipeline {
     const counters = this.#decoder.counters;
     const state: GnssState = {
       link: { ...this.#o.source.link(), lines: counters.lines.lines },
-      counters: { decoder: counters, quality: this.#gate.counters, recorded: this.#recorded },
+      counters: { decoder: counters, quality: this.#gate.counters, recorded: this.#recorded, rollover: { ...this.#rollover.counters } },
       satellites: this.#decoder.satellites(),
     };
     if (this.#lastValidSentenceAt !== undefined) state.link.lastValidSentenceAt = this.#lastValidSentenceAt;

@@ -29,6 +29,10 @@ export interface ReceiverView {
   /** Monotonic ms of the last valid sentence. */
   lastSentenceMonoMs?: number;
   fixesRead?: number;
+  /** Epochs whose date was corrected for the GPS week rollover. */
+  rolloverCorrections?: number;
+  /** Times the link was re-established after it was lost (gpsd restarts, unplugged receivers). */
+  reconnects?: number;
   lastFix?: Fix;
   /** Host wall clock (ms) when lastFix was decoded: fix time vs system time. */
   lastFixWallMs?: number;
@@ -118,6 +122,8 @@ export function receiverStatus(v: ReceiverView, nowMonoMs: number): ReceiverStat
   if (v.bytes !== undefined) r.bytes = v.bytes;
   if (v.lines !== undefined) r.lines = v.lines;
   if (v.fixesRead !== undefined) r.fixesRead = v.fixesRead;
+  if (v.rolloverCorrections !== undefined) r.rolloverCorrections = v.rolloverCorrections;
+  if (v.reconnects !== undefined) r.reconnects = v.reconnects;
   if (v.lastSentenceMonoMs !== undefined) r.lastSentenceAgeS = Math.max(0, (nowMonoMs - v.lastSentenceMonoMs) / 1000);
   const f = v.lastFix;
   if (f) {

@@ -64,7 +64,8 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   if (r) {
     const link = r.link === 'open' ? c.ok(r.link) : r.link === 'retrying' ? c.warn(r.link) : c.bad(r.link);
     const sentence = r.lastSentenceAgeS === undefined ? 'no sentence yet' : `last sentence ${r.lastSentenceAgeS.toFixed(1)} s ago`;
-    lines.push(row('receiver', `${truncate(r.port, 34)}  ${link}  ${sentence}`));
+    const reconnects = r.reconnects ? `  reconnects ${r.reconnects}` : '';
+    lines.push(row('receiver', `${truncate(r.port, 44)}  ${link}  ${sentence}${reconnects}`));
     if (r.lastError && r.link !== 'open') lines.push(row('', c.dim(truncate(r.lastError, 68))));
     const mode = r.mode === 3 ? c.ok('3D') : r.mode === 2 ? c.warn('2D') : c.bad('no fix');
     const parts = [mode];
@@ -81,6 +82,7 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     }
     const sats = r.constellations.map((k) => `${shortName(k.constellation)} ${k.used}/${k.inView}`).join('  ');
     lines.push(row('  sats', `used ${r.satellitesUsed ?? 0}  ${sats || 'none in view'}`));
+    if (r.rolloverCorrections) lines.push(row('  dates', `${r.rolloverCorrections} corrected by 1024 weeks (GPS week rollover)`));
   }
 
   const g = s.registration;

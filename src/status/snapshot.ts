@@ -27,6 +27,10 @@ export interface ReceiverStatus {
   lastSentenceAgeS?: number;
   /** Fixes decoded since start (before the quality gate). */
   fixesRead?: number;
+  /** Epochs whose date was moved forward by 1024 weeks (GPS week rollover of old firmware). */
+  rolloverCorrections?: number;
+  /** Times the link came back after it was lost (gpsd restarted, receiver replugged). */
+  reconnects?: number;
   /** 1 none, 2 2D, 3 3D; absent before the first epoch. */
   mode?: 1 | 2 | 3;
   /** GNSS time of the last fix (epoch ms UTC). */

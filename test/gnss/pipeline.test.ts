@@ -96,12 +96,18 @@ describe.skipIf(!HAVE_CORPUS)('nmea decode', () => {
     expect(counters.sentences.rejected.comment).toBeGreaterThan(0);
   });
 
-  it('--rollover moves pre-rollover dates forward by 1024 weeks', async () => {
-    const out = new PassThrough();
-    let text = '';
-    out.on('data', (c: Buffer) => (text += c.toString()));
-    await decodeStream(createReadStream(corpusPath('garmin15x.log')), out, { rollover: true });
-    expect((JSON.parse(text.split('\n')[0] ?? '{}') as { time: string }).time).toBe('2042-06-03T11:32:58.000Z');
+  it('--rollover moves pre-rollover dates forward by 1024 weeks when the result is plausible', async () => {
+    const firstTime = async (now: number): Promise<string> => {
+      const out = new PassThrough();
+      let text = '';
+      out.on('data', (c: Buffer) => (text += c.toString()));
+      await decodeStream(createReadStream(corpusPath('garmin15x.log')), out, { rollover: true, now: () => now });
+      return (JSON.parse(text.split('\n')[0] ?? '{}') as { time: string }).time;
+    };
+    // Host clock not set (a Pi without RTC at boot): nothing bounds the correction.
+    expect(await firstTime(0)).toBe('2042-06-03T11:32:58.000Z');
+    // Host clock set in 2026: 2042 is years ahead of it, so the 2022 date stays (and the gate rejects it).
+    expect(await firstTime(Date.UTC(2026, 10, 24))).toBe('2022-10-18T11:32:58.000Z');
   });
 });
 

@@ -97,9 +97,10 @@ export class SerialSource implements NmeaSource {
       port.open((err) => {
         if (err) this.#lost(port, err);
         else if (this.#port === port && this.#running) {
-          if (this.#link.attempts > 0)
+          if (this.#link.attempts > 0) {
+            this.#link.reconnects = (this.#link.reconnects ?? 0) + 1;
             this.#o.logger.info({ path: this.#o.path, attempts: this.#link.attempts }, 'GNSS receiver link restored');
-          else this.#o.logger.info({ path: this.#o.path, baudRate: this.#o.baudRate }, 'GNSS receiver link open');
+          } else this.#o.logger.info({ path: this.#o.path, baudRate: this.#o.baudRate }, 'GNSS receiver link open');
           this.#link.status = 'open';
           this.#link.attempts = 0;
           this.#link.openedAt = this.#now();

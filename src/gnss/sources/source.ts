@@ -15,6 +15,8 @@ export interface LinkState {
   nextAttemptAt?: number;
   bytes: number;
   openedAt?: number;
+  /** Times the link was open again after being lost (sources that reconnect count them). */
+  reconnects?: number;
 }
 
 export interface NmeaSource {

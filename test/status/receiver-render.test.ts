@@ -1,0 +1,34 @@
+/**
+ * The receiver lines of `status`: a gpsd link shows where gpsd reads from, reconnects and GPS
+ * week-rollover corrections are counted (issue 14); the daemon provider passes them through.
+ */
+import { describe, expect, it } from 'vitest';
+import { receiverStatus } from '../../src/status/daemon-provider.js';
+import { renderStatus } from '../../src/status/render.js';
+import { liveSnapshot } from './fixtures.js';
+
+const NOW = Date.UTC(2026, 10, 24, 12);
+
+describe('status receiver lines', () => {
+  it('shows the gpsd link whole, its reconnects and the rollover corrections', () => {
+    const s = liveSnapshot(NOW, '/tmp/x', (snap) => {
+      if (!snap.receiver) throw new Error('fixture without receiver');
+      snap.receiver.port = 'gpsd 127.0.0.1:2947 -> /dev/ttyACM0';
+      snap.receiver.reconnects = 2;
+      snap.receiver.rolloverCorrections = 1800;
+    });
+    const text = renderStatus(s, { color: false, nowMs: NOW });
+    expect(text).toMatch(/receiver\s+gpsd 127\.0\.0\.1:2947 -> \/dev\/ttyACM0  open  last sentence 0\.2 s ago  reconnects 2/);
+    expect(text).toMatch(/dates\s+1800 corrected by 1024 weeks \(GPS week rollover\)/);
+  });
+
+  it('shows neither line while there is nothing to count', () => {
+    const text = renderStatus(liveSnapshot(NOW, '/tmp/x'), { color: false, nowMs: NOW });
+    expect(text).not.toMatch(/reconnects|rollover/);
+  });
+
+  it('the provider passes the counters through to the snapshot', () => {
+    const r = receiverStatus({ port: 'gpsd 127.0.0.1:2947', link: 'open', satellites: [], reconnects: 3, rolloverCorrections: 7 }, 0);
+    expect(r).toMatchObject({ reconnects: 3, rolloverCorrections: 7 });
+  });
+});
