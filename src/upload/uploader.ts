@@ -1,87 +1,17 @@
-import type { Config } from '../config/load.js';
 import { PlatformError, type ErrorClass, errorFields } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { AuthorizedRequester, PlatformResponse, RegisteredDevice, RegistrationState } from '../platform/contracts.js';
+import type { PlatformResponse, RegisteredDevice } from '../platform/contracts.js';
 import { errorFromResponse } from '../platform/http-errors.js';
 import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent } from '../platform/otm-event.js';
 import type { OutboxEntry } from '../store/outbox-row.js';
-import { systemTimers, type Clock, type Timers } from '../system/clock.js';
+import { systemTimers, type Timers } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
-import type { UploadQueue } from './upload-queue.js';
+import type { Refusal, SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 import { judgeRefusal, namesEventField, SYSTEMIC_RUN } from './rejection-rule.js';
 import { systemicHint } from './systemic-hint.js';
 
 export type { UploadQueue } from './upload-queue.js';
-
-export interface UploaderOptions {
-  queue: UploadQueue;
-  requester: AuthorizedRequester;
-  registration: RegistrationState;
-  /** `{planningUrl}{eventsPath}`. */
-  eventsUrl: string;
-  /** device.licensePlate, sent inline with each event. */
-  licensePlate?: string;
-  upload: Config['upload'];
-  clock: Clock;
-  /** The backoff and hold waits (default: the system's); tests pass a ManualClock as both. */
-  timers?: Timers;
-  logger: Logger;
-  random?: () => number;
-}
-
-export interface UploadError {
-  code: string;
-  class: ErrorClass;
-  message: string;
-  status?: number;
-  /** Wall ms. */
-  at: number;
-}
-
-/**
- * The platform refuses every event the same way (issue 11.1): a configuration answer (405 from a
- * wrong eventsPath, 407 from a proxy, ...) or a run of refusals with no acceptance in between.
- */
-export interface SystemicFault {
-  status?: number;
-  code: string;
-  /** 'config': a configuration status; 'refuses-everything': a run of refusals (rejection-rule.ts). */
-  kind: 'config' | 'refuses-everything';
-  message: string;
-  /** What to check: platform.eventsPath, the proxy, the event shape. */
-  hint: string;
-  /** Wall ms of the first answer of the fault. */
-  since: number;
-}
-
-export interface UploaderStatus {
-  state: 'stopped' | 'waiting-registration' | 'sending' | 'idle' | 'backoff';
-  order: Config['upload']['order'];
-  inFlight: number;
-  live: { inFlight: number; sent: number; lastFixTime?: string };
-  backlog: { inFlight: number; sent: number; lastFixTime?: string };
-  deadLettered: number;
-  /** Refused events kept queued: waiting for the rejection rule's verdict, or held for the longest backoff. */
-  held: number;
-  consecutiveFailures: number;
-  /** Wall ms the backoff ends, while backing off. */
-  backoffUntil?: number;
-  /** Wall ms of the last delivery. */
-  lastSuccessAt?: number;
-  lastError?: UploadError;
-  fault?: SystemicFault;
-}
-
-/** A refused event waiting for the rejection rule's verdict (rejection-rule.ts). */
-interface Refusal {
-  entry: OutboxEntry;
-  namesField: boolean;
-  status: number;
-  reason: string;
-  /** The run it belonged to: shared by reference, marked systemic when the run reaches SYSTEMIC_RUN. */
-  run: { count: number; systemic: boolean };
-}
+export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 
 /**
  * Delivers queued fixes as OTM5 locationUpdateEvents, one `PUT {planningUrl}{eventsPath}` each
