@@ -47,6 +47,7 @@ export function decideRetry(facts: RetryFacts, policy: RetryPolicy, random: () =
   if (facts.retryAfterMs !== undefined && facts.retryAfterMs > policy.maxBackoffMs) {
     return { action: 'give-up', reason: `the platform asks to wait ${Math.ceil(facts.retryAfterMs / 1000)} s before trying again` };
   }
-  const jittered = backoffMs(facts.attempt, { minMs: policy.minBackoffMs, maxMs: policy.maxBackoffMs }, random());
-  return { action: 'retry', delayMs: atLeastRetryAfter(jittered, facts.retryAfterMs) };
+  const r = random();
+  const jittered = backoffMs(facts.attempt, { minMs: policy.minBackoffMs, maxMs: policy.maxBackoffMs }, r);
+  return { action: 'retry', delayMs: atLeastRetryAfter(jittered, facts.retryAfterMs, Infinity, r) };
 }

@@ -100,8 +100,9 @@ export class TokenBackoff {
     this.#service = undefined;
   }
 
-  /** retry/backoff.ts with equal jitter; never below Retry-After. */
+  /** retry/backoff.ts with equal jitter; never below Retry-After, spread above it. */
   #delay(failures: number, minS: number, maxS: number, retryAfterMs: number | undefined): number {
-    return atLeastRetryAfter(backoffMs(failures, { minMs: minS * 1000, maxMs: maxS * 1000 }, this.#random()), retryAfterMs);
+    const random = this.#random();
+    return atLeastRetryAfter(backoffMs(failures, { minMs: minS * 1000, maxMs: maxS * 1000 }, random), retryAfterMs, Infinity, random);
   }
 }

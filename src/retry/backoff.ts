@@ -44,7 +44,26 @@ export function backoffMs(attempt: number, policy: BackoffPolicy, random: number
 /**
  * The server's Retry-After is a floor under our own delay (RFC 9110 10.2.3); `capMs`, when given,
  * caps a misbehaving server's demand too.
+ *
+ * With `random` (every retry path of the agent passes one), a Retry-After longer than our own delay
+ * is not obeyed to the millisecond: a thousand gateways told "Retry-After: 60" by one overloaded
+ * platform would otherwise all come back in the same second. The wait is spread over
+ * [Retry-After, 1.5 x Retry-After] (never shorter than the server asked), and a demand at or over
+ * the cap over [0.75 x cap, cap].
  */
-export function atLeastRetryAfter(delayMs: number, retryAfterMs: number | undefined, capMs = Infinity): number {
-  return Math.min(capMs, Math.max(delayMs, retryAfterMs ?? 0));
+export function atLeastRetryAfter(delayMs: number, retryAfterMs: number | undefined, capMs = Infinity, random?: number): number {
+  const floor = retryAfterMs ?? 0;
+  if (random === undefined || floor <= delayMs) return Math.min(capMs, Math.max(delayMs, floor));
+  const r = Math.min(Math.max(random, 0), 1);
+  if (floor >= capMs) return Math.round(capMs * (0.75 + 0.25 * r));
+  return Math.round(Math.min(capMs, floor * (1 + 0.5 * r)));
+}
+
+/**
+ * A fixed long wait (the longest backoff, a configuration retry), spread with equal jitter over
+ * [waitMs / 2, waitMs] so that a fleet that met the same fault at the same moment does not probe in
+ * lockstep.
+ */
+export function spreadMs(waitMs: number, random: number): number {
+  return backoffMs(1, { minMs: waitMs, maxMs: waitMs }, random);
 }

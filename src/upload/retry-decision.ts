@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../errors.js';
-import { atLeastRetryAfter, backoffMs as jitteredBackoffMs } from '../retry/backoff.js';
+import { atLeastRetryAfter, backoffMs as jitteredBackoffMs, spreadMs } from '../retry/backoff.js';
 import { statusMeaning } from '../retry/status-table.js';
 
 /**
@@ -15,9 +15,11 @@ import { statusMeaning } from '../retry/status-table.js';
  * - auth (401 reaching us: the requester already refreshed and retried once, contracts.ts): the
  *   credentials or token service are the problem, not the event: back off, keep it queued.
  * - config (403, 404, 405, 407, 410, 415, 426, 451): not this event's fault: back off at the
- *   longest delay, keep it queued, report the class so status names the fix.
+ *   longest delay (equal jitter: half to all of it), keep it queued, report the class so status
+ *   names the fix.
  * - transient (408, 425, 429, 5xx, network errors and deadlines): exponential backoff with equal
- *   jitter, never shorter than the platform's Retry-After.
+ *   jitter, never shorter than the platform's Retry-After (and spread above it, backoff.ts).
+ * Every delay is jittered: a fleet that met the same outage never retries in lockstep.
  */
 
 export type AttemptResult =
@@ -48,12 +50,12 @@ export function decideUpload(result: AttemptResult, failures: number, policy: Ba
       case 'credentials':
         return retry('auth', failures, policy, random, result.retryAfterMs);
       case 'config':
-        return { action: 'retry', delayMs: policy.maxBackoffMs, errorClass: 'config' };
+        return { action: 'retry', delayMs: spreadMs(policy.maxBackoffMs, random), errorClass: 'config' };
       case 'transient':
         return retry('transient', failures, policy, random, result.retryAfterMs);
     }
   }
-  if (result.errorClass === 'config') return { action: 'retry', delayMs: policy.maxBackoffMs, errorClass: 'config' };
+  if (result.errorClass === 'config') return { action: 'retry', delayMs: spreadMs(policy.maxBackoffMs, random), errorClass: 'config' };
   const cls = result.errorClass === 'auth' ? 'auth' : 'transient';
   return retry(cls, failures, policy, random, result.retryAfterMs);
 }
@@ -71,6 +73,6 @@ function retry(
   retryAfterMs: number | undefined,
 ): UploadDecision {
   // Retry-After is the server's floor; maxBackoffMs caps a misbehaving server's demand too.
-  const delayMs = atLeastRetryAfter(backoffMs(failures, policy, random), retryAfterMs, policy.maxBackoffMs);
+  const delayMs = atLeastRetryAfter(backoffMs(failures, policy, random), retryAfterMs, policy.maxBackoffMs, random);
   return { action: 'retry', delayMs, errorClass };
 }

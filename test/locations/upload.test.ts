@@ -134,7 +134,7 @@ describe('location upload against the platform simulator', () => {
     expect(notices[0]?.cause).toMatch(/^PLATFORM_/);
     p.sim.setFaults('locations', { status429: { rate: 1, retryAfterS: 3 }, limit: 1 });
     expect(await up.put(DEPOT)).toMatchObject({ kind: 'stored', attempts: 2 });
-    expect(sleeps).toEqual([750, 3000]);
+    expect(sleeps).toEqual([750, 3750]); // Retry-After 3 s, spread above it (random 0.5: x 1.25)
   });
 
   it('gives up after the last attempt with a clear, transient failure', async () => {
@@ -230,7 +230,7 @@ describe('answers the simulator does not give', () => {
       { status: 200, body: DEPOT },
     );
     expect(await up.put(DEPOT)).toMatchObject({ kind: 'stored', attempts: 2 });
-    expect(sleeps).toEqual([9000]);
+    expect(sleeps).toEqual([11_250]); // 9 s, spread above it (random 0.5: x 1.25)
   });
 
   it('a proxy asking for credentials (407) is a configuration failure naming the proxy, not retried', async () => {
@@ -261,7 +261,7 @@ describe('the retry decision', () => {
     ['502 second attempt', { status: 502, attempt: 2 }, { action: 'retry', delayMs: 1500 }],
     ['503 third attempt', { status: 503, attempt: 3 }, { action: 'retry', delayMs: 3000 }],
     ['503 last attempt', { status: 503, attempt: 4 }, { action: 'give-up', reason: 'gave up after 4 attempts' }],
-    ['429 with a short Retry-After', { status: 429, attempt: 1, retryAfterMs: 5000 }, { action: 'retry', delayMs: 5000 }],
+    ['429 with a short Retry-After, spread above it', { status: 429, attempt: 1, retryAfterMs: 5000 }, { action: 'retry', delayMs: 6250 }],
     [
       '429 with a Retry-After longer than a person waits',
       { status: 429, attempt: 1, retryAfterMs: 600_000 },

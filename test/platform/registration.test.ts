@@ -133,12 +133,12 @@ describe('device self-registration', () => {
       const sleep = recordingSleep(false);
       const { r } = await boot(p, { device, sleep, logger: log });
       await waitFor('the first wait', () => sleep.delays.length === 1);
-      expect(sleep.delays).toEqual([3600_000]);
+      expect(sleep.delays).toEqual([2700_000]); // registrationConfigRetryS 3600 with equal jitter, random 0.5
       const s = r.status();
       expect(s.state).toBe('config-error');
       expect(s.lastError).toMatchObject({ class: 'config', status });
       expect(s.lastError?.message).toMatch(message);
-      expect(s.nextAttemptAt).toBe(p.clock.wallMs() + 3600_000);
+      expect(s.nextAttemptAt).toBe(p.clock.wallMs() + 2700_000);
       expect(log.text()).toMatch(message);
       expect(r.current()).toBeUndefined();
       expect(p.sim.stats.requests.devices).toBe(1);
@@ -256,14 +256,14 @@ describe('registration retry delay', () => {
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     });
   it.each([
-    ['400: the long configuration wait', err(400, 'config'), 1, 3600_000],
-    ['403: the long configuration wait', err(403, 'config'), 5, 3600_000],
-    ['404 (wrong deviceUrl): the long configuration wait', err(404, 'config'), 1, 3600_000],
+    ['400: the long configuration wait, equal jitter', err(400, 'config'), 1, 2700_000],
+    ['403: the long configuration wait, equal jitter', err(403, 'config'), 5, 2700_000],
+    ['404 (wrong deviceUrl): the long configuration wait, equal jitter', err(404, 'config'), 1, 2700_000],
     ["credentials rejected: the token manager's wait", err(401, 'config', 240_000, 'CREDENTIALS_REJECTED'), 1, 240_000],
     ['503, first failure: 5 s with equal jitter', err(503, 'transient'), 1, 3750],
     ['503, fourth failure: 40 s with equal jitter', err(503, 'transient'), 4, 30_000],
     ['network error after many failures: capped at 600 s', err(undefined, 'transient'), 20, 450_000],
-    ['429 with a longer Retry-After: the Retry-After', err(429, 'transient', 90_000), 1, 90_000],
+    ['429 with a longer Retry-After: the Retry-After, spread above it', err(429, 'transient', 90_000), 1, 112_500],
     ['401 after the retry: backoff like a transient error', err(401, 'auth'), 2, 7500],
   ])('%s', (_name, error, failures, expected) => {
     expect(registrationDelayMs(error, failures, TUNING, 0.5)).toBe(expected);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { atLeastRetryAfter, backoffMs, backoffStepMs } from '../../src/retry/backoff.js';
+import { atLeastRetryAfter, backoffMs, backoffStepMs, spreadMs } from '../../src/retry/backoff.js';
 
 const policy = { minMs: 1000, maxMs: 60_000 };
 
@@ -47,5 +47,32 @@ describe('backoff', () => {
     [500, 86_400_000, 60_000, 60_000],
   ])('delay %i with Retry-After %s, cap %d: %i', (delay, retryAfterMs, cap, expected) => {
     expect(atLeastRetryAfter(delay, retryAfterMs, cap)).toBe(expected);
+  });
+});
+
+describe('Retry-After with jitter (every retry path passes a random number)', () => {
+  it('is never shorter than the server asked, and spread up to 1.5 times it', () => {
+    expect(atLeastRetryAfter(1000, 60_000, Infinity, 0)).toBe(60_000);
+    expect(atLeastRetryAfter(1000, 60_000, Infinity, 0.5)).toBe(75_000);
+    expect(atLeastRetryAfter(1000, 60_000, Infinity, 0.999999)).toBeLessThanOrEqual(90_000);
+  });
+  it('our own longer delay wins unchanged', () => {
+    expect(atLeastRetryAfter(8000, 5000, Infinity, 0.9)).toBe(8000);
+  });
+  it('a demand over the cap is spread below the cap, not all at the cap', () => {
+    expect(atLeastRetryAfter(1000, 86_400_000, 300_000, 0)).toBe(225_000);
+    expect(atLeastRetryAfter(1000, 86_400_000, 300_000, 0.999999)).toBeLessThanOrEqual(300_000);
+  });
+  it('a thousand agents told the same Retry-After come back over a window, not in one second', () => {
+    const delays = Array.from({ length: 1000 }, (_, i) => atLeastRetryAfter(500, 60_000, 300_000, (i + 0.5) / 1000));
+    const perSecond = new Map<number, number>();
+    for (const d of delays) perSecond.set(Math.floor(d / 1000), (perSecond.get(Math.floor(d / 1000)) ?? 0) + 1);
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(60_000);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(40); // 30 s window: about 33 a second
+  });
+  it('spreadMs: a fixed long wait over [wait/2, wait]', () => {
+    expect(spreadMs(300_000, 0)).toBe(150_000);
+    expect(spreadMs(300_000, 0.5)).toBe(225_000);
+    expect(spreadMs(300_000, 0.999999)).toBeLessThanOrEqual(300_000);
   });
 });
