@@ -190,7 +190,8 @@ async function rig(s: Scenario): Promise<Rig> {
     requester: client,
     registration: registered,
     eventsUrl: `${urls.planningUrl}${config.platform.eventsPath}`,
-    upload: config.upload,
+    // The backlog pace is per second of real time: scaled with the replay like every other timer.
+    upload: { ...config.upload, backlogRatePerS: config.upload.backlogRatePerS * s.speedup },
     clock: systemClock,
     logger: silentLogger(),
   });

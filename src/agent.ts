@@ -135,6 +135,7 @@ export class Agent {
       logger,
       clock,
       wire,
+      spreadStart: true,
       ...(this.#o.probes ? { probes: this.#o.probes } : {}),
       ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
     });

@@ -169,6 +169,14 @@ export const platformSchema = z
       .max(86_400)
       .default(600)
       .describe('Longest wait between device registration attempts after transient failures.'),
+    startupJitterS: z
+      .number()
+      .min(0)
+      .max(3600)
+      .default(30)
+      .describe(
+        'A fleet powered on together: the first token request (password grant, or refresh of a token that ran out while off) and the first device upsert after start wait a random 0 .. this many seconds. An agent with a valid stored token and registration contacts nobody at start and waits for nothing.',
+      ),
     registrationConfigRetryS: z
       .number()
       .int()

@@ -204,6 +204,14 @@ export const storageSchema = z
   })
   .prefault({});
 
+/**
+ * The default backlog pace, chosen from `npm run bench:fleet` (README "Fleet behaviour"): about
+ * twice what a driving vehicle records with the default path policy, so a fleet recovering from an
+ * outage stays under three times its steady request rate, and five minutes of backlog drain in
+ * about two and a half.
+ */
+export const BACKLOG_RATE_PER_S = 0.1;
+
 export const uploadSchema = z
   .strictObject({
     order: z
@@ -213,6 +221,14 @@ export const uploadSchema = z
     concurrency: z.number().int().min(1).max(32).default(4).describe('Event requests in flight at once.'),
     minBackoffMs: z.number().int().min(100).default(1000).describe('First retry delay after 429/5xx/network errors.'),
     maxBackoffMs: z.number().int().min(1000).default(300_000).describe('Longest retry delay.'),
+    backlogRatePerS: z
+      .number()
+      .min(0)
+      .max(1000)
+      .default(BACKLOG_RATE_PER_S)
+      .describe(
+        'Backlog events sent per second at most (a token bucket, one second of burst); the live lane still sends the newest fix at once. Keeps a fleet recovering from an outage near its steady rate. 0 = unpaced.',
+      ),
     eventDetail: z
       .enum(['position', 'full'])
       .default('position')

@@ -15,18 +15,25 @@ export interface DemoConfigOptions {
 /**
  * The daemon's configuration for the demo: the simulator's loopback addresses, the password in a
  * 0600 file (as in production), the synthetic drive as the receiver, the status socket in the temp
- * directory, and upload backoffs short enough that the backlog drains within seconds of the outage.
+ * directory, and upload backoffs short enough that the backlog drains within seconds of the outage
+ * (one gateway, not a fleet: no start-up spread, backlog unpaced).
  */
 export function writeDemoConfig(o: DemoConfigOptions): string {
   const passwordFile = path.join(o.dir, 'password');
   writeFileAtomic(passwordFile, `${DEMO_USER.password}\n`, { mode: 0o600 });
   const config = {
     environment: 'staging',
-    platform: { authUrl: o.urls.authUrl, deviceUrl: o.urls.deviceUrl, planningUrl: o.urls.planningUrl, tokenRefreshMarginS: 3 },
+    platform: {
+      authUrl: o.urls.authUrl,
+      deviceUrl: o.urls.deviceUrl,
+      planningUrl: o.urls.planningUrl,
+      tokenRefreshMarginS: 3,
+      startupJitterS: 0,
+    },
     credentials: { username: DEMO_USER.username, passwordFile },
     device: { externalSystemId: 'demo-fleet', externalDeviceId: 'demo-gateway-1', carrierCode: 'SIM', licensePlate: 'DEMO-01' },
     gnss: { replayFile: o.replayFile, replaySpeed: o.replaySpeed },
-    upload: { minBackoffMs: 200, maxBackoffMs: 2000 },
+    upload: { minBackoffMs: 200, maxBackoffMs: 2000, backlogRatePerS: 0 },
     dataDir: path.join(o.dir, 'data'),
     log: { level: 'warn' },
     status: { socketPath: path.join(o.dir, 'status.sock') },

@@ -9,6 +9,7 @@ import { DeviceRegistrar } from './device-registrar.js';
 import { createPlatformDispatcher, type PlatformTransport } from './dispatcher.js';
 import { PlatformHttp } from './http.js';
 import { SecretRedactor } from './secret-redactor.js';
+import { StartSpread } from './start-spread.js';
 import { TokenManager } from './token-manager.js';
 import { errorFields } from '../errors.js';
 import { WireCounter } from './wire-counter.js';
@@ -26,6 +27,8 @@ export interface PlatformDeps {
   dispatcher?: PlatformTransport;
   /** Counts the platform sockets' bytes (status, persisted by the caller); default a fresh counter. */
   wire?: WireCounter;
+  /** The daemon only: spread the first token request and upsert over platform.startupJitterS (start-spread.ts). */
+  spreadStart?: boolean;
 }
 
 export interface PlatformParts {
@@ -65,6 +68,10 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   // of the live secrets (issue 11.5).
   const redactor = new SecretRedactor();
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: p.requestTimeoutMs, maxResponseBytes: p.maxResponseBytes, redactor });
+  const startSpread =
+    deps.spreadStart && p.startupJitterS > 0
+      ? new StartSpread({ windowS: p.startupJitterS, clock, logger: logger.child({ component: 'platform' }) })
+      : undefined;
   const tokens = new TokenManager({
     db,
     http,
@@ -74,6 +81,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     bootClock: deps.bootClock ?? systemBootClock(),
     logger: logger.child({ component: 'tokens' }),
     redactor,
+    ...(startSpread ? { startSpread } : {}),
     tuning: {
       refreshMarginS: p.tokenRefreshMarginS,
       passwordRetryMinS: p.passwordRetryMinS,
@@ -94,6 +102,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     probes: deps.probes ?? systemProbes,
     clock,
     logger: logger.child({ component: 'registration' }),
+    ...(startSpread ? { startSpread } : {}),
     tuning: { retryMinS: p.registrationRetryMinS, retryMaxS: p.registrationRetryMaxS, configRetryS: p.registrationConfigRetryS },
   });
   return {

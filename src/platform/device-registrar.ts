@@ -8,6 +8,7 @@ import type { AuthorizedRequester, DeviceIdentity, RegisteredDevice, Registratio
 import { bodyHash, deviceBody, type DeviceSection } from './device-body.js';
 import { DeviceClient } from './device-client.js';
 import { DeviceStore } from '../store/device-store.js';
+import type { StartSpread } from './start-spread.js';
 import { registrationDelayMs, type RegistrationRetryTuning } from './registration-delay.js';
 
 export interface DeviceRegistrarOptions {
@@ -22,6 +23,8 @@ export interface DeviceRegistrarOptions {
   logger: Logger;
   tuning: RegistrationRetryTuning;
   random?: () => number;
+  /** The daemon's start-up spread (platform.startupJitterS): the first upsert waits for it. */
+  startSpread?: StartSpread;
   /** Waits between attempts; injectable so tests can observe the chosen delays. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -184,6 +187,11 @@ export class DeviceRegistrar implements RegistrationState {
     const { logger, tuning, clock } = this.#o;
     const random = this.#o.random ?? Math.random;
     const wait = this.#o.sleep ?? ((ms: number, s: AbortSignal) => sleep(ms, undefined, { signal: s }));
+    try {
+      await this.#o.startSpread?.wait(signal, 'device upsert');
+    } catch {
+      return;
+    }
     while (!signal.aborted) {
       if (this.#status.state !== 'registered') this.#status.state = 'registering';
       let delayMs: number;

@@ -14,6 +14,7 @@ import { bookkeepingWrite } from './token-bookkeeping.js';
 import { TokenClient } from './token-client.js';
 import { TokenLock, type TokenLockTuning } from './token-lock.js';
 import type { SecretRedactor } from './secret-redactor.js';
+import type { StartSpread } from './start-spread.js';
 import { checkStoredPair, type TokenPair } from './token-pair.js';
 import { UnsavedPair } from './unsaved-pair.js';
 import { TokenStore, type StoredToken, type TokenCounter } from '../store/token-store.js';
@@ -41,6 +42,8 @@ export interface TokenManagerOptions {
   random?: () => number;
   /** Told every token held and every password sent, so that an echo of one in an answer is redacted. */
   redactor?: SecretRedactor;
+  /** The daemon's start-up spread (platform.startupJitterS): the first renewal waits for it. */
+  startSpread?: StartSpread;
 }
 
 /** An access token to send, and the generation it belongs to (for renewAfterUnauthorized). */
@@ -179,6 +182,7 @@ export class TokenManager {
 
   async #renewUnderLock(reason: Reason, generation: number): Promise<Held> {
     try {
+      await this.#o.startSpread?.wait(this.#stopping.signal, 'token');
       this.#passwordWatch.check();
       this.#backoff.check(this.#o.clock.monotonicMs());
       const lock = await this.#lock.acquire();

@@ -36,7 +36,8 @@ export class UploadLanes {
     this.#order = order;
   }
 
-  next(inFlight: (seq: number) => boolean): { entry: OutboxEntry; lane: Lane } | undefined {
+  /** `backlog` false: only the live lane may answer (the backlog pacer has no send left just now). */
+  next(inFlight: (seq: number) => boolean, backlog = true): { entry: OutboxEntry; lane: Lane } | undefined {
     const changes = this.#queue.externalChanges?.() ?? 0;
     if (changes !== this.#externalChanges) {
       // Another process put fixes back (requeued dead letters) below the cursor: start over. The
@@ -54,6 +55,7 @@ export class UploadLanes {
         return { entry: newest, lane: 'live' };
       }
     }
+    if (!backlog) return undefined;
     const entry = this.#nextBacklog(inFlight);
     return entry ? { entry, lane: 'backlog' } : undefined;
   }

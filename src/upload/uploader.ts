@@ -6,6 +6,8 @@ import type { OutboxEntry } from '../store/outbox-row.js';
 import { systemTimers, type Timers } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
+import { BacklogPacer } from './backlog-pacer.js';
+import { spreadMs } from '../retry/backoff.js';
 import type { Refusal, SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 import { judgeRefusal, namesEventField, SYSTEMIC_RUN } from './rejection-rule.js';
 import { systemicHint } from './systemic-hint.js';
@@ -47,11 +49,14 @@ export class Uploader {
   #fault: SystemicFault | undefined;
 
   readonly #timers: Timers;
+  readonly #pacer: BacklogPacer;
+  #paceTimer: unknown;
 
   constructor(options: UploaderOptions) {
     this.#o = options;
     this.#timers = options.timers ?? systemTimers;
     this.#lanes = new UploadLanes(options.queue, options.upload.order);
+    this.#pacer = new BacklogPacer(options.upload.backlogRatePerS, options.clock.monotonicMs());
   }
 
   async start(): Promise<void> {
@@ -74,6 +79,7 @@ export class Uploader {
     this.#stopping = true;
     if (this.#resumeTimer) this.#timers.clearTimeout(this.#resumeTimer);
     if (this.#heldTimer) this.#timers.clearTimeout(this.#heldTimer);
+    if (this.#paceTimer) this.#timers.clearTimeout(this.#paceTimer);
     const pending = [...this.#inFlight.values()].map((f) => f.promise);
     if (pending.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -142,10 +148,25 @@ export class Uploader {
         this.#dispatch(held, 'backlog');
         continue;
       }
-      const next = this.#lanes.next(busy);
-      if (!next) return;
+      // The backlog lane is paced (upload.backlogRatePerS); the live lane never waits for it.
+      const paceWaitMs = this.#pacer.take(now);
+      const next = this.#lanes.next(busy, paceWaitMs === 0);
+      if (paceWaitMs === 0 && next?.lane !== 'backlog') this.#pacer.giveBack();
+      if (!next) {
+        if (paceWaitMs > 0) this.#schedulePace(paceWaitMs);
+        return;
+      }
       this.#dispatch(next.entry, next.lane);
     }
+  }
+
+  /** Wakes the pump when the backlog pacer has a send again (one timer at a time). */
+  #schedulePace(delayMs: number): void {
+    if (this.#paceTimer) return;
+    this.#paceTimer = this.#timers.setTimeout(() => {
+      this.#paceTimer = undefined;
+      this.#pump();
+    }, delayMs);
   }
 
   /** A held event whose wait is over (taken out of #held), and a wake-up for the next one. */
@@ -222,7 +243,7 @@ export class Uploader {
     }
     // Failures of requests started before the last failure belong to the same outage: one step.
     const failures = startedAt >= this.#lastFailureAt ? this.#failures + 1 : Math.max(1, this.#failures);
-    const decision = decideUpload(result, failures, this.#o.upload, (this.#o.random ?? Math.random)());
+    const decision = decideUpload(result, failures, this.#o.upload, this.#random());
     switch (decision.action) {
       case 'sent':
         this.#o.queue.delivered(entry.seq);
@@ -281,10 +302,12 @@ export class Uploader {
       // Probe with one event per maxBackoffMs until the platform accepts one again.
       this.#failures = Math.max(1, this.#failures + 1);
       this.#lastFailureAt = this.#o.clock.monotonicMs();
-      const until = this.#lastFailureAt + this.#o.upload.maxBackoffMs;
+      // Spread (half to all of it), so a fleet refused alike does not probe in lockstep.
+      const waitMs = spreadMs(this.#o.upload.maxBackoffMs, this.#random());
+      const until = this.#lastFailureAt + waitMs;
       if (until > this.#resumeAt) {
         this.#resumeAt = until;
-        this.#scheduleResume(this.#o.upload.maxBackoffMs);
+        this.#scheduleResume(waitMs);
       }
     } else this.#note(error, 'rejected');
   }
@@ -310,9 +333,14 @@ export class Uploader {
           'platform refused this event for its own fault while accepting others: moved to the dead letters',
         );
       } else if (verdict === 'hold') {
-        this.#held.set(r.entry.seq, { entry: r.entry, notBefore: this.#o.clock.monotonicMs() + this.#o.upload.maxBackoffMs });
+        const notBefore = this.#o.clock.monotonicMs() + spreadMs(this.#o.upload.maxBackoffMs, this.#random());
+        this.#held.set(r.entry.seq, { entry: r.entry, notBefore });
       } else this.#lanes.requeue(r.entry);
     }
+  }
+
+  #random(): number {
+    return (this.#o.random ?? Math.random)();
   }
 
   #setFault(kind: SystemicFault['kind'], status: number, error: PlatformError | undefined): void {

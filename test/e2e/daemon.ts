@@ -25,7 +25,7 @@ export interface DaemonConfig {
   password?: string;
 }
 
-/** The daemon's config file: the simulator's loopback addresses, short retries, every fix recorded. */
+/** The daemon's config file: the simulator's loopback addresses, short retries, every fix recorded, no start-up spread, backlog unpaced. */
 export function writeConfig(c: DaemonConfig): string {
   const passwordFile = path.join(c.dir, 'password');
   writeFileSync(passwordFile, `${c.password ?? 'pw'}\n`, { mode: 0o600 });
@@ -40,13 +40,14 @@ export function writeConfig(c: DaemonConfig): string {
       tokenServiceRetryMinS: 1,
       tokenServiceRetryMaxS: 2,
       requestTimeoutMs: 5000,
+      startupJitterS: 0,
       ...c.platform,
     },
     credentials: { username: 'agent', passwordFile },
     device: DEVICE,
     gnss: c.gnss,
     recording: { mode: 'all' },
-    upload: { minBackoffMs: 100, maxBackoffMs: 1000, ...c.upload },
+    upload: { minBackoffMs: 100, maxBackoffMs: 1000, backlogRatePerS: 0, ...c.upload },
     storage: { commitIntervalMs: 200, ...c.storage },
     dataDir: path.join(c.dir, 'data'),
     log: { level: 'info' },
