@@ -12,6 +12,7 @@ import { retryLine, sendLocations, summaryLine } from '../locations/send.js';
 import { LocationUploader } from '../locations/upload.js';
 import { validateLocationBatch } from '../locations/validate.js';
 import type { CommonOptions, HereOptions } from './location-options.js';
+import { oneShotFailure, rejectedPasswordSentence } from './failure-message.js';
 import { openPlatformContext } from './platform-context.js';
 
 /** The work of `location put|here` (location.ts declares the commands and loads this on use). */
@@ -60,8 +61,9 @@ async function here(opts: HereOptions, signal: AbortSignal): Promise<number> {
     return EXIT_CONFIG;
   }
   const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+  // As for the other one-shot commands (platform-context.ts): JSON log lines only when asked for.
   const logger = createLogger({
-    level: config.log.level === 'info' ? 'warn' : config.log.level,
+    level: config.log.level === 'info' ? 'fatal' : config.log.level,
     destination: pino.destination({ dest: 2, sync: true }),
   });
   const feed = await chooseFeed(config, logger, opts.source);
@@ -131,7 +133,14 @@ async function deliver(
       url: `${p.planningUrl}${p.locationsPath}`,
       onRetry: (n) => process.stderr.write(`${retryLine(n)}\n`),
     });
-    const report = await sendLocations(locations, uploader, { info: (line) => process.stderr.write(`${line}\n`) }, signal);
+    const output = {
+      info: (line: string) => process.stderr.write(`${line}\n`),
+      failure: (e: AgentError) => {
+        const sentence = rejectedPasswordSentence(e, ctx.config);
+        return sentence ? `location upload failed: ${sentence}` : e.message;
+      },
+    };
+    const report = await sendLocations(locations, uploader, output, signal);
     if (report.stored.length > 0) process.stdout.write(`${JSON.stringify(asArray ? report.stored : report.stored[0], null, 2)}\n`);
     if (asArray) process.stderr.write(`${summaryLine(locations.length, report)}\n`);
     if (report.failure) return report.failure.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
@@ -173,7 +182,9 @@ async function withExitCode(body: (signal: AbortSignal) => Promise<number>): Pro
       process.exitCode = 130;
       return;
     }
-    process.stderr.write(`telematics-agent: ${isAgentError(e) ? e.message : describeError(e)}\n`);
+    process.stderr.write(
+      `telematics-agent: ${isAgentError(e) && e.code !== 'CREDENTIALS_REJECTED' ? e.message : oneShotFailure('location', e)}\n`,
+    );
     process.exitCode = isAgentError(e) && e.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
   } finally {
     process.off('SIGINT', onSignal);

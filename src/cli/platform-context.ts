@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../config/load.js';
-import { EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
+import { EXIT_CONFIG, EXIT_FAILURE, isAgentError } from '../errors.js';
+import { oneShotFailure } from './failure-message.js';
 import { createLogger, type Logger } from '../log.js';
 import { buildPlatform, type PlatformParts } from '../platform/build.js';
 import { openDatabase, type Database } from '../store/database.js';
@@ -21,8 +22,10 @@ export interface PlatformContext {
 
 export function openPlatformContext(configPath: string | undefined): PlatformContext {
   const config = loadConfig(configPath === undefined ? {} : { path: configPath });
+  // The command prints its own outcome as a sentence; the components' JSON log lines on stderr
+  // only when asked for (log.level other than the default info).
   const logger = createLogger({
-    level: config.log.level === 'info' ? 'warn' : config.log.level,
+    level: config.log.level === 'info' ? 'fatal' : config.log.level,
     destination: pino.destination({ dest: 2, sync: true }),
   });
   const db = openDatabase({ dataDir: config.dataDir, logger });
@@ -52,14 +55,14 @@ export async function runPlatformCommand(
   try {
     await body(ctx);
   } catch (e) {
-    reportFailure(what, e);
+    reportFailure(what, e, ctx.config);
   } finally {
     await ctx.close();
   }
 }
 
 /** Exit code and one line on stderr for a failed platform command; never a token. */
-export function reportFailure(what: string, e: unknown): void {
-  process.stderr.write(`telematics-agent: ${what} failed: ${describeError(e)}\n`);
+export function reportFailure(what: string, e: unknown, config?: Config): void {
+  process.stderr.write(`telematics-agent: ${oneShotFailure(what, e, config)}\n`);
   process.exitCode = isAgentError(e) && e.errorClass === 'config' ? EXIT_CONFIG : EXIT_FAILURE;
 }

@@ -21,6 +21,8 @@ export interface SendReport {
 export interface SendOutput {
   /** Progress and answers, for a person (stderr). */
   info(line: string): void;
+  /** How to word a failure that stops the sending (default: its message). */
+  failure?(error: AgentError): string;
 }
 
 export async function sendLocations(
@@ -45,7 +47,7 @@ export async function sendLocations(
     } else {
       report.failure = outcome.error;
       report.notSent = locations.length - i - 1;
-      output.info(`not stored ${label}: ${outcome.error.message}`);
+      output.info(`not stored ${label}: ${output.failure ? output.failure(outcome.error) : outcome.error.message}`);
       break;
     }
   }

@@ -62,6 +62,9 @@ export class LocationUploader {
         if (signal?.aborted) throw e;
         failure = e;
       }
+      // Credentials the token service refused, or a password that cannot be read: a person has to
+      // fix the configuration, and waiting out the token backoff inside a command helps nobody.
+      if (failure instanceof AgentError && failure.errorClass === 'config') return { kind: 'failed', error: failure, attempts: attempt };
       const facts = response
         ? { status: response.status, attempt, ...retryAfter(response, (this.#o.wallMs ?? Date.now)()) }
         : {

@@ -64,7 +64,9 @@ describe.skipIf(!built)('telematics-agent register / device show', () => {
       const config = writeConfig(tempDir(), urls, 'Wrong-Secret-Pw-88');
       const r = await run(['register', '--config', config]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/CREDENTIALS_REJECTED: credentials rejected/);
+      expect(r.stderr).toBe(
+        `telematics-agent: registration failed: the platform refused the password for user "agent" (it said: Invalid user credentials). Check credentials.username and credentials.password in ${config}, then run the command again.\n`,
+      );
       expect(r.stdout + r.stderr).not.toContain('Wrong-Secret-Pw-88');
       expect(sim.stats.passwordRejected).toBe(1);
     } finally {
