@@ -251,7 +251,7 @@ export const statusSchema = z
       .min(1)
       .optional()
       .describe(
-        'Unix socket of the running daemon for status. Default: /run/telematics-agent/status.sock, or <dataDir>/status.sock when /run/telematics-agent is not writable.',
+        'Unix socket of the running daemon for status. Default: /run/telematics-agent/status.sock when a socket is there or the directory is writable, else <dataDir>/status.sock.',
       ),
   })
   .prefault({});

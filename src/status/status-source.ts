@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, resolveConfigPath, type Config } from '../config/load.js';
-import { ConfigError, isAgentError } from '../errors.js';
+import { AgentError, ConfigError, isAgentError } from '../errors.js';
 import { requestSnapshot } from './client.js';
 import { databaseSnapshot } from './database-snapshot.js';
 import type { StatusSnapshot } from './snapshot.js';
-import { statusSocketPath } from './socket-path.js';
+import { runDir, statusSocketPath } from './socket-path.js';
 
 export interface StatusTarget {
   socketPath: string;
@@ -18,6 +18,8 @@ export interface StatusTarget {
   configuredDeviceId?: string;
   /** Set when the configuration did not validate: status still works from what it could read. */
   configProblem?: string;
+  /** The configuration file this user may not read: only the service's socket can still answer. */
+  unreadableConfig?: string;
 }
 
 /**
@@ -35,26 +37,43 @@ export function statusTarget(configPath: string | undefined, env: NodeJS.Process
     let raw: { dataDir?: unknown; status?: { socketPath?: unknown }; storage?: { minFreeBytes?: unknown } };
     try {
       raw = JSON.parse(readFileSync(file, 'utf8')) as typeof raw;
-    } catch {
-      throw e;
+    } catch (readError) {
+      if ((readError as NodeJS.ErrnoException).code !== 'EACCES') throw e;
+      return { dataDir: DEFAULT_DATA_DIR, socketPath: path.join(runDir(env), 'status.sock'), unreadableConfig: file };
     }
     const dataDir = path.resolve(path.dirname(file), typeof raw.dataDir === 'string' ? raw.dataDir : '/var/lib/telematics-agent');
     const socketPath = typeof raw.status?.socketPath === 'string' ? raw.status.socketPath : undefined;
+    // status needs no password: a member of the service's group reads the configuration (0640)
+    // but not the root-only password file, and that is no problem of the configuration.
+    const onlyPassword = e.issues.every((i) => i.path.startsWith('credentials.password'));
     return {
       dataDir,
-      socketPath: statusSocketPath({ dataDir, status: socketPath !== undefined ? { socketPath } : {} }),
-      configProblem: `configuration ${file} is invalid (run: telematics-agent config check)`,
+      socketPath: statusSocketPath({ dataDir, status: socketPath !== undefined ? { socketPath } : {} }, runDir(env)),
+      ...(onlyPassword ? {} : { configProblem: `configuration ${file} is invalid (run: telematics-agent config check)` }),
     };
   }
   return {
     dataDir: config.dataDir,
-    socketPath: statusSocketPath(config),
+    socketPath: statusSocketPath(config, runDir(env)),
     minFreeBytes: config.storage.minFreeBytes,
     ...(config.device.externalDeviceId !== undefined ? { configuredDeviceId: config.device.externalDeviceId } : {}),
   };
 }
 
+const DEFAULT_DATA_DIR = '/var/lib/telematics-agent';
+
 export async function fetchSnapshot(target: StatusTarget, wallMs: () => number = Date.now): Promise<StatusSnapshot> {
+  if (target.unreadableConfig !== undefined) {
+    try {
+      return await requestSnapshot(target.socketPath, 1000);
+    } catch {
+      throw new AgentError(
+        'STATUS_ACCESS_DENIED',
+        `this user can read neither ${target.unreadableConfig} nor ${target.socketPath}: run \`sudo telematics-agent status\`, or join the service's group (sudo usermod -aG telematics-agent $USER, then log in again)`,
+        { class: 'config' },
+      );
+    }
+  }
   let snapshot: StatusSnapshot;
   try {
     snapshot = await requestSnapshot(target.socketPath, 1000);
