@@ -40,20 +40,90 @@ export interface ConnectParams {
 
 export type Connector = (params: ConnectParams, callback: (err: Error | null, socket: Socket | null) => void) => Socket;
 
-/** Session tickets by origin (servername:port); the newest ticket wins. Held strongly, one per origin. */
+/** At most this many tickets per origin (a TLS 1.3 server sends two per full handshake). */
+const TICKETS_PER_ORIGIN = 4;
+
+interface Ticket {
+  session: Buffer;
+  /** Offered in a ClientHello at least once. */
+  offered: boolean;
+}
+
+/**
+ * TLS session tickets by origin (servername:port), newest first, held strongly.
+ *
+ * Which ticket is offered matters (issue 16, 14 of 27 reconnects resumed): a TLS 1.3 server sends
+ * two tickets after a full handshake; a server with stateless tickets (OpenSSL's default: node,
+ * nginx) accepts a ticket again and again and sends no new one on resumption, while a server with
+ * single-use tickets (stateful ones, some TLS terminators) refuses a ticket it has seen and sends
+ * a fresh one with every resumption. So: the newest ticket never offered goes first; when every
+ * ticket was offered, the newest is offered again; a ticket the server did not take (it answered
+ * with a full handshake) is dropped. A connection that ends badly after its handshake says nothing
+ * about its ticket (undici destroys every socket it closes with an error, which dropped the ticket
+ * of every resumed connection, so that every other reconnect paid a full handshake).
+ */
 export class TlsSessionCache {
-  readonly #sessions = new Map<string, Buffer>();
-  get(key: string): Buffer | undefined {
-    return this.#sessions.get(key);
+  readonly #tickets = new Map<string, Ticket[]>();
+  #changed = 0;
+
+  /** The ticket to offer for `key`, or undefined (a full handshake). */
+  take(key: string): Buffer | undefined {
+    const list = this.#tickets.get(key);
+    if (!list || list.length === 0) return undefined;
+    const t = list.find((x) => !x.offered) ?? list[0]!;
+    if (!t.offered) this.#changed++;
+    t.offered = true;
+    return t.session;
   }
-  set(key: string, session: Buffer): void {
-    this.#sessions.set(key, session);
+
+  /** A ticket the server sent (node's 'session' event, once per ticket). */
+  add(key: string, session: Buffer): void {
+    const list = this.#tickets.get(key) ?? [];
+    list.unshift({ session, offered: false });
+    list.length = Math.min(list.length, TICKETS_PER_ORIGIN);
+    this.#tickets.set(key, list);
+    this.#changed++;
   }
-  delete(key: string): void {
-    this.#sessions.delete(key);
+
+  /** The server did not resume `session` (expired, unknown key, single-use and seen): never offer it again. */
+  refused(key: string, session: Buffer): void {
+    const list = this.#tickets.get(key);
+    if (!list) return;
+    const rest = list.filter((t) => t.session !== session);
+    if (rest.length === list.length) return;
+    if (rest.length > 0) this.#tickets.set(key, rest);
+    else this.#tickets.delete(key);
+    this.#changed++;
   }
+
+  /** Origins with at least one ticket. */
   get size(): number {
-    return this.#sessions.size;
+    return this.#tickets.size;
+  }
+
+  /** Tickets held for `key` (tests, bench). */
+  count(key: string): number {
+    return this.#tickets.get(key)?.length ?? 0;
+  }
+
+  /** Bumped on every change: a persister writes only when it moved. */
+  get version(): number {
+    return this.#changed;
+  }
+
+  /** Every ticket, newest first per origin, for persisting (tls-session-store.ts). */
+  entries(): { key: string; session: Buffer; offered: boolean }[] {
+    return [...this.#tickets].flatMap(([key, list]) => list.map((t) => ({ key, session: t.session, offered: t.offered })));
+  }
+
+  /** Tickets persisted by an earlier process, newest first per origin; they come after any held now. */
+  load(entries: { key: string; session: Buffer; offered: boolean }[]): void {
+    for (const e of entries) {
+      const list = this.#tickets.get(e.key) ?? [];
+      if (list.length >= TICKETS_PER_ORIGIN) continue;
+      list.push({ session: e.session, offered: e.offered });
+      this.#tickets.set(e.key, list);
+    }
   }
 }
 
@@ -85,7 +155,7 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
     }, o.connectTimeoutMs);
 
     if (params.protocol !== 'https:') {
-      o.wire?.track(tcp);
+      o.wire?.track(tcp, undefined, origin);
       tcp.once('connect', () => {
         o.wire?.negotiated(origin, 'http/1.1', undefined);
         finish(null, tcp);
@@ -98,7 +168,7 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
 
     const servername = params.servername || (net.isIP(params.hostname) ? undefined : params.hostname);
     const key = `${servername ?? params.hostname}:${port}`;
-    const session = sessions.get(key);
+    const session = sessions.take(key);
     const secure: TLSSocket = tls.connect({
       socket: tcp,
       // The name the certificate is checked against (an IP address included).
@@ -109,13 +179,17 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
       ALPNProtocols: o.http2 ? ['h2', 'http/1.1'] : ['http/1.1'],
       rejectUnauthorized: true,
     });
-    // TLS 1.3 sends tickets after the handshake (Node servers two); keep the newest.
+    // TLS 1.3 sends tickets after the handshake (node servers two, none on a resumption).
     socket = secure;
-    o.wire?.track(tcp, secure);
-    secure.on('session', (s: Buffer) => sessions.set(key, s));
+    o.wire?.track(tcp, secure, origin);
+    secure.on('session', (s: Buffer) => sessions.add(key, s));
+    let handshaken = false;
     secure.once('secureConnect', () => {
+      handshaken = true;
       const protocol = secure.alpnProtocol === 'h2' ? 'h2' : 'http/1.1';
-      o.wire?.negotiated(origin, protocol, secure.isSessionReused());
+      const resumed = secure.isSessionReused();
+      if (session && !resumed) sessions.refused(key, session);
+      o.wire?.negotiated(origin, protocol, resumed, tcp.bytesWritten + tcp.bytesRead);
       if (protocol === 'h2' && o.idleTimeoutMs > 0) {
         secure.setTimeout(o.idleTimeoutMs, () => {
           // No byte for idleTimeoutMs: no request can be waiting on this connection (requests time
@@ -126,8 +200,9 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
       finish(null, secure);
     });
     secure.on('error', (err) => {
-      // A ticket the server no longer takes would fail every resumption the same way.
-      if (session) sessions.delete(key);
+      // A handshake that failed with a ticket offered may have failed because of it; once the
+      // handshake is done, how the connection ends says nothing about the ticket.
+      if (session && !handshaken) sessions.refused(key, session);
       finish(err, null);
     });
     return secure;

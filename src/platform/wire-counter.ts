@@ -34,6 +34,10 @@ export interface WireSnapshot extends WireUsage {
   /** TLS handshakes that resumed a session (no certificate exchange). */
   resumedHandshakes: number;
   fullHandshakes: number;
+  /** Bytes both ways up to the end of each kind of handshake (tickets sent after it not included). */
+  handshakeBytes: { full: number; resumed: number };
+  /** Bytes both ways and connections per origin (bench:wire splits token refreshes from events). */
+  byOrigin: Record<string, { bytes: number; connections: number }>;
 }
 
 /** The meta key the counters are persisted under (with the outbox's minute counters). */
@@ -47,6 +51,7 @@ interface Tracked {
   plain?: Socket;
   plainSent: number;
   plainReceived: number;
+  origin: string;
 }
 
 export class WireCounter {
@@ -59,6 +64,8 @@ export class WireCounter {
   #connections = 0;
   #resumed = 0;
   #full = 0;
+  readonly #handshakeBytes = { full: 0, resumed: 0 };
+  readonly #byOrigin = new Map<string, { bytes: number; connections: number }>();
   readonly #protocols = new Map<string, WireProtocol>();
 
   /** `now`: host wall clock (ms), for the day and month buckets only. */
@@ -85,10 +92,11 @@ export class WireCounter {
   }
 
   /** Counts `socket` (the raw TCP socket) until it closes; `plain`: the TLS socket over it. */
-  track(socket: Socket, plain?: Socket): void {
-    const t: Tracked = { socket, sent: 0, received: 0, ...(plain ? { plain } : {}), plainSent: 0, plainReceived: 0 };
+  track(socket: Socket, plain?: Socket, origin = ''): void {
+    const t: Tracked = { socket, sent: 0, received: 0, ...(plain ? { plain } : {}), plainSent: 0, plainReceived: 0, origin };
     this.#open.add(t);
     this.#connections++;
+    this.#originOf(origin).connections++;
     socket.once('close', () => {
       this.#sample(t);
       this.#open.delete(t);
@@ -96,11 +104,17 @@ export class WireCounter {
   }
 
   /** The TLS (or plain) connection to `origin` is up and speaks `protocol`. */
-  negotiated(origin: string, protocol: WireProtocol, resumed: boolean | undefined): void {
+  /** `handshakeBytes`: both ways on the TCP socket when the handshake finished. */
+  negotiated(origin: string, protocol: WireProtocol, resumed: boolean | undefined, handshakeBytes = 0): void {
     this.#protocol = protocol;
     this.#protocols.set(origin, protocol);
-    if (resumed === true) this.#resumed++;
-    else if (resumed === false) this.#full++;
+    if (resumed === true) {
+      this.#resumed++;
+      this.#handshakeBytes.resumed += handshakeBytes;
+    } else if (resumed === false) {
+      this.#full++;
+      this.#handshakeBytes.full += handshakeBytes;
+    }
   }
 
   /** What the last connection to `origin` negotiated; undefined before the first one. */
@@ -120,6 +134,8 @@ export class WireCounter {
       open: this.#open.size,
       resumedHandshakes: this.#resumed,
       fullHandshakes: this.#full,
+      handshakeBytes: { ...this.#handshakeBytes },
+      byOrigin: Object.fromEntries([...this.#byOrigin].map(([k, v]) => [k, { ...v }])),
     };
   }
 
@@ -157,8 +173,18 @@ export class WireCounter {
       o.received += Math.max(0, dr);
     };
     add(this.#total);
+    this.#originOf(t.origin).bytes += Math.max(0, ds) + Math.max(0, dr);
     add(this.#usage.today);
     add(this.#usage.thisMonth);
+  }
+
+  #originOf(origin: string): { bytes: number; connections: number } {
+    let o = this.#byOrigin.get(origin);
+    if (!o) {
+      o = { bytes: 0, connections: 0 };
+      this.#byOrigin.set(origin, o);
+    }
+    return o;
   }
 
   #roll(): void {

@@ -1,14 +1,12 @@
 /** The simulator's answers that do not depend on its state: faults, 401, the echo of a careless proxy. */
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import { json, type Reply } from './http-io.js';
 
 export function dropConnection(req: IncomingMessage): void {
-  const stream = (req as unknown as { stream?: { session?: { socket?: Socket; destroy(): void } } }).stream;
-  if (stream?.session) {
-    stream.session.socket?.destroy();
-    stream.session.destroy();
-  } else req.socket.destroy();
+  const stream = (req as unknown as { stream?: { session?: { destroy(): void } } }).stream;
+  // An HTTP/2 session's socket is a proxy that throws when touched; destroying the session destroys it.
+  if (stream?.session) stream.session.destroy();
+  else req.socket.destroy();
 }
 
 export function unauthorized(): Reply {

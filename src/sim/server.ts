@@ -44,6 +44,19 @@ export interface SimTlsOptions {
   key: string | Buffer;
   cert: string | Buffer;
   protocols: 'h2' | 'http/1.1';
+  /**
+   * Lifetime of the session tickets the server issues, seconds (node's `sessionTimeout`; default
+   * 300, node's and nginx's). A ticket is good this long from the full handshake that issued it:
+   * like OpenSSL servers with stateless tickets, the simulator issues none on a resumption.
+   */
+  ticketLifetimeS?: number;
+  /**
+   * The key the tickets are sealed with (48 bytes, node's `ticketKeys`); default a random one per
+   * start. Stable across every connection of one start either way; pass the same key to a restarted
+   * simulator to have it accept the tickets of the previous one, as a load balancer fleet sharing
+   * its ticket keys does.
+   */
+  ticketKeys?: Buffer;
 }
 
 export interface SimStartOptions {
@@ -124,8 +137,12 @@ export class PlatformSimulator {
     const idleMs = options.idleTimeoutMs ?? 5000;
     let server: Server | Http2SecureServer;
     const tls = options.tls;
+    const tickets = {
+      ...(tls?.ticketLifetimeS !== undefined ? { sessionTimeout: tls.ticketLifetimeS } : {}),
+      ...(tls?.ticketKeys ? { ticketKeys: tls.ticketKeys } : {}),
+    };
     if (tls?.protocols === 'h2') {
-      const h2 = createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true }, handler as never);
+      const h2 = createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true, ...tickets }, handler as never);
       // An idle HTTP/2 session ends with GOAWAY, as a load balancer's idle timeout does.
       h2.setTimeout(idleMs);
       h2.on('session', (session: ServerHttp2Session) => {
@@ -134,7 +151,9 @@ export class PlatformSimulator {
       });
       server = h2;
     } else {
-      const h1 = tls ? createHttpsServer({ key: tls.key, cert: tls.cert, ALPNProtocols: ['http/1.1'] }, handler) : createServer(handler);
+      const h1 = tls
+        ? createHttpsServer({ key: tls.key, cert: tls.cert, ALPNProtocols: ['http/1.1'], ...tickets }, handler)
+        : createServer(handler);
       // Short keep-alive, as gateways in front of real services have; clients must cope with it.
       h1.keepAliveTimeout = idleMs;
       server = h1;
