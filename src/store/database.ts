@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, stat
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AgentError } from '../errors.js';
+import { giveToDataDirOwner, ownerAndMode } from '../system/data-owner.js';
 import type { Logger } from '../log.js';
 import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
@@ -103,17 +104,53 @@ function describe(e: unknown): string {
   return `${typeof sqlite === 'string' ? sqlite : typeof code === 'string' ? code : 'UNKNOWN'}: ${e instanceof Error ? e.message : String(e)}`;
 }
 
+/** SQLite's and the system's ways of saying "this user may not open that file". */
+const ACCESS_CODES = new Set([
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'SQLITE_CANTOPEN',
+  'SQLITE_PERM',
+  'SQLITE_READONLY',
+  'SQLITE_READONLY_DIRECTORY',
+]);
+
+/**
+ * "unable to open database file" names nothing: the message says which file, whose it is, and who
+ * tried (issue 13.3: a root-owned agent.db left by a CLI command put the service in a restart loop).
+ */
+function unopenable(file: string, e: unknown): AgentError {
+  const uid = process.getuid?.();
+  const who = uid === undefined ? '' : ` as uid ${uid}`;
+  return new AgentError(
+    'DATABASE_UNOPENABLE',
+    `cannot open the database ${file}${who} (${ownerAndMode(file)}; its folder: ${ownerAndMode(path.dirname(file))}): ${(e as Error).message}; give the files in dataDir to the service user (chown -R telematics-agent: ${path.dirname(file)})`,
+    { class: 'config', cause: e },
+  );
+}
+
 function openAndMigrate(file: string, options: OpenDatabaseOptions): Database {
   const isNew = !existsSync(file);
-  if (isNew) closeSync(openSync(file, 'a', 0o600));
-  const db = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? 5000 });
+  let db: Database | undefined;
   try {
+    if (isNew) closeSync(openSync(file, 'a', 0o600));
+    db = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? 5000 });
     if (isNew) {
       // Small pages: the outbox commits about once a second, and every commit writes whole pages
       // to the WAL. 1 KiB pages keep the bytes written per recorded fix low on an SD card.
       db.pragma('page_size = 1024');
     }
+    // The WAL and its index are created here; a write that is refused shows here too.
     db.pragma('journal_mode = WAL');
+  } catch (e) {
+    db?.close();
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && ACCESS_CODES.has(code)) throw unopenable(file, e);
+    throw e;
+  }
+  // Created by a root CLI command (register, device show, location): the service user must own them.
+  giveToDataDirOwner(path.dirname(file), [file, `${file}-wal`, `${file}-shm`]);
+  try {
     // better-sqlite3 compiles with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1 (NORMAL), which can lose
     // committed transactions on a power cut. Fixes and token rotations must survive one.
     db.pragma('synchronous = FULL');
