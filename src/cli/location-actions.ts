@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../config/load.js';
-import { AgentError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
+import { DEFAULT_LOCATIONS_PATH, defaultAddress } from '../config/addresses.js';
+import { AgentError, ConfigError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
 import { QualityGate } from '../gnss/quality-gate.js';
 import { createLogger } from '../log.js';
 import { buildHereLocation } from '../locations/build.js';
@@ -20,9 +21,9 @@ import { openPlatformContext } from './platform-context.js';
 export async function putLocations(file: string, opts: CommonOptions): Promise<void> {
   await withExitCode(async (signal) => {
     const input = await readLocationInput(file);
-    const locations = checked(validateLocationBatch(input.value), input.name, opts.strict === true);
-    if (!locations) return EXIT_CONFIG;
-    return deliver(locations, Array.isArray(input.value), opts, signal);
+    const batch = checked(validateLocationBatch(input.value), input.name, opts.strict === true);
+    if (!batch) return EXIT_CONFIG;
+    return deliver(batch, Array.isArray(input.value), opts, signal, opts.dryRun ? dryRunConfig(opts.config) : undefined);
   });
 }
 
@@ -92,7 +93,7 @@ function describeCapture(r: CaptureResult): string {
 }
 
 /** Prints errors and warnings; returns the locations to send, or undefined when nothing may be sent. */
-function checked(batch: ReturnType<typeof validateLocationBatch>, name: string, strict: boolean): OtmLocation[] | undefined {
+function checked(batch: ReturnType<typeof validateLocationBatch>, name: string, strict: boolean): Checked | undefined {
   for (const w of batch.warnings) process.stderr.write(`warning: ${formatIssue(w)}\n`);
   if (!batch.ok) {
     printIssues(`${name} is invalid (nothing was sent)`, batch.errors);
@@ -102,26 +103,43 @@ function checked(batch: ReturnType<typeof validateLocationBatch>, name: string, 
     process.stderr.write(`telematics-agent: ${name} has warnings and --strict is set (nothing was sent)\n`);
     return undefined;
   }
-  const locations = batch.items.map((i) => i.location as OtmLocation);
-  batch.items.forEach((item, i) => {
-    if (item.generatedId)
-      process.stderr.write(
-        `generated id ${item.location?.id}${batch.isArray ? ` for [${i}]` : ''}${item.location?.name ? ` (${item.location.name})` : ''}: use it to update this location later\n`,
-      );
-  });
-  return locations;
+  const derived = new Map<string, string>();
+  for (const item of batch.items) if (item.generatedId && item.location) derived.set(item.location.id, item.idFrom ?? 'name and address');
+  return { locations: batch.items.map((i) => i.location as OtmLocation), derived };
+}
+
+interface Checked {
+  locations: OtmLocation[];
+  /** Ids this command derived (the input had none), with what each was derived from. */
+  derived: Map<string, string>;
+}
+
+/** Said only for a location that was stored (or, with --dry-run, would be): never for one that failed. */
+function derivedIdLine(location: OtmLocation, from: string, dryRun: boolean): string {
+  const label = `${location.id}${location.name ? ` (${location.name})` : ''}`;
+  return `${dryRun ? 'would use' : 'used'} id ${label}, derived from its ${from}: uploading the same location again updates it`;
 }
 
 async function deliver(
-  locations: OtmLocation[],
+  batch: Checked,
   asArray: boolean,
   opts: CommonOptions,
   signal: AbortSignal,
-  loaded?: Config,
+  loaded?: Config | string,
 ): Promise<number> {
+  const { locations, derived } = batch;
   if (opts.dryRun) {
-    const url = loaded ? `${loaded.platform.planningUrl}${loaded.platform.locationsPath}` : '{planningUrl}{locationsPath}';
-    process.stderr.write(`dry run: would send ${locations.length} request${locations.length === 1 ? '' : 's'} PUT ${url}\n`);
+    const where =
+      typeof loaded === 'string'
+        ? loaded
+        : loaded
+          ? `${loaded.platform.planningUrl}${loaded.platform.locationsPath} (from ${loaded.source})`
+          : '';
+    process.stderr.write(`dry run: would send ${locations.length} request${locations.length === 1 ? '' : 's'} PUT ${where}\n`);
+    for (const l of locations) {
+      const from = derived.get(l.id);
+      if (from !== undefined) process.stderr.write(`${derivedIdLine(l, from, true)}\n`);
+    }
     process.stdout.write(`${JSON.stringify(asArray ? locations : locations[0], null, 2)}\n`);
     return 0;
   }
@@ -135,6 +153,10 @@ async function deliver(
     });
     const output = {
       info: (line: string) => process.stderr.write(`${line}\n`),
+      stored: (l: OtmLocation) => {
+        const from = derived.get(l.id);
+        if (from !== undefined) process.stderr.write(`  ${derivedIdLine(l, from, false)}\n`);
+      },
       failure: (e: AgentError) => {
         const sentence = rejectedPasswordSentence(e, ctx.config);
         return sentence ? `location upload failed: ${sentence}` : e.message;
@@ -147,6 +169,21 @@ async function deliver(
     return report.rejected > 0 ? EXIT_FAILURE : 0;
   } finally {
     await ctx.close();
+  }
+}
+
+/**
+ * The address a dry run would send to: from the configuration when it can be read (--config,
+ * $TELEMATICS_AGENT_CONFIG or the default file), else the production default, saying why. A dry
+ * run needs no configuration, so an unreadable one is not an error here.
+ */
+function dryRunConfig(configPath: string | undefined): Config | string {
+  try {
+    return loadConfig(configPath === undefined ? {} : { path: configPath });
+  } catch (e) {
+    const url = `${defaultAddress('planningUrl', 'production')}${DEFAULT_LOCATIONS_PATH}`;
+    const why = e instanceof ConfigError ? (e.issues[0]?.message ?? e.message) : describeError(e);
+    return `${url} (the production default: the configuration was not used: ${why})`;
   }
 }
 

@@ -53,7 +53,10 @@ export function registerLocationCommands(program: Command): void {
         .choices(['auto', 'daemon', 'receiver'])
         .default('auto'),
     )
-    .option('--id <uuid>', 'update this location instead of creating a new one (default: a new UUID, printed)')
+    .option(
+      '--id <uuid>',
+      'id of the location (default: derived from --name and the address flags, a UUID v5, so surveying the same site again updates it)',
+    )
     .option('--street <street>')
     .option('--house-number <number>')
     .option('--house-number-addition <addition>')

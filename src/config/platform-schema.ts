@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_LOCATIONS_PATH } from './addresses.js';
 
 /**
  * The `platform` section of the configuration: where the platform lives and how the agent talks to it.
@@ -64,7 +65,7 @@ export const platformSchema = z
     locationsPath: z
       .string()
       .startsWith('/', 'must start with "/"')
-      .default('/otm/api/v5/locations')
+      .default(DEFAULT_LOCATIONS_PATH)
       .describe('Path of the OTM5 location upload on the planning host.'),
     caFile: z
       .string()

@@ -21,6 +21,8 @@ export interface SendReport {
 export interface SendOutput {
   /** Progress and answers, for a person (stderr). */
   info(line: string): void;
+  /** Told after each location the platform stored (after its `info` line). */
+  stored?(location: OtmLocation): void;
   /** How to word a failure that stops the sending (default: its message). */
   failure?(error: AgentError): string;
 }
@@ -39,6 +41,7 @@ export async function sendLocations(
     if (outcome.kind === 'stored') {
       report.stored.push(outcome.body ?? location);
       output.info(`stored ${label}: HTTP ${outcome.status}${outcome.attempts > 1 ? ` after ${outcome.attempts} attempts` : ''}`);
+      output.stored?.(location);
     } else if (outcome.kind === 'rejected') {
       report.rejected++;
       const lines =

@@ -1,28 +1,31 @@
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { ADDRESS_FIELDS, formatIssue, type LocationIssue, type OtmLocation } from './location-types.js';
 import { LOCATION_FIELDS, locationSchema } from './schema.js';
 import { countriesAt } from './country-boxes.js';
 import { swapWarnings } from './swap-check.js';
+import { stableLocationId, type StableId } from './stable-id.js';
 
 /**
  * Validation of one location or a batch (platform-spec.md 2.4). Every problem is reported at once
  * with its field path; warnings (swapped coordinates, Null Island, an address without street) do
- * not block sending. The OTM5 `entityType` is added, and a UUID `id` is generated when absent.
+ * not block sending. The OTM5 `entityType` is added, and an `id` derived from the site when absent
+ * (stable-id.ts: the same input gives the same id, so uploading it again updates).
  */
 
 export interface LocationValidation {
   ok: boolean;
   /** Set when ok: the payload to send. */
   location?: OtmLocation;
-  /** True when `location.id` was generated here (the user must be told it). */
+  /** True when `location.id` was not in the input but derived here (the user must be told it). */
   generatedId: boolean;
+  /** What a derived id was derived from. */
+  idFrom?: StableId['from'];
   errors: LocationIssue[];
   warnings: LocationIssue[];
 }
 
 export interface ValidateOptions {
-  /** Id generator; crypto.randomUUID by default. */
+  /** Id for a location without one; default: derived from the site (stable-id.ts). */
   newId?: () => string;
 }
 
@@ -34,9 +37,18 @@ export function validateLocation(input: unknown, options: ValidateOptions = {}):
   if (!result.success || errors.length > 0) return { ok: false, generatedId: false, errors: dedupe(errors), warnings };
 
   const { entityType: _e, id, name, type, geoReference, administrativeReference, contactDetails, ...rest } = result.data;
+  const derived =
+    id !== undefined || options.newId !== undefined
+      ? undefined
+      : stableLocationId({
+          ...rest,
+          ...(name !== undefined ? { name } : {}),
+          geoReference,
+          ...(administrativeReference ? { administrativeReference } : {}),
+        });
   const location: OtmLocation = {
     entityType: 'location',
-    id: id ?? (options.newId ?? randomUUID)(),
+    id: id ?? derived?.id ?? options.newId?.() ?? '',
     ...(name !== undefined ? { name } : {}),
     type,
     geoReference,
@@ -44,7 +56,7 @@ export function validateLocation(input: unknown, options: ValidateOptions = {}):
     ...(contactDetails !== undefined ? { contactDetails } : {}),
     ...rest,
   };
-  return { ok: true, location, generatedId: id === undefined, errors: [], warnings };
+  return { ok: true, location, generatedId: id === undefined, ...(derived ? { idFrom: derived.from } : {}), errors: [], warnings };
 }
 
 export interface BatchValidation {
@@ -86,6 +98,18 @@ export function validateLocationBatch(input: unknown, options: ValidateOptions =
       errors.push({
         path: `[${i}].id`,
         message: `is the same as [${first}].id; the platform stores one location per id, so the later one would overwrite the earlier`,
+      });
+  });
+  // Two entries without an id that describe the same site derive the same id, just the same.
+  const firstIndexOfDerived = new Map<string, number>();
+  items.forEach((item, i) => {
+    if (!item.generatedId || item.location === undefined) return;
+    const first = firstIndexOfDerived.get(item.location.id);
+    if (first === undefined) firstIndexOfDerived.set(item.location.id, i);
+    else
+      errors.push({
+        path: `[${i}]`,
+        message: `has the same ${item.idFrom ?? 'name and address'} as [${first}], so both would get id ${item.location.id} and the later would overwrite the earlier; give them different ids`,
       });
   });
   return { ok: errors.length === 0, items, errors: byIndex(errors), warnings, isArray: true };

@@ -92,13 +92,15 @@ beforeEach(async () => {
 afterEach(async () => sim.stop());
 
 describe.skipIf(!built)('telematics-agent location put', () => {
-  it('--dry-run validates and prints the body without configuration or network; a generated id is printed', async () => {
+  it('--dry-run validates and prints the body without configuration or network; the derived id is printed', async () => {
     const dir = workDir();
     const r = await run(['location', 'put', '--dry-run', writeJson(dir, 'customer.json', CUSTOMER)]);
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout) as OtmLocation;
     expect(body).toMatchObject({ entityType: 'location', ...CUSTOMER });
-    expect(r.stderr).toContain(`generated id ${body.id} (Customer Utrecht): use it to update this location later`);
+    expect(r.stderr).toContain(
+      `would use id ${body.id} (Customer Utrecht), derived from its name and address: uploading the same location again updates it`,
+    );
     expect(sim.stats.requests.locations).toBe(0);
   });
 
@@ -219,7 +221,7 @@ describe.skipIf(!built)('telematics-agent location here', () => {
     );
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout) as OtmLocation & { geoReference: { lat: number; lon: number } };
-    expect(r.stderr).toContain(`generated id ${body.id} (Depot Amersfoort)`);
+    expect(r.stderr).toContain(`used id ${body.id} (Depot Amersfoort), derived from its name and address`);
     expect(localDistanceM(body.geoReference.lat, body.geoReference.lon, KNOWN_POSITION.lat, KNOWN_POSITION.lon)).toBeLessThan(0.05);
     expect(body).toMatchObject({
       type: 'warehouse',

@@ -92,11 +92,11 @@ describe('valid locations: the three forms of platform-spec 2.4', () => {
     }
   });
 
-  it('generates a random UUID when no id is given', () => {
-    const a = validateLocation(MIN_FORM_3).location?.id;
-    const b = validateLocation(MIN_FORM_3).location?.id;
-    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(a).not.toBe(b);
+  it('derives a stable UUID v5 from the site when no id is given: the same site, the same id', () => {
+    const a = validateLocation(MIN_FORM_3);
+    expect(a.location?.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(validateLocation(structuredClone(MIN_FORM_3)).location?.id).toBe(a.location?.id);
+    expect(a.generatedId).toBe(true);
   });
 
   describe.skipIf(!otm)('every payload the commands produce validates against the OTM 5.6 location schema', () => {
