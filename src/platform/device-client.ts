@@ -43,6 +43,25 @@ export class DeviceClient {
     return res.body as Record<string, unknown>;
   }
 
+  /** GET external-system/{id}/license-plate/{plate}; undefined when the platform answers 404. */
+  async byLicensePlate(externalSystemId: string, licensePlate: string, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    const url = `${this.#base}external-system/${encodeURIComponent(externalSystemId)}/license-plate/${encodeURIComponent(licensePlate)}`;
+    const res = await this.#requester.send({ method: 'GET', url, ...(signal ? { signal } : {}) });
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.#error(res, 'device retrieval');
+    return res.body as Record<string, unknown>;
+  }
+
+  /**
+   * GET /: every device of the carriers of the account. The spec does not show whether the answer
+   * is a list, one object, or a page wrapping a list (4.2 rule 3), so each is taken.
+   */
+  async list(signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    const res = await this.#requester.send({ method: 'GET', url: this.#base, ...(signal ? { signal } : {}) });
+    if (res.status !== 200) throw this.#error(res, 'device list');
+    return devicesOf(res.body);
+  }
+
   #error(res: Parameters<typeof errorFromResponse>[0], what: string): PlatformError {
     const e = errorFromResponse(res, what, this.#wallMs(), 'device');
     if (statusMeaning('device', res.status) !== 'config') return e;
@@ -55,4 +74,15 @@ export class DeviceClient {
       ...(e.details ? { details: e.details } : {}),
     });
   }
+}
+
+function devicesOf(body: unknown): Record<string, unknown>[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (Array.isArray(body)) return body.filter(isObject);
+  if (!isObject(body)) return [];
+  for (const key of ['content', 'items', 'devices', 'data', 'results']) {
+    const inner = body[key];
+    if (Array.isArray(inner)) return inner.filter(isObject);
+  }
+  return [body];
 }
