@@ -8,14 +8,21 @@ export function registerConfigCommands(program: Command): void {
     .command('check')
     .description('Validate the configuration file and print the effective configuration, secrets masked (exit 0 valid, 2 invalid).')
     .option(...CONFIG_OPTION)
-    .option('--quiet', 'print nothing when valid')
+    .option('--quiet', 'print nothing when valid (no warnings either)')
     .action(async (opts: { config?: string; quiet?: boolean }) => {
-      const { loadConfig, maskedConfig } = await import('../config/load.js');
+      const [{ loadConfig, maskedConfig }, { configWarnings }] = await Promise.all([
+        import('../config/load.js'),
+        import('../config/warnings.js'),
+      ]);
       try {
         const cfg = loadConfig(opts.config === undefined ? {} : { path: opts.config });
         if (!opts.quiet) {
           process.stdout.write(`${JSON.stringify(maskedConfig(cfg), null, 2)}\n`);
-          process.stderr.write(`configuration ${cfg.source} is valid\n`);
+          const warnings = configWarnings(cfg);
+          for (const w of warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
+          process.stderr.write(
+            `configuration ${cfg.source} is valid${warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''}\n`,
+          );
         }
       } catch (e) {
         if (!(e instanceof ConfigError)) throw e;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { toIssue } from './issues.js';
 import { placeholderIssues } from './placeholders.js';
+import { jsonSyntaxProblem } from './json-syntax.js';
 import { resolvePassword, type Credentials } from './password.js';
 import { resolveAddresses, resolveFilePaths, type ResolvedPlatform } from './resolve-paths.js';
 import { configSchema, type RawConfig } from './schema.js';
@@ -56,7 +57,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError([{ path: '(file)', message: `${file} is not valid JSON: ${(e as Error).message}` }]);
+    throw new ConfigError([{ path: '(file)', message: `${file} is not valid JSON: ${jsonSyntaxProblem(text, (e as Error).message)}` }]);
   }
   return parseConfig(json, { source: file, env });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { platformSchema } from './platform-schema.js';
-import { nonEmpty } from './schema-parts.js';
+import { nonEmpty, urlPathId } from './schema-parts.js';
 
 export { platformSchema };
 
@@ -41,11 +41,11 @@ export const credentialsSchema = z
   );
 
 export const deviceSchema = z.strictObject({
-  externalSystemId: nonEmpty.describe('Identifier of the source system (shipper or carrier).'),
-  externalDeviceId: nonEmpty.optional().describe('This device in the source system. Default: the hardware serial (or /etc/machine-id).'),
+  externalSystemId: urlPathId.describe('Identifier of the source system (shipper or carrier).'),
+  externalDeviceId: urlPathId.optional().describe('This device in the source system. Default: the hardware serial (or /etc/machine-id).'),
   carrierCode: nonEmpty.describe('Carrier code the platform matches the device with.'),
   customerDeviceId: nonEmpty.optional().describe('Default: externalDeviceId.'),
-  licensePlate: nonEmpty.optional().describe('Licence plate of the vehicle; also sent inline with each position.'),
+  licensePlate: urlPathId.optional().describe('Licence plate of the vehicle; also sent inline with each position.'),
   driverName: nonEmpty.optional(),
   attributes: z.record(z.string(), z.unknown()).optional().describe('Free-form attributes sent with registration.'),
   active: z.boolean().default(true),

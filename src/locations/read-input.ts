@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { AgentError } from '../errors.js';
-import { jsonErrorOffset, lineAndColumn } from './json-position.js';
+import { jsonErrorOffset, lineAndColumn } from '../system/json-position.js';
 
 /** Larger than any sensible batch of locations; protects against `location put /dev/zero`. */
 export const MAX_INPUT_BYTES = 10 * 1024 * 1024;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonErrorOffset, lineAndColumn } from '../../src/locations/json-position.js';
+import { jsonErrorOffset, lineAndColumn } from '../../src/system/json-position.js';
 import { readLocationInput } from '../../src/locations/read-input.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-loc-in-'));

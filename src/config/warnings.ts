@@ -1,0 +1,37 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import type { ConfigIssue } from '../errors.js';
+import type { Config } from './load.js';
+
+/**
+ * What `config check` warns about in a valid configuration (exit 0): facts of this machine that
+ * will bite later, not mistakes in the file. A password file that is not there yet fails at the
+ * first password grant; an inline password in a file that group or others can read has leaked
+ * to them already.
+ */
+export function configWarnings(config: Config): ConfigIssue[] {
+  const warnings: ConfigIssue[] = [];
+  const c = config.credentials;
+  if (c.passwordSource === 'passwordFile' && c.passwordFile !== undefined && !existsSync(c.passwordFile))
+    warnings.push({
+      path: 'credentials.passwordFile',
+      message: `${c.passwordFile} does not exist: the agent cannot get a token until it does; write the password into it and chmod 600 ${c.passwordFile}`,
+    });
+  if (hasInlinePassword(config.source)) {
+    const mode = statSync(config.source).mode & 0o777;
+    if ((mode & 0o077) !== 0)
+      warnings.push({
+        path: 'credentials.password',
+        message: `the password is inline in ${config.source}, which group or others can read (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 ${config.source}, or move the password to credentials.passwordFile (mode 0600)`,
+      });
+  }
+  return warnings;
+}
+
+function hasInlinePassword(file: string): boolean {
+  try {
+    const raw = JSON.parse(readFileSync(file, 'utf8')) as { credentials?: { password?: unknown } };
+    return typeof raw.credentials?.password === 'string';
+  } catch {
+    return false;
+  }
+}

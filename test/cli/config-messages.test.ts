@@ -1,0 +1,98 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+/** Issue 13, point 7: `config check` warnings, JSON syntax errors a person can find, ids safe in URLs. */
+
+const BASE = {
+  platform: { deviceUrl: 'https://d.example.com/api/public/v2/' },
+  credentials: { username: 'u', password: 'inline-Secret-9' },
+  device: { externalSystemId: 'sys', carrierCode: 'C1' },
+  gnss: { path: '/dev/ttyACM0' },
+};
+
+function write(dir: string, name: string, content: unknown, mode = 0o600): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2), { mode });
+  return file;
+}
+
+describe('config check warnings (exit 0)', () => {
+  it('a passwordFile that does not exist', async () => {
+    const dir = tempDir();
+    const pw = path.join(dir, 'password');
+    const file = write(dir, 'config.json', { ...BASE, credentials: { username: 'u', passwordFile: pw } });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: credentials.passwordFile: ${pw} does not exist: the agent cannot get a token until it does`);
+    expect(r.stderr).toContain(`configuration ${file} is valid (1 warning)`);
+    writeFileSync(pw, 'secret\n', { mode: 0o600 });
+    const fixed = await runCli(['config', 'check', '--config', file]);
+    expect(fixed.stderr).toBe(`configuration ${file} is valid\n`);
+  });
+
+  it('an inline password in a file that group or others can read, never printing it', async () => {
+    const dir = tempDir();
+    const file = write(dir, 'config.json', BASE, 0o640);
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      `warning: credentials.password: the password is inline in ${file}, which group or others can read (mode 0640); run chmod 600 ${file}`,
+    );
+    expect(r.stdout + r.stderr).not.toContain('inline-Secret-9');
+    const quiet = await runCli(['config', 'check', '--quiet', '--config', file]);
+    expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    const privateFile = write(dir, 'private.json', BASE, 0o600);
+    const ok = await runCli(['config', 'check', '--config', privateFile]);
+    expect(ok.stderr).toBe(`configuration ${privateFile} is valid\n`);
+  });
+});
+
+describe('config check on a file that is not JSON', () => {
+  it.each([
+    [
+      'a comment, as in the README block',
+      '{\n  "environment": "staging",   // production | staging\n}\n',
+      'a comment at line 2, column 31: the configuration is plain JSON, without comments',
+    ],
+    [
+      'a trailing comma',
+      '{\n  "environment": "staging",\n}\n',
+      'a comma before the closing bracket at line 3, column 1: JSON allows no trailing comma',
+    ],
+    [
+      'an unquoted key',
+      '{\n  environment: "staging"\n}\n',
+      'unexpected "environment" at line 2, column 3: keys and strings need double quotes',
+    ],
+    ['a cut file', '{\n  "environment": "staging"\n', 'the file ends early at line 3, column 1'],
+  ])('%s: line and column, exit 2', async (_name, text, message) => {
+    const file = write(tempDir(), 'config.json', text);
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file} is not valid JSON: ${message}`);
+  });
+});
+
+describe('ids that go into platform URLs', () => {
+  it.each([
+    ['externalSystemId', '..'],
+    ['externalDeviceId', '.'],
+    ['licensePlate', ' .. '],
+  ])('device.%s %j is refused', async (key, value) => {
+    const file = write(tempDir(), 'config.json', { ...BASE, device: { ...BASE.device, [key]: value } });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`device.${key}: must not be "." or "..": the id goes into a platform URL path`);
+  });
+
+  it('dots inside an id are fine', async () => {
+    const file = write(tempDir(), 'config.json', {
+      ...BASE,
+      device: { ...BASE.device, externalSystemId: 'acme.fleet', externalDeviceId: 'v1.2' },
+    });
+    expect((await runCli(['config', 'check', '--quiet', '--config', file])).code).toBe(0);
+  });
+});
