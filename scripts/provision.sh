@@ -40,6 +40,12 @@ change only the keys given here):
   --carrier-code CODE                device.carrierCode
   --device-url URL                   tracking device service base, ends in /api/public/v2/
   --license-plate PLATE              device.licensePlate (optional)
+  --driver-name NAME                 device.driverName (optional)
+  --auth-url URL                     platform.authUrl, token service base ending in /api/v1
+                                     (default: the environment's address)
+  --planning-url URL                 platform.planningUrl, planning host (default: the environment's)
+  --ca-file FILE                     extra CA certificate (PEM) for a private platform setup: copied to
+                                     $ETC/ca.pem and set as platform.caFile
   --gnss-path DEVICE|auto            receiver port; without it (first install) or with "auto",
                                      listens for NMEA on /dev/ttyACM*, /dev/ttyUSB*, /dev/serial0
   --baud-rate N                      receiver baud rate (auto-detected with the port)
@@ -75,7 +81,7 @@ usage_error() {
 # --- Flags ---------------------------------------------------------------------------------------
 ROOT='' SOURCE='' NODE='' UNINSTALL=0 PURGE=0 PROBE_SECONDS=3 WAIT_TIMEOUT=180
 ENVIRONMENT='' USERNAME='' PASSWORD_FILE='' EXTERNAL_SYSTEM_ID='' CARRIER_CODE='' DEVICE_URL=''
-LICENSE_PLATE='' GNSS_PATH='' BAUD_RATE=''
+LICENSE_PLATE='' GNSS_PATH='' BAUD_RATE='' DRIVER_NAME='' AUTH_URL='' PLANNING_URL='' CA_FILE=''
 
 parse_flags() {
   local flag value var inline
@@ -97,6 +103,10 @@ parse_flags() {
       --carrier-code) var=CARRIER_CODE ;;
       --device-url) var=DEVICE_URL ;;
       --license-plate) var=LICENSE_PLATE ;;
+      --driver-name) var=DRIVER_NAME ;;
+      --auth-url) var=AUTH_URL ;;
+      --planning-url) var=PLANNING_URL ;;
+      --ca-file) var=CA_FILE ;;
       --gnss-path) var=GNSS_PATH ;;
       --baud-rate) var=BAUD_RATE ;;
       --source) var=SOURCE ;;
@@ -123,6 +133,8 @@ parse_flags() {
   [ -z "$GNSS_PATH" ] || [ "$GNSS_PATH" = auto ] || gnss_path_ok "$GNSS_PATH" ||
     usage_error "--gnss-path must be a device path under /dev (letters, digits and . _ / : -), e.g. /dev/ttyACM0, or auto"
   [ "$PURGE" -eq 0 ] || [ "$UNINSTALL" -eq 1 ] || usage_error "--purge goes with --uninstall"
+  [ -z "$CA_FILE" ] || [ -r "$CA_FILE" ] || usage_error "--ca-file $CA_FILE: cannot read it"
+  [ -z "$CA_FILE" ] || grep -q -- '-----BEGIN CERTIFICATE-----' "$CA_FILE" || usage_error "--ca-file $CA_FILE holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
 }
 
 # --- Effects on the system, or a record of them under --root --------------------------------------
@@ -209,7 +221,7 @@ RESTART_ON_FAILURE=0
 cleanup() {
   local status=$?
   rm -rf -- "$APP_DIR.new"
-  rm -f -- "$ROOT$ETC/.config.json.new" "$ROOT$ETC/.password.new" "$ROOT$UNIT_FILE.new" "$ROOT$CLI.new"
+  rm -f -- "$ROOT$ETC/.config.json.new" "$ROOT$ETC/.password.new" "$ROOT$ETC/.ca.pem.new" "$ROOT$UNIT_FILE.new" "$ROOT$CLI.new"
   if [ "$status" -ne 0 ] && [ "$RESTART_ON_FAILURE" -eq 1 ]; then
     say "starting $UNIT_NAME again"
     systemctl start "$UNIT_NAME" || true
@@ -241,6 +253,10 @@ install_main() {
   place "$APP" 0755 root root
   commit_file "$ROOT$ETC/.config.json.new" "$ROOT$ETC/config.json"
   place "$ETC/config.json" 0640 root "$SERVICE_USER"
+  if [ -f "$ROOT$ETC/.ca.pem.new" ]; then
+    commit_file "$ROOT$ETC/.ca.pem.new" "$ROOT$ETC/ca.pem"
+    place "$ETC/ca.pem" 0644 root root
+  fi
   if [ -f "$ROOT$ETC/.password.new" ]; then commit_file "$ROOT$ETC/.password.new" "$ROOT$ETC/password"; fi
   place "$ETC/password" 0600 root root
   # systemd creates it too (StateDirectory=); made here so `status` works before the first start.

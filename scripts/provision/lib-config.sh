@@ -58,6 +58,15 @@ stage_config() {
   [ -z "$EXTERNAL_SYSTEM_ID" ] || ops+=("set:device.externalSystemId=$EXTERNAL_SYSTEM_ID")
   [ -z "$CARRIER_CODE" ] || ops+=("set:device.carrierCode=$CARRIER_CODE")
   [ -z "$LICENSE_PLATE" ] || ops+=("set:device.licensePlate=$LICENSE_PLATE")
+  [ -z "$DRIVER_NAME" ] || ops+=("set:device.driverName=$DRIVER_NAME")
+  [ -z "$AUTH_URL" ] || ops+=("set:platform.authUrl=$AUTH_URL")
+  [ -z "$PLANNING_URL" ] || ops+=("set:platform.planningUrl=$PLANNING_URL")
+  # The CA goes beside the configuration: the service cannot see home directories, and the file
+  # given may not outlive the installation.
+  if [ -n "$CA_FILE" ]; then
+    install -m 0644 -- "$CA_FILE" "$ROOT$ETC/.ca.pem.new"
+    ops+=("set:platform.caFile=$ETC/ca.pem")
+  fi
 
   # Detection on a first install without --gnss-path, or when asked for with "auto".
   if [ "$GNSS_PATH" = auto ] || { [ -z "$GNSS_PATH" ] && [ ! -f "$existing" ]; }; then

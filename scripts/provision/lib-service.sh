@@ -8,13 +8,10 @@ ensure_user() {
   install -m 0644 -- "$SOURCE/systemd/telematics-agent.sysusers.conf" "$ROOT$SYSUSERS_FILE"
   place "$SYSUSERS_FILE" 0644 root root
   record user "$SERVICE_USER" "groups=$SERVICE_USER,dialout" "shell=/usr/sbin/nologin"
-  if [ -z "$ROOT" ]; then
-    systemd-sysusers "$SYSUSERS_FILE"
-  elif command -v systemd-sysusers >/dev/null; then
-    # Writes DIR/etc/passwd and group only, like an image build would.
-    systemd-sysusers --root="$ROOT" "$ROOT$SYSUSERS_FILE" >/dev/null 2>&1 ||
-      warn "systemd-sysusers --root could not write $ROOT/etc/passwd (not root?); the manifest records the user"
-  fi
+  # Under --root no user is created: an /etc/passwd and /etc/group written into DIR would hold only
+  # this user and replace the target's own when the tree is copied onto it. The target's
+  # systemd-sysusers creates the user from the sysusers.d file at boot, and the manifest names it.
+  if [ -z "$ROOT" ]; then systemd-sysusers "$SYSUSERS_FILE"; fi
 }
 
 # --- The unit -------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
+import { makeThrowawayCa } from '../../src/sim/throwaway-ca.js';
 import { haveCommand, skipWithout, verifyUnit } from './tools.js';
 
 /**
@@ -29,6 +30,8 @@ import { haveCommand, skipWithout, verifyUnit } from './tools.js';
 const SCRIPT = path.join(REPO_ROOT, 'scripts', 'provision.sh');
 const PASSWORD = 'pw-Never-Printed-42';
 const DEVICE_URL = 'https://tracking-device-service.example.com/api/public/v2/';
+const AUTH_URL = 'https://auth.fleet.example.com/api/v1';
+const PLANNING_URL = 'https://planning.fleet.example.com';
 const BY_ID = '/dev/serial/by-id/usb-u-blox_AG_GNSS_receiver-if00';
 // Textbook sentences with valid checksums (NMEA 0183 GGA and RMC).
 const NMEA = [
@@ -80,6 +83,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
   let root = '';
   const emitters: ChildProcess[] = [];
   let first: Run = { status: null, out: '' };
+  let caPem = '';
 
   /** A pseudo-terminal at DIR/dev/NAME fed by a shell loop, as a receiver's port would be. */
   async function receiver(name: string, lines: string[]): Promise<void> {
@@ -106,6 +110,8 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     await receiver('ttyUSB0', NMEA);
     symlinkSync('../../ttyUSB0', path.join(root, BY_ID.slice(1)));
     writeFileSync(path.join(work, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
+    caPem = readFileSync(makeThrowawayCa(work).caFile, 'utf8');
+    writeFileSync(path.join(work, 'private-ca.pem'), caPem);
     first = provision(root, [
       '--environment',
       'staging',
@@ -121,6 +127,14 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       DEVICE_URL,
       '--license-plate',
       'AB-123-C',
+      '--driver-name',
+      'Jo Jansen',
+      '--auth-url',
+      AUTH_URL,
+      '--planning-url',
+      PLANNING_URL,
+      '--ca-file',
+      path.join(work, 'private-ca.pem'),
     ]);
   }, 180_000);
 
@@ -149,14 +163,16 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     const config = JSON.parse(readFileSync(path.join(root, 'etc/telematics-agent/config.json'), 'utf8'));
     expect(config).toEqual({
       environment: 'staging',
-      platform: { deviceUrl: DEVICE_URL },
+      platform: { deviceUrl: DEVICE_URL, authUrl: AUTH_URL, planningUrl: PLANNING_URL, caFile: '/etc/telematics-agent/ca.pem' },
       credentials: { username: 'acme-gateway', passwordFile: '/etc/telematics-agent/password' },
-      device: { externalSystemId: 'acme-fleet', carrierCode: 'ACME', licensePlate: 'AB-123-C' },
+      device: { externalSystemId: 'acme-fleet', carrierCode: 'ACME', licensePlate: 'AB-123-C', driverName: 'Jo Jansen' },
       // ttyACM0 talked garbage and was passed over; ttyUSB0 is named by its stable by-id alias.
       gnss: { path: BY_ID, baudRate: 9600 },
       dataDir: '/var/lib/telematics-agent',
     });
     expect(readFileSync(path.join(root, 'etc/telematics-agent/password'), 'utf8')).toBe(PASSWORD);
+    // The CA is copied beside the configuration, where the service can read it.
+    expect(readFileSync(path.join(root, 'etc/telematics-agent/ca.pem'), 'utf8')).toBe(caPem);
   });
 
   it('creates the files with their modes, and records the owners a real install sets', () => {
@@ -170,6 +186,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       ['/etc/systemd/system/telematics-agent.service', '0644', 'root:root'],
       ['/etc/sysusers.d/telematics-agent.conf', '0644', 'root:root'],
       ['/etc/modules-load.d/telematics-agent.conf', '0644', 'root:root'],
+      ['/etc/telematics-agent/ca.pem', '0644', 'root:root'],
     ];
     const { owners, lines } = manifest(root);
     for (const [target, m, owner] of expected) {
@@ -183,10 +200,11 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       `exec ${process.execPath} /opt/telematics-agent/dist/cli/main.js "$@"`,
     );
     expect(owners.get('/usr/local/bin/telematics-agent')).toBe('0755 root:root');
-    if (haveCommand('systemd-sysusers'))
-      expect(readFileSync(path.join(root, 'etc/passwd'), 'utf8')).toMatch(
-        /^telematics-agent:x:\d+:\d+:[^:]*:\/var\/lib\/telematics-agent:\/usr\/sbin\/nologin$/m,
-      );
+    // No /etc/passwd or /etc/group of one user that a copied tree would lay over the target's: the
+    // target's systemd-sysusers creates the user from the sysusers.d file at boot.
+    expect(existsSync(path.join(root, 'etc/passwd'))).toBe(false);
+    expect(existsSync(path.join(root, 'etc/group'))).toBe(false);
+    expect(readFileSync(path.join(root, 'etc/sysusers.d/telematics-agent.conf'), 'utf8')).toMatch(/^u telematics-agent /m);
     if (haveCommand('systemctl'))
       expect(lstatSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/telematics-agent.service')).isSymbolicLink()).toBe(true);
   });
@@ -307,6 +325,8 @@ describe('provision.sh refuses before changing anything', () => {
     [['--environment', 'test'], '--environment must be production or staging, got "test"'],
     [['--wait-timeout', 'soon'], '--wait-timeout must be a whole number of seconds'],
     [['--purge'], '--purge goes with --uninstall'],
+    [['--ca-file', '/nonexistent/ca.pem'], '--ca-file /nonexistent/ca.pem: cannot read it'],
+    [['--ca-file', path.join(REPO_ROOT, 'package.json')], `--ca-file ${path.join(REPO_ROOT, 'package.json')} holds no PEM certificate`],
   ])('a usage error (%j) exits 2 with its message', (args, message) => {
     const root = tempDir('ta-provision-usage-');
     const r = provision(root, args);
