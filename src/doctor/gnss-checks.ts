@@ -33,6 +33,8 @@ export interface GnssCheckOptions {
   wallMs: () => number;
   /** Largest tolerated system clock offset, s. */
   maxClockOffsetS?: number;
+  /** A replayed log: its GNSS times are from another day, so the clock comparison is no finding. */
+  replay?: boolean;
 }
 
 export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]> {
@@ -44,7 +46,9 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
       fail(
         'NMEA',
         `cannot read the receiver: ${(e as Error).message}`,
-        'check gnss.path and that no other program holds the port (stop the service first)',
+        /lock|busy/i.test((e as Error).message)
+          ? 'another program holds the port; if it is the service, run doctor as root or in its group so that it asks the service'
+          : 'check gnss.path and that the receiver is plugged in',
       ),
       skip('fix', 'no NMEA'),
       skip('clock vs GNSS', 'no NMEA'),
@@ -99,6 +103,7 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
 }
 
 function clock(fix: Fix, o: GnssCheckOptions): CheckResult {
+  if (o.replay) return skip('clock vs GNSS', 'a replayed log: its times are not now, so no comparison');
   const offset = (o.wallMs() - fix.time) / 1000;
   const max = o.maxClockOffsetS ?? 5;
   const text = `system clock ${offset >= 0 ? 'ahead of' : 'behind'} GNSS time by ${Math.abs(offset).toFixed(1)} s`;

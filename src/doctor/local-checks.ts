@@ -3,6 +3,7 @@
  * function of injected facts, so the table test can set up a temp dir and read the verdict.
  */
 import { accessSync, constants, statSync, statfsSync, type Stats } from 'node:fs';
+import nodePath from 'node:path';
 import { loadConfig, type Config } from '../config/load.js';
 import { describeError } from '../errors.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
@@ -108,20 +109,32 @@ export function checkDisk(
   statfs: (p: string) => { bavail: number; bsize: number } = statfsSync,
 ): CheckResult {
   let free: number;
-  try {
-    const s = statfs(dataDir);
-    free = s.bavail * s.bsize;
-  } catch {
-    return fail('disk space', `cannot stat ${dataDir}`, `create ${dataDir} for the service user (or set dataDir)`);
+  // Before the first start dataDir does not exist yet: the service creates it (StateDirectory=),
+  // so the space that counts is that of the nearest folder that does (issue 13.2).
+  let where = dataDir;
+  let note = '';
+  for (;;) {
+    try {
+      const s = statfs(where);
+      free = s.bavail * s.bsize;
+      break;
+    } catch (e) {
+      const parent = nodePath.dirname(where);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || parent === where)
+        return fail('disk space', `cannot stat ${dataDir}`, `create ${dataDir} for the service user (or set dataDir)`);
+      where = parent;
+      note = ` (${dataDir} will be created at the first start)`;
+    }
   }
   const mib = (n: number): string => `${Math.round(n / 2 ** 20)} MiB`;
+  const shown = `${where}${note}`;
   if (free < minFreeBytes)
     return fail(
       'disk space',
-      `${mib(free)} free in ${dataDir}, below storage.minFreeBytes (${mib(minFreeBytes)})`,
+      `${mib(free)} free in ${shown}, below storage.minFreeBytes (${mib(minFreeBytes)})`,
       'free space on the data partition; the backlog is being thinned',
     );
   if (free < 2 * minFreeBytes)
-    return warn('disk space', `${mib(free)} free in ${dataDir}`, 'free space soon: below storage.minFreeBytes the backlog is thinned');
-  return pass('disk space', `${mib(free)} free in ${dataDir}`);
+    return warn('disk space', `${mib(free)} free in ${shown}`, 'free space soon: below storage.minFreeBytes the backlog is thinned');
+  return pass('disk space', `${mib(free)} free in ${shown}`);
 }

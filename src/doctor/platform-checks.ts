@@ -5,6 +5,7 @@
  * simulator on loopback.
  */
 import { describeError } from '../errors.js';
+import { printable } from '../status/printable.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
 export interface PlatformProbes {
@@ -13,8 +14,8 @@ export interface PlatformProbes {
   probe(url: string): Promise<number>;
   /** A password grant; resolves 'accepted' or 'rejected', throws on transport failures. */
   grant(): Promise<'accepted' | 'rejected'>;
-  /** The registered device's UUID retrieved by external device id, or undefined when unknown. */
-  registeredDevice(): Promise<string | undefined>;
+  /** The registered device's UUID and who said so (the running agent, the database, the platform); undefined when unknown. */
+  registeredDevice(): Promise<{ deviceUUID: string; from: string } | undefined>;
 }
 
 export async function checkAddresses(urls: Record<string, string>, p: PlatformProbes): Promise<CheckResult[]> {
@@ -75,10 +76,14 @@ export async function checkCredentials(p: PlatformProbes): Promise<CheckResult> 
 
 export async function checkRegistration(p: PlatformProbes): Promise<CheckResult> {
   try {
-    const uuid = await p.registeredDevice();
-    return uuid
-      ? pass('device registered', `deviceUUID ${uuid}`)
-      : warn('device registered', 'not registered yet', 'start the service (it registers on start) or run: telematics-agent register');
+    const found = await p.registeredDevice();
+    return found
+      ? pass('device registered', `deviceUUID ${printable(found.deviceUUID)} (from ${found.from})`)
+      : warn(
+          'device registered',
+          'not registered yet (the platform does not know this device)',
+          'start the service (it registers on start) or run: telematics-agent register',
+        );
   } catch (e) {
     return skip('device registered', describeError(e).slice(0, 90));
   }

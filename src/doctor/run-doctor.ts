@@ -11,8 +11,15 @@ import { createPlatformDispatcher } from '../platform/dispatcher.js';
 import { PlatformHttp } from '../platform/http.js';
 import { SecretRedactor } from '../platform/secret-redactor.js';
 import { TokenClient } from '../platform/token-client.js';
+import { deviceUuidOf } from '../platform/device-body.js';
+import { DeviceClient } from '../platform/device-client.js';
+import type { TokenPair } from '../platform/token-pair.js';
+import { requestSnapshot } from '../status/client.js';
+import type { StatusSnapshot } from '../status/snapshot.js';
+import { statusSocketPath } from '../status/socket-path.js';
 import { ReadOnlyStore } from '../store/read-only-store.js';
 import type { CheckResult } from './check.js';
+import { checkReceiverViaDaemon } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
 import { checkConfig, checkDisk, checkPasswordFile, checkSerialDevice, defaultSerialFacts, SERVICE_USER } from './local-checks.js';
 import { checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
@@ -31,15 +38,23 @@ export async function runDoctor(configPath: string | undefined, env: NodeJS.Proc
       ),
     ),
   );
-  results.push(
-    ...(await checkReceiver({
-      read: nmeaReader(config),
-      configuredBaud: config.gnss.path ? config.gnss.baudRate : undefined,
-      listenMs: config.gnss.path ? 5000 : 1000,
-      wallMs: Date.now,
-    })),
-  );
-  const probes = platformProbes(config);
+  // Beside the running service the daemon holds the port: it is asked, the port is not opened.
+  const daemon = await requestSnapshot(statusSocketPath(config), 1500).catch(() => undefined);
+  const replay = config.gnss.replayFile !== undefined;
+  if (daemon?.receiver) {
+    results.push(...checkReceiverViaDaemon(daemon, daemon.receiver, { baudRate: replay ? undefined : config.gnss.baudRate, replay }));
+  } else {
+    results.push(
+      ...(await checkReceiver({
+        read: nmeaReader(config),
+        configuredBaud: config.gnss.path ? config.gnss.baudRate : undefined,
+        listenMs: config.gnss.path ? 5000 : 1000,
+        wallMs: Date.now,
+        replay,
+      })),
+    );
+  }
+  const probes = platformProbes(config, daemon);
   results.push(
     ...(await checkAddresses(
       { authUrl: config.platform.authUrl, deviceUrl: config.platform.deviceUrl, planningUrl: config.platform.planningUrl },
@@ -86,7 +101,7 @@ function nmeaReader(config: Config): NmeaReader {
   };
 }
 
-function platformProbes(config: Config): PlatformProbes {
+function platformProbes(config: Config, daemon: StatusSnapshot | undefined): PlatformProbes {
   const dispatcher = createPlatformDispatcher({
     maxConnections: 2,
     requestTimeoutMs: 10_000,
@@ -96,6 +111,8 @@ function platformProbes(config: Config): PlatformProbes {
   // Doctor prints what the token service said: an echo of the password in it is redacted (issue 11.5).
   const redactor = new SecretRedactor();
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: config.platform.maxResponseBytes, redactor });
+  // The credentials check's token, kept only to ask the device service (never stored or printed).
+  let pair: TokenPair | undefined;
   return {
     lookup: async (host) => (await lookup(host)).address,
     probe: (url) => http.probe(url, 'address check'),
@@ -104,17 +121,39 @@ function platformProbes(config: Config): PlatformProbes {
         config.credentials.username,
         config.credentials.password,
       );
-      if (outcome.kind === 'pair') return 'accepted';
+      if (outcome.kind === 'pair') {
+        pair = outcome.pair;
+        return 'accepted';
+      }
       if (outcome.kind === 'rejected') return 'rejected';
       throw outcome.error;
     },
     registeredDevice: async () => {
-      const store = ReadOnlyStore.open(config.dataDir);
+      // The running agent knows; else what it stored; else the platform, which has the last word.
+      const live = daemon?.registration.deviceUUID;
+      if (live !== undefined) return { deviceUUID: live, from: 'the running agent' };
+      let stored: { externalDeviceId?: string; deviceUUID?: string } | undefined;
       try {
-        return store?.registration()?.deviceUUID;
-      } finally {
-        store?.close();
+        const store = ReadOnlyStore.open(config.dataDir);
+        try {
+          stored = { ...store?.identity(), ...store?.registration() };
+        } finally {
+          store?.close();
+        }
+      } catch {
+        // unreadable to this user: ask the platform
       }
+      if (stored?.deviceUUID !== undefined) return { deviceUUID: stored.deviceUUID, from: 'the database' };
+      const externalDeviceId = config.device.externalDeviceId ?? daemon?.registration.externalDeviceId ?? stored?.externalDeviceId;
+      if (externalDeviceId === undefined || pair === undefined) return undefined;
+      const token = pair.accessToken;
+      const client = new DeviceClient({
+        requester: { send: (req) => http.send({ ...req, headers: { authorization: `Bearer ${token}` }, what: 'device retrieval' }) },
+        deviceUrl: config.platform.deviceUrl,
+        wallMs: Date.now,
+      });
+      const found = await client.byExternalId(config.device.externalSystemId, externalDeviceId);
+      return found ? { deviceUUID: deviceUuidOf(found) ?? '(none in the answer)', from: 'the platform' } : undefined;
     },
   };
 }

@@ -1,0 +1,59 @@
+/**
+ * Receiver checks beside the running service (issue 13.2): the daemon holds the serial port, so
+ * doctor takes the receiver's facts from its status socket, as `location here --source auto` does,
+ * instead of opening the port a second time ("Cannot lock port").
+ */
+import type { ReceiverStatus, StatusSnapshot } from '../status/snapshot.js';
+import { printable } from '../status/printable.js';
+import { fail, pass, skip, warn, type CheckResult } from './check.js';
+
+/** A sentence older than this means the receiver has gone quiet. */
+const QUIET_S = 10;
+
+export interface DaemonReceiverOptions {
+  /** The configured baud rate (a serial receiver), undefined for a replay log. */
+  baudRate: number | undefined;
+  replay: boolean;
+  maxClockOffsetS?: number;
+}
+
+export function checkReceiverViaDaemon(snapshot: StatusSnapshot, r: ReceiverStatus, o: DaemonReceiverOptions): CheckResult[] {
+  const who = `the running agent (pid ${snapshot.daemon.pid ?? '?'})`;
+  const port = printable(r.port);
+  const at = o.baudRate !== undefined ? ` at ${o.baudRate} baud` : '';
+  const out: CheckResult[] = [];
+  if (r.lastSentenceAgeS !== undefined && r.lastSentenceAgeS <= QUIET_S) {
+    out.push(pass('NMEA', `${who} reads ${port}${at}: last sentence ${r.lastSentenceAgeS.toFixed(1)} s ago, ${r.lines ?? 0} lines`));
+  } else {
+    const since = r.lastSentenceAgeS === undefined ? 'no valid sentence yet' : `no sentence for ${r.lastSentenceAgeS.toFixed(0)} s`;
+    const link = `link ${printable(r.link)}${r.lastError ? `: ${printable(r.lastError)}` : ''}`;
+    out.push(
+      fail(
+        'NMEA',
+        `${who} has ${since} from ${port}${at} (${link}; ${r.bytes ?? 0} bytes read)`,
+        r.bytes
+          ? `bytes arrive but no valid NMEA: check gnss.baudRate (now ${o.baudRate ?? '-'}) against the receiver`
+          : 'check the cable and the receiver power; `telematics-agent status --watch` shows the link live',
+      ),
+    );
+    out.push(skip('fix', 'no NMEA'), skip('clock vs GNSS', 'no NMEA'));
+    return out;
+  }
+  if (r.mode !== undefined && r.mode >= 2)
+    out.push(
+      pass('fix', `${r.mode}D fix, ${r.satellitesUsed ?? '?'} satellites, HDOP ${r.hdop?.toFixed(1) ?? '?'} (from the running agent)`),
+    );
+  else out.push(warn('fix', 'no position fix yet', 'give the antenna a clear view of the sky; a cold start can take a few minutes'));
+  out.push(clockViaDaemon(r, o));
+  return out;
+}
+
+function clockViaDaemon(r: ReceiverStatus, o: DaemonReceiverOptions): CheckResult {
+  if (o.replay) return skip('clock vs GNSS', 'a replayed log: its times are not now, so no comparison');
+  if (r.clockOffsetS === undefined) return skip('clock vs GNSS', 'no GNSS time yet');
+  const offset = r.clockOffsetS;
+  const text = `system clock ${offset >= 0 ? 'ahead of' : 'behind'} GNSS time by ${Math.abs(offset).toFixed(1)} s`;
+  if (Math.abs(offset) > (o.maxClockOffsetS ?? 5))
+    return warn('clock vs GNSS', text, 'enable time sync (systemd-timesyncd or chrony); TLS fails when the clock is far off');
+  return pass('clock vs GNSS', text);
+}
