@@ -1,8 +1,7 @@
 import type { Config } from './config/load.js';
 import { describeError, errorFields } from './errors.js';
 import { GnssPipeline } from './gnss/pipeline.js';
-import { ReplaySource } from './gnss/sources/replay-source.js';
-import { SerialSource } from './gnss/sources/serial-source.js';
+import { createNmeaSource } from './gnss/sources/create-source.js';
 import type { NmeaSource } from './gnss/sources/source.js';
 import { FixPublisher } from './fix-feed/fix-publisher.js';
 import type { Logger } from './log.js';
@@ -203,7 +202,11 @@ export class Agent {
     this.#notify.ready('recording');
     this.#startWatchdog();
     logger.info(
-      { dataDir: config.dataDir, externalDeviceId: identity.externalDeviceId, gnss: config.gnss.replayFile ?? config.gnss.path },
+      {
+        dataDir: config.dataDir,
+        externalDeviceId: identity.externalDeviceId,
+        gnss: config.gnss.replayFile ?? config.gnss.gpsd ?? config.gnss.path,
+      },
       'agent running',
     );
   }
@@ -259,11 +262,7 @@ export class Agent {
   }
 
   #source(): NmeaSource {
-    const { gnss } = this.#o.config;
-    const logger = this.#o.logger.child({ component: 'gnss-source' });
-    if (gnss.replayFile !== undefined) return new ReplaySource({ file: gnss.replayFile, speed: gnss.replaySpeed, logger });
-    // The schema guarantees one of path and replayFile.
-    return new SerialSource({ path: gnss.path!, baudRate: gnss.baudRate, logger });
+    return createNmeaSource(this.#o.config.gnss, this.#o.logger.child({ component: 'gnss-source' }));
   }
 
   /** The status socket is a window, not a duty: when it cannot open, the agent runs on without it. */
@@ -288,7 +287,8 @@ export class Agent {
         // with the system clock would only ever report a clock problem that is not there.
         const live = config.gnss.replayFile === undefined;
         return {
-          port: config.gnss.replayFile ?? config.gnss.path ?? '',
+          // The source says where it reads: the device, the file, or `gpsd 127.0.0.1:2947 -> /dev/ttyACM0`.
+          port: g.link.path,
           link: g.link.status,
           ...(g.link.lastError !== undefined ? { lastError: g.link.lastError } : {}),
           bytes: g.link.bytes,

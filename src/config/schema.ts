@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { platformSchema } from './platform-schema.js';
 import { nonEmpty, urlPathId } from './schema-parts.js';
+import { parseGpsdAddress } from '../gnss/sources/gpsd-address.js';
 
 export { platformSchema };
 
@@ -59,8 +60,9 @@ export const deviceSchema = z.strictObject({
 export const DEVICE_PATH = /^\/dev\/[A-Za-z0-9._/:-]+$/;
 
 /** The keys that name where NMEA comes from; exactly one is set. */
-const GNSS_SOURCE_KEYS = ['path', 'replayFile'] as const;
-const GNSS_SOURCE_HINT = 'path: the receiver, e.g. /dev/ttyACM0; replayFile: an NMEA log to replay';
+const GNSS_SOURCE_KEYS = ['path', 'replayFile', 'gpsd'] as const;
+const GNSS_SOURCE_HINT =
+  "path: the receiver, e.g. /dev/ttyACM0; replayFile: an NMEA log to replay; gpsd: gpsd's address, e.g. 127.0.0.1:2947";
 
 export const gnssSchema = z
   .strictObject({
@@ -81,6 +83,21 @@ export const gnssSchema = z
       })
       .default(9600),
     replayFile: z.string().min(1).optional().describe('Replay an NMEA log instead of a serial port.'),
+    gpsd: z
+      .string()
+      .refine(
+        (a) => parseGpsdAddress(a) !== undefined,
+        'must be host:port (127.0.0.1:2947, [::1]:2947), a host (port 2947) or an absolute Unix socket path',
+      )
+      .optional()
+      .describe(
+        "Read the receiver through gpsd at this address (e.g. 127.0.0.1:2947): gpsd shares it with chrony and its tools; the agent asks for the receiver's raw NMEA.",
+      ),
+    gpsdDevice: z
+      .string()
+      .regex(DEVICE_PATH, 'must be a device path under /dev, as gpsd lists it (e.g. /dev/ttyACM0)')
+      .optional()
+      .describe('With gnss.gpsd: watch only this receiver when gpsd serves several.'),
     replaySpeed: z.number().min(0).default(1).describe('Replay pace: 1 = as recorded, 10 = ten times faster, 0 = as fast as possible.'),
     maxLineLength: z
       .number()
@@ -108,6 +125,12 @@ export const gnssSchema = z
           path: [k],
           message: `gnss.${set[0]} and gnss.${k} are both set; set exactly one GNSS source (${GNSS_SOURCE_KEYS.map((s) => `gnss.${s}`).join(', ')}) and remove the other`,
         });
+    if (g.gpsdDevice !== undefined && g.gpsd === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gpsdDevice'],
+        message: 'gnss.gpsdDevice picks a receiver of gnss.gpsd; set gnss.gpsd too, or remove it',
+      });
   });
 
 export const qualitySchema = z

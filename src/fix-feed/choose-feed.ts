@@ -7,6 +7,7 @@ import { statusSocketPath } from '../status/socket-path.js';
 import { DaemonFixFeed, isDaemonListening } from './daemon-feed.js';
 import type { FixFeed } from './fix-feed.js';
 import { GnssFixFeed } from './gnss-feed.js';
+import { createNmeaSource } from '../gnss/sources/create-source.js';
 
 export type FeedChoice = 'auto' | 'daemon' | 'receiver';
 
@@ -30,7 +31,8 @@ export async function chooseFeed(config: Config, logger: Logger, choice: FeedCho
   }
   const g = config.gnss;
   // A replay file can be read twice; a serial port cannot be shared with the daemon reading it.
-  if (choice === 'receiver' && g.replayFile === undefined && (await isDaemonListening(socketPath))) {
+  // gpsd shares the receiver with any number of readers.
+  if (choice === 'receiver' && g.replayFile === undefined && g.gpsd === undefined && (await isDaemonListening(socketPath))) {
     throw new AgentError(
       'RECEIVER_HELD_BY_DAEMON',
       `the running daemon holds the receiver ${g.path ?? ''}: a second reader would split its data between the two; use --source daemon (or auto), or stop the daemon first`,
@@ -41,6 +43,10 @@ export async function chooseFeed(config: Config, logger: Logger, choice: FeedCho
   if (g.replayFile !== undefined) {
     const source = new ReplaySource({ file: g.replayFile, speed: g.replaySpeed, logger: logger.child({ component: 'gnss' }) });
     return new GnssFixFeed({ source, description: `the replay of ${g.replayFile}`, ...common });
+  }
+  if (g.gpsd !== undefined) {
+    const source = createNmeaSource(g, logger.child({ component: 'gnss' }));
+    return new GnssFixFeed({ source, description: `the receiver through gpsd at ${g.gpsd}`, ...common });
   }
   if (g.path === undefined)
     throw new AgentError('GNSS_NOT_CONFIGURED', 'set gnss.path (the receiver, e.g. /dev/ttyACM0) or gnss.replayFile in the configuration', {

@@ -1,6 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
+import { parseGpsdAddress } from '../../src/gnss/sources/gpsd-address.js';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, maskedConfig, parseConfig } from '../../src/config/load.js';
 import { stagingAddress } from '../../src/config/addresses.js';
@@ -83,6 +84,16 @@ describe('configuration: valid files', () => {
       '/dev/ttyACM0',
     ])
       expect(parse(set(validConfig(), 'gnss.path', p)).gnss.path).toBe(p);
+  });
+
+  it('takes gpsd as the source: host:port, [v6]:port, a host alone, a socket path; and a device of it', () => {
+    for (const a of ['127.0.0.1:2947', '[::1]:2947', 'localhost', '/run/gpsd-client.sock']) {
+      const c = parse(set(validConfig(), 'gnss', { gpsd: a, gpsdDevice: '/dev/serial/by-id/usb-u-blox-if00' }));
+      expect(c.gnss.gpsd).toBe(a);
+    }
+    expect(parseGpsdAddress('[::1]:2947')).toEqual({ host: '::1', port: 2947 });
+    expect(parseGpsdAddress('localhost')).toEqual({ host: 'localhost', port: 2947 });
+    expect(parseGpsdAddress('/run/x.sock')).toEqual({ socketPath: '/run/x.sock' });
   });
 
   it('allows http:// on loopback hosts for the simulator', () => {
@@ -243,6 +254,36 @@ const BAD: BadCase[] = [
     mutate: (j) => set(j, 'gnss.path', '/dev/ttyACM0\nExecStartPre=/bin/sh'),
     key: 'gnss.path',
     message: /device path under \/dev/,
+  },
+  {
+    name: 'gnss.gpsd beside gnss.path: one rule names both keys',
+    mutate: (j) => set(j, 'gnss.gpsd', '127.0.0.1:2947'),
+    key: 'gnss.gpsd',
+    message: /gnss\.path and gnss\.gpsd are both set; set exactly one GNSS source \(gnss\.path, gnss\.replayFile, gnss\.gpsd\)/,
+  },
+  {
+    name: 'gnss.gpsd beside gnss.replayFile',
+    mutate: (j) => set(set(j, 'gnss', { replayFile: '/x.nmea' }), 'gnss.gpsd', 'localhost'),
+    key: 'gnss.gpsd',
+    message: /gnss\.replayFile and gnss\.gpsd are both set/,
+  },
+  {
+    name: 'gnss.gpsd not an address',
+    mutate: (j) => set(j, 'gnss', { gpsd: 'localhost:2947; rm -rf' }),
+    key: 'gnss.gpsd',
+    message: /host:port/,
+  },
+  {
+    name: 'gnss.gpsd port out of range',
+    mutate: (j) => set(j, 'gnss', { gpsd: '127.0.0.1:99999' }),
+    key: 'gnss.gpsd',
+    message: /host:port/,
+  },
+  {
+    name: 'gnss.gpsdDevice without gnss.gpsd',
+    mutate: (j) => set(j, 'gnss.gpsdDevice', '/dev/ttyACM0'),
+    key: 'gnss.gpsdDevice',
+    message: /set gnss\.gpsd too/,
   },
   { name: 'gnss.path outside /dev', mutate: (j) => set(j, 'gnss.path', '/tmp/tty0'), key: 'gnss.path', message: /under \/dev/ },
   { name: 'gnss.path with a space', mutate: (j) => set(j, 'gnss.path', '/dev/tty ACM0'), key: 'gnss.path', message: /under \/dev/ },

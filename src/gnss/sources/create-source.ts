@@ -1,0 +1,22 @@
+/**
+ * The configured receiver source: gpsd (`gnss.gpsd`), a replay (`gnss.replayFile`) or the serial
+ * port (`gnss.path`). The schema guarantees exactly one of them.
+ */
+import type { Config } from '../../config/load.js';
+import type { Logger } from '../../log.js';
+import { parseGpsdAddress } from './gpsd-address.js';
+import { GpsdSource } from './gpsd-source.js';
+import { ReplaySource } from './replay-source.js';
+import { SerialSource } from './serial-source.js';
+import type { NmeaSource } from './source.js';
+
+export function createNmeaSource(gnss: Config['gnss'], logger: Logger): NmeaSource {
+  if (gnss.replayFile !== undefined) return new ReplaySource({ file: gnss.replayFile, speed: gnss.replaySpeed, logger });
+  if (gnss.gpsd !== undefined) {
+    const address = parseGpsdAddress(gnss.gpsd);
+    if (address === undefined) throw new Error(`gnss.gpsd is not an address: ${gnss.gpsd}`);
+    return new GpsdSource({ address, ...(gnss.gpsdDevice !== undefined ? { device: gnss.gpsdDevice } : {}), logger });
+  }
+  if (gnss.path === undefined) throw new Error('no GNSS source configured');
+  return new SerialSource({ path: gnss.path, baudRate: gnss.baudRate, logger });
+}

@@ -1,0 +1,279 @@
+/**
+ * The receiver through gpsd (config `gnss.gpsd`): gpsd owns the serial port and shares it with
+ * chrony, cgps, gpspipe and the agent. The agent watches with `"nmea":true` (gpsd-protocol.ts says
+ * why) and hands the sentences to the pipeline as the serial source hands it bytes.
+ *
+ * The link is supervised like the serial port: when gpsd restarts, refuses the connection, or the
+ * connection stays silent (no sentence for `silenceMs`: gpsd hung, or its receiver is gone), the
+ * socket is dropped and opened again with capped exponential backoff and jitter; reopenings are
+ * counted for `status`. Lines from gpsd are split with a bound (64 KiB): a huge or endless line is
+ * cut and counted, a malformed JSON object is counted and skipped; memory stays bounded.
+ */
+import net from 'node:net';
+import type { Logger } from '../../log.js';
+import { describeError } from '../../errors.js';
+import { LineSplitter } from '../line-splitter.js';
+import { BACKOFF_DEFAULTS, backoffDelay, type BackoffOptions } from './backoff.js';
+import { formatGpsdAddress, type GpsdAddress } from './gpsd-address.js';
+import { parseGpsdLine, watchRequest, type GpsdDevice } from './gpsd-protocol.js';
+import type { LinkState, NmeaSource } from './source.js';
+
+/** The part of node's net.Socket this source uses: the seam tests and doctor can replace. */
+export interface GpsdSocket {
+  on(event: 'connect', listener: () => void): this;
+  on(event: 'data', listener: (chunk: Buffer) => void): this;
+  on(event: 'error', listener: (err: Error) => void): this;
+  on(event: 'close', listener: () => void): this;
+  write(data: string): boolean;
+  destroy(): void;
+  removeAllListeners(): this;
+}
+
+export type GpsdConnector = (address: GpsdAddress) => GpsdSocket;
+
+export const defaultGpsdConnector: GpsdConnector = (a) =>
+  ('socketPath' in a ? net.createConnection({ path: a.socketPath }) : net.createConnection({ host: a.host, port: a.port })) as GpsdSocket;
+
+/** Longest line kept from gpsd (its DEVICES answer for many receivers is a few KiB). */
+export const GPSD_MAX_LINE = 65_536;
+
+export interface GpsdCounters {
+  /** JSON objects from gpsd that were understood. */
+  json: number;
+  /** Lines that were neither NMEA nor a JSON object gpsd sends (broken, or not gpsd at all). */
+  malformed: number;
+  /** Lines longer than GPSD_MAX_LINE, cut to it. */
+  overlong: number;
+  /** Bytes of those lines that were dropped rather than held. */
+  droppedBytes: number;
+  /** Connections dropped because nothing arrived for silenceMs. */
+  silences: number;
+}
+
+export interface GpsdSourceOptions {
+  address: GpsdAddress;
+  /** Config `gnss.gpsdDevice`: watch this receiver only when gpsd serves several. */
+  device?: string;
+  logger: Logger;
+  connect?: GpsdConnector;
+  backoff?: BackoffOptions;
+  /** No sentence for this long on an open connection: reconnect. Default 10 s. */
+  silenceMs?: number;
+  random?: () => number;
+  now?: () => number;
+}
+
+export class GpsdSource implements NmeaSource {
+  readonly counters: GpsdCounters = { json: 0, malformed: 0, overlong: 0, droppedBytes: 0, silences: 0 };
+  readonly #o: GpsdSourceOptions;
+  readonly #listeners: ((chunk: Buffer) => void)[] = [];
+  readonly #link: LinkState;
+  readonly #where: string;
+  #socket: GpsdSocket | undefined;
+  #retryTimer: NodeJS.Timeout | undefined;
+  #silenceTimer: NodeJS.Timeout | undefined;
+  #running = false;
+  #everOpen = false;
+  #device: GpsdDevice | undefined;
+  #release: string | undefined;
+
+  constructor(options: GpsdSourceOptions) {
+    this.#o = options;
+    this.#where = `gpsd ${formatGpsdAddress(options.address)}`;
+    this.#link = { status: 'idle', path: this.#describe(), attempts: 0, bytes: 0, reconnects: 0 };
+  }
+
+  onData(listener: (chunk: Buffer) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  link(): LinkState {
+    return { ...this.#link, path: this.#describe() };
+  }
+
+  /** What gpsd said about itself and the receiver, for doctor. */
+  info(): { release?: string; device?: GpsdDevice } {
+    return { ...(this.#release !== undefined ? { release: this.#release } : {}), ...(this.#device ? { device: { ...this.#device } } : {}) };
+  }
+
+  /** Resolves after the first attempt, whether or not it connected: the supervisor keeps trying. */
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    await this.#open();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#retryTimer);
+    clearTimeout(this.#silenceTimer);
+    this.#retryTimer = undefined;
+    this.#silenceTimer = undefined;
+    const socket = this.#socket;
+    this.#socket = undefined;
+    this.#link.status = 'stopped';
+    delete this.#link.nextAttemptAt;
+    if (socket) {
+      socket.removeAllListeners();
+      socket.on('error', () => undefined);
+      socket.destroy();
+    }
+  }
+
+  #describe(): string {
+    const device = this.#device?.path ?? this.#o.device;
+    return device !== undefined ? `${this.#where} -> ${device}` : this.#where;
+  }
+
+  #now(): number {
+    return (this.#o.now ?? Date.now)();
+  }
+
+  #open(): Promise<void> {
+    this.#link.status = 'opening';
+    const socket = (this.#o.connect ?? defaultGpsdConnector)(this.#o.address);
+    this.#socket = socket;
+    const splitter = new LineSplitter(GPSD_MAX_LINE);
+    return new Promise((resolve) => {
+      socket.on('connect', () => {
+        if (this.#socket !== socket || !this.#running) return resolve();
+        socket.write(watchRequest(this.#o.device));
+        const details = { gpsd: formatGpsdAddress(this.#o.address), attempts: this.#link.attempts };
+        if (this.#everOpen) {
+          this.#link.reconnects = (this.#link.reconnects ?? 0) + 1;
+          this.#o.logger.info(details, 'gpsd link restored');
+        } else this.#o.logger.info(details, 'gpsd link open');
+        this.#everOpen = true;
+        this.#link.status = 'open';
+        this.#link.attempts = 0;
+        this.#link.openedAt = this.#now();
+        delete this.#link.nextAttemptAt;
+        this.#armSilence(socket);
+        resolve();
+      });
+      socket.on('data', (chunk: Buffer) => {
+        if (this.#socket !== socket) return;
+        const { overlong, droppedBytes } = splitter.counters;
+        splitter.push(chunk, (line) => this.#line(line, socket));
+        this.counters.overlong += splitter.counters.overlong - overlong;
+        this.counters.droppedBytes += splitter.counters.droppedBytes - droppedBytes;
+      });
+      socket.on('error', (err: Error) => {
+        this.#lost(socket, err);
+        resolve();
+      });
+      socket.on('close', () => {
+        this.#lost(socket, new Error('gpsd closed the connection'));
+        resolve();
+      });
+    });
+  }
+
+  #line(line: string, socket: GpsdSocket): void {
+    const first = line.charCodeAt(0);
+    // '$' NMEA, '!' AIS-style encapsulation (passed on; the decoder counts what it cannot use).
+    if (first === 0x24 || first === 0x21) {
+      const chunk = Buffer.from(`${line}\n`, 'latin1');
+      this.#link.bytes += chunk.length;
+      this.#armSilence(socket);
+      for (const l of this.#listeners) l(chunk);
+      return;
+    }
+    if (first !== 0x7b) {
+      if (line.trim() !== '') this.counters.malformed++;
+      return;
+    }
+    const m = parseGpsdLine(line);
+    if (m.kind === 'malformed') {
+      this.counters.malformed++;
+      if (this.counters.malformed === 1)
+        this.#o.logger.warn({ gpsd: this.#where }, 'gpsd sent a line that is not gpsd JSON; skipping such lines');
+      return;
+    }
+    this.counters.json++;
+    switch (m.kind) {
+      case 'version':
+        this.#release = m.release;
+        break;
+      case 'devices': {
+        const d = this.#pick(m.devices);
+        if (d) this.#device = d;
+        if (!d || !d.active) this.#setError(this.#noDevice(m.devices));
+        else delete this.#link.lastError;
+        break;
+      }
+      case 'device':
+        if (this.#o.device !== undefined && m.device.path !== this.#o.device) break;
+        if (!m.device.active) {
+          this.#device = { ...this.#device, ...m.device };
+          this.#setError(`gpsd lost its receiver ${m.device.path} (unplugged?); waiting for it`);
+        } else {
+          this.#device = { ...this.#device, ...m.device };
+          delete this.#link.lastError;
+        }
+        break;
+      case 'error':
+        this.#setError(`gpsd: ${m.message}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #pick(devices: GpsdDevice[]): GpsdDevice | undefined {
+    if (this.#o.device !== undefined) return devices.find((d) => d.path === this.#o.device);
+    return devices.find((d) => d.active) ?? devices[0];
+  }
+
+  #noDevice(devices: GpsdDevice[]): string {
+    if (this.#o.device !== undefined)
+      return `gpsd does not serve ${this.#o.device} (gnss.gpsdDevice); it has ${devices.map((d) => d.path).join(', ') || 'no receiver'}`;
+    return 'gpsd has no receiver yet (check DEVICES= in /etc/default/gpsd, or plug it in)';
+  }
+
+  #setError(message: string): void {
+    if (this.#link.lastError !== message) this.#o.logger.warn({ gpsd: this.#where }, message);
+    this.#link.lastError = message;
+    this.#link.lastErrorAt = this.#now();
+  }
+
+  #armSilence(socket: GpsdSocket): void {
+    clearTimeout(this.#silenceTimer);
+    const ms = this.#o.silenceMs ?? 10_000;
+    this.#silenceTimer = setTimeout(() => {
+      this.#silenceTimer = undefined;
+      if (this.#socket !== socket || !this.#running) return;
+      this.counters.silences++;
+      this.#lost(socket, new Error(`no sentence from gpsd for ${(ms / 1000).toFixed(0)} s`), true);
+    }, ms);
+    this.#silenceTimer.unref?.();
+  }
+
+  #lost(socket: GpsdSocket, err: Error, silence = false): void {
+    if (this.#socket !== socket || !this.#running) return;
+    this.#socket = undefined;
+    clearTimeout(this.#silenceTimer);
+    socket.removeAllListeners();
+    // An error listener stays so that a late error from the dead socket cannot crash the process.
+    socket.on('error', () => undefined);
+    socket.destroy();
+    const attempts = ++this.#link.attempts;
+    const message = describeError(err);
+    const details = { gpsd: this.#where, error: message, attempts };
+    if (attempts === 1) this.#o.logger.warn(details, 'gpsd link lost; reconnecting with backoff');
+    else this.#o.logger.debug(details, 'gpsd still unavailable');
+    // gpsd's own complaint (no receiver, unknown device) explains a silence better than the silence.
+    const complaint = this.#link.lastError !== undefined && /^gpsd (has no|does not serve|lost)/.test(this.#link.lastError);
+    if (!(silence && complaint)) {
+      this.#link.lastError = message;
+      this.#link.lastErrorAt = this.#now();
+    }
+    const delay = backoffDelay(attempts, this.#o.backoff ?? BACKOFF_DEFAULTS, this.#o.random);
+    this.#link.status = 'retrying';
+    this.#link.nextAttemptAt = this.#now() + delay;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      if (this.#running) void this.#open();
+    }, delay);
+  }
+}
