@@ -201,7 +201,7 @@ preflight() {
   [ -f "$SOURCE/dist/cli/main.js" ] || die "$SOURCE has no dist/: build it first (npm ci && npm run build), or use a release tarball (npm pack)"
 
   NODE=${NODE:-$(command -v node || true)}
-  [ -n "$NODE" ] || die "node not found; install Node.js 20 or later (Debian: apt-get install nodejs; or NodeSource)"
+  [ -n "$NODE" ] || die "node not found; install Node.js 20.19 or later (README, Gateway: Debian 13 apt-get install nodejs; Debian 12 NodeSource)"
   [[ $NODE =~ ^/[A-Za-z0-9._/+-]+$ ]] || usage_error "--node must be an absolute path without spaces, got \"$NODE\""
   [ -x "$NODE" ] || die "$NODE is not executable"
   # The unit has ProtectHome=yes: a node under /root or /home (nvm) is invisible to the service.
