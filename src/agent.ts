@@ -8,9 +8,10 @@ import type { Logger } from './log.js';
 import type { BootClock } from './platform/boot-clock.js';
 import { buildPlatform, type PlatformParts } from './platform/build.js';
 import { WIRE_META_KEY, WireCounter, type WireUsage } from './platform/wire-counter.js';
-import { DaemonStatusProvider } from './status/daemon-provider.js';
+import { DaemonStatusProvider, type StoredFacts } from './status/daemon-provider.js';
 import { StatusServer } from './status/server.js';
 import { statusSocketPath } from './status/socket-path.js';
+import { readStoredFacts } from './status/stored-facts.js';
 import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
 import { openDatabase, replaceDamagedDatabase, type CarriedFixes, type OpenDatabaseOptions } from './store/database.js';
@@ -190,7 +191,7 @@ export class Agent {
       maxLineLength: config.gnss.maxLineLength,
     });
 
-    await this.#startStatus(pipeline, platform, outbox, uploader, fixPublisher, repairedFacts(meta));
+    await this.#startStatus(pipeline, platform, outbox, uploader, fixPublisher, repairedFacts(meta), readStoredFacts(db, meta));
 
     await pipeline.start();
     // Stop reading first, then commit what is buffered before the uploader gets its grace time.
@@ -273,6 +274,7 @@ export class Agent {
     uploader: Uploader,
     publisher: FixPublisher,
     repaired: DiskSummary['repaired'],
+    stored: StoredFacts,
   ): Promise<void> {
     const { config, logger } = this.#o;
     const provider = new DaemonStatusProvider({
@@ -280,6 +282,7 @@ export class Agent {
       dataDir: config.dataDir,
       minFreeBytes: config.storage.minFreeBytes,
       startedMonoMs: this.#startedMono,
+      stored: () => stored,
       receiver: () => {
         const g = pipeline.state();
         const sentenceAt = g.link.lastValidSentenceAt;

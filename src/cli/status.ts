@@ -22,11 +22,13 @@ export function registerStatusCommand(program: Command): void {
     .option('-w, --watch', 'refresh every second, with the satellite table (Ctrl-C ends)')
     .action(async (opts: StatusCliOptions) => {
       // Loaded on use: a technician waits for this command, and `run`'s modules are not its business.
-      const [{ assessHealth }, { renderStatus, useColor }, { fetchSnapshot, statusTarget }] = await Promise.all([
-        import('../status/health.js'),
-        import('../status/render.js'),
-        import('../status/status-source.js'),
-      ]);
+      const [{ assessHealth }, { renderStatus, useColor }, { fetchSnapshot, statusTarget }, { fitToScreen, wrapToWidth }] =
+        await Promise.all([
+          import('../status/health.js'),
+          import('../status/render.js'),
+          import('../status/status-source.js'),
+          import('../status/screen-fit.js'),
+        ]);
       const target = statusTarget(opts.config);
       const once = async (): Promise<number> => {
         const snapshot = await fetchSnapshot(target);
@@ -34,13 +36,23 @@ export function registerStatusCommand(program: Command): void {
         if (opts.json) {
           process.stdout.write(`${JSON.stringify({ ...snapshot, health })}\n`);
         } else {
+          const tty = process.stdout.isTTY === true;
+          // A redrawn frame one line shorter than the terminal: the cursor's line must not scroll it.
+          const rows = tty ? Math.max(3, (process.stdout.rows || 24) - 1) : undefined;
+          const cols = tty ? process.stdout.columns || 80 : undefined;
           const text = renderStatus(
             snapshot,
-            { color: useColor(process.stdout), satellites: opts.watch === true, nowMs: Date.now() },
+            { color: useColor(process.stdout), satellites: opts.watch === true, nowMs: Date.now(), ...(rows ? { maxLines: rows } : {}) },
             health,
           );
-          // Home and clear-to-end on a terminal, so the screen redraws in place without flicker.
-          process.stdout.write(opts.watch && process.stdout.isTTY ? `\u001b[H${text.replace(/\n/g, '\u001b[K\n')}\u001b[J` : text);
+          if (opts.watch && tty) {
+            // Home and clear-to-end, so the screen redraws in place without flicker.
+            const frame = fitToScreen(text, rows!, cols!);
+            process.stdout.write(`\u001b[H${frame.replace(/\n/g, '\u001b[K\n')}\u001b[J`);
+          } else {
+            // On a terminal long lines wrap under their text; in a pipe they go out whole.
+            process.stdout.write(tty ? wrapToWidth(text, cols!, 10) : text);
+          }
         }
         return health.exitCode;
       };

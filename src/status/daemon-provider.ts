@@ -54,7 +54,20 @@ export interface DaemonStatusSources {
   /** A full disk and failing commits (store-view.ts). */
   store?: () => StoreView;
   network?: () => NetworkSummary;
+  /**
+   * What the database remembers from before this start (issue 13.14): right after a restart the
+   * uploader has delivered nothing yet and the token manager may not have loaded its pair, and
+   * `status` said "last success never" and "token none" for a gateway that delivered a minute ago.
+   */
+  stored?: () => StoredFacts;
   pid?: number;
+}
+
+export interface StoredFacts {
+  lastSuccessAt?: number;
+  lastError?: UploadSummary['lastError'];
+  /** The stored token pair: when obtained (wall clock) and its lifetime. */
+  token?: { obtainedAt: number; expiresInS: number };
 }
 
 export class DaemonStatusProvider implements StatusProvider {
@@ -71,7 +84,12 @@ export class DaemonStatusProvider implements StatusProvider {
       schema: SNAPSHOT_SCHEMA,
       takenAt: s.clock.wallMs(),
       source: 'daemon',
-      daemon: { running: true, version: VERSION, pid: s.pid ?? process.pid, uptimeS: Math.max(0, (now - s.startedMonoMs) / 1000) },
+      daemon: {
+        running: true,
+        version: VERSION,
+        pid: s.pid ?? process.pid,
+        uptimeS: Math.max(0, Math.round((now - s.startedMonoMs) / 1000)),
+      },
       registration: {},
       outbox: pendingOnly(s.outbox?.() ?? { pending: 0, sentToday: 0, thinned: 0, deadLetters: 0 }),
       upload: s.upload?.() ?? {},
@@ -89,10 +107,20 @@ export class DaemonStatusProvider implements StatusProvider {
         externalDeviceIdSource: who.source,
       };
     if (reg) snapshot.registration.deviceUUID = reg.deviceUUID;
+    const stored = s.stored?.();
+    if (snapshot.upload.lastSuccessAt === undefined && stored?.lastSuccessAt !== undefined)
+      snapshot.upload.lastSuccessAt = stored.lastSuccessAt;
+    if (snapshot.upload.lastError === undefined && stored?.lastError !== undefined) snapshot.upload.lastError = stored.lastError;
     if (s.tokens) {
       const t = s.tokens();
       snapshot.token = { state: t.state, passwordGrants: t.passwordGrants, refreshes: t.refreshes };
       if (t.ageMs !== undefined) snapshot.token.ageS = t.ageMs / 1000;
+      else if (stored?.token && (t.state === 'none' || t.state === 'expired')) {
+        // Not used yet in this run: its age on the wall clock, as the database fallback tells it.
+        const ageS = Math.max(0, (s.clock.wallMs() - stored.token.obtainedAt) / 1000);
+        snapshot.token.ageS = ageS;
+        if (t.state === 'none') snapshot.token.state = ageS < stored.token.expiresInS ? 'valid' : 'expired';
+      }
       if (t.retryAt !== undefined) snapshot.token.retryAt = t.retryAt;
       if (t.lastError) snapshot.token.lastError = { code: t.lastError.code, message: t.lastError.message };
     }
