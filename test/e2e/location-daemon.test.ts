@@ -191,8 +191,10 @@ describe.skipIf(!HAVE_SOCAT)('location here against the running daemon (real `ru
       expect(r.stderr, output).toContain(`sampling ${SAMPLES} fixes from the running daemon (${socket}) ...`);
       expect(r.code, output).toBe(0);
       const body = JSON.parse(r.stdout) as OtmLocation & { geoReference: { lat: number; lon: number } };
-      expect(r.stderr).toContain(`generated id ${body.id} (${name}): use it to update this location later`);
       expect(r.stderr).toContain(`stored ${body.id} (${name}): HTTP 200`);
+      expect(r.stderr).toContain(
+        `used id ${body.id} (${name}), derived from its name and address: uploading the same location again updates it`,
+      );
 
       // The survey is the average of 30 consecutive epochs the receiver sent, to the digit: the
       // reported position and spread are exactly what averaging those fixes gives.
