@@ -9,14 +9,17 @@ export function registerDoctorCommand(program: Command): void {
       'Check configuration, password file, receiver, platform and disk; PASS / WARN / FAIL with a fix each. Exit 1 when anything failed.',
     )
     .option(...CONFIG_OPTION)
-    .action(async (opts: { config?: string }) => {
-      const [{ doctorExitCode, renderResults }, { runDoctor }, { useColor }] = await Promise.all([
+    .option('--json', 'print the checks as one JSON object ({checks:[{name,verdict,detail,fix}],failed,warnings,exitCode}), for scripts')
+    .action(async (opts: { config?: string; json?: boolean }) => {
+      const [{ doctorExitCode, renderResults, resultsJson }, { runDoctor }, { useColor }] = await Promise.all([
         import('../doctor/check.js'),
         import('../doctor/run-doctor.js'),
         import('../status/render.js'),
       ]);
       const results = await runDoctor(opts.config);
-      process.stdout.write(renderResults(results, useColor(process.stdout)));
+      // On a terminal long lines wrap under the detail; in a pipe (and with --json) they go out whole.
+      const width = process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
+      process.stdout.write(opts.json ? resultsJson(results) : renderResults(results, useColor(process.stdout), width));
       process.exitCode = doctorExitCode(results);
     });
 }

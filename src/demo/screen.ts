@@ -5,6 +5,7 @@
  * every few seconds and at every phase change, with no escape codes, so logs stay readable.
  */
 import { renderStatus } from '../status/render.js';
+import { wrapToWidth } from '../status/screen-fit.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { renderDemoHeader, type DemoHeader } from './header.js';
 
@@ -34,7 +35,8 @@ export function demoFrame(
   const top = renderDemoHeader(header, o.color);
   if (!snapshot) return [...top, "waiting for the daemon's status socket ..."];
   const status = renderStatus(snapshot, { color: o.color, satellites: o.satellites, nowMs: o.nowMs, maxLines: SCREEN_LINES - top.length });
-  return [...top, ...status.trimEnd().split('\n')];
+  // The demo is a screen of 80 columns, in a log too: details wrap under their text.
+  return [...top, ...wrapToWidth(status, 80, 10).trimEnd().split('\n')];
 }
 
 export class DemoScreen {

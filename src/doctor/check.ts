@@ -1,3 +1,6 @@
+import { printable } from '../status/printable.js';
+import { wrapToWidth } from '../status/screen-fit.js';
+
 /** One doctor finding: PASS / WARN / FAIL with a one-line fix a technician can act on. */
 export type Verdict = 'PASS' | 'WARN' | 'FAIL' | 'SKIP';
 
@@ -20,16 +23,30 @@ export function doctorExitCode(results: readonly CheckResult[]): 0 | 1 {
   return results.some((r) => r.verdict === 'FAIL') ? 1 : 0;
 }
 
-export function renderResults(results: readonly CheckResult[], color: boolean): string {
+/**
+ * The checks as text. Details and fixes are never cut (issue 13.8): with `width` (a terminal) long
+ * lines wrap under the detail, without it (a pipe) they go out whole. Text from elsewhere (platform
+ * answers, error messages) is shown with its control characters made visible.
+ */
+export function renderResults(results: readonly CheckResult[], color: boolean, width?: number): string {
   const paint = (v: string): string => {
     if (!color) return v;
     const code = v.startsWith('PASS') ? '32' : v.startsWith('WARN') ? '33' : v.startsWith('FAIL') ? '31' : '2';
     return `\u001b[${code}m${v}\u001b[0m`;
   };
   const lines = results.map(
-    (r) => `${paint(r.verdict.padEnd(4))}  ${r.name.padEnd(20)} ${r.detail}${r.fix ? `\n${' '.repeat(27)}fix: ${r.fix}` : ''}`,
+    (r) =>
+      `${paint(r.verdict.padEnd(4))}  ${r.name.padEnd(20)} ${printable(r.detail)}${r.fix ? `\n${' '.repeat(27)}fix: ${printable(r.fix)}` : ''}`,
   );
   const failed = results.filter((r) => r.verdict === 'FAIL').length;
   const warned = results.filter((r) => r.verdict === 'WARN').length;
-  return `${lines.join('\n')}\n${failed === 0 ? (warned === 0 ? 'all checks passed' : `${warned} warning(s), nothing failed`) : `${failed} check(s) failed`}\n`;
+  const text = `${lines.join('\n')}\n${failed === 0 ? (warned === 0 ? 'all checks passed' : `${warned} warning(s), nothing failed`) : `${failed} check(s) failed`}\n`;
+  return width === undefined ? text : wrapToWidth(text, width, 27);
+}
+
+/** `doctor --json`: every check whole, and the counts. */
+export function resultsJson(results: readonly CheckResult[]): string {
+  const failed = results.filter((r) => r.verdict === 'FAIL').length;
+  const warnings = results.filter((r) => r.verdict === 'WARN').length;
+  return `${JSON.stringify({ checks: results, failed, warnings, exitCode: doctorExitCode(results) })}\n`;
 }

@@ -13,8 +13,13 @@ export function checkConfig(path: string | undefined, env: NodeJS.ProcessEnv): {
     const config = loadConfig({ ...(path !== undefined ? { path } : {}), env });
     return { result: pass('configuration', `${config.source} is valid`), config };
   } catch (e) {
-    const first = describeError(e).split('\n').slice(0, 2).join(' ').replace(/\s+/g, ' ');
-    return { result: fail('configuration', first.slice(0, 120), 'run: telematics-agent config check, and correct the keys it names') };
+    // Every problem, on one line (the renderer wraps it on a terminal).
+    const all = describeError(e)
+      .split('\n')
+      .map((l) => l.trim().replace(/^- /, ''))
+      .filter((l) => l !== '')
+      .join('; ');
+    return { result: fail('configuration', all, 'correct the keys named here (telematics-agent config check lists them)') };
   }
 }
 

@@ -44,7 +44,7 @@ export async function checkAddresses(urls: Record<string, string>, p: PlatformPr
       out.push(
         fail(
           name,
-          `${new URL(url).origin}: ${msg.slice(0, 90)}`,
+          `${new URL(url).origin}: ${msg}`,
           tls
             ? 'check the system clock and platform.caFile; TLS verification stays on'
             : 'check the network path (firewall, APN) to this host',
@@ -55,7 +55,11 @@ export async function checkAddresses(urls: Record<string, string>, p: PlatformPr
   return out;
 }
 
-export async function checkCredentials(p: PlatformProbes): Promise<CheckResult> {
+/**
+ * `addresses`: the address checks' results, so that the advice names the check that really failed
+ * (issue 13.8: "fix the platform address checks above first" was given when they had all passed).
+ */
+export async function checkCredentials(p: PlatformProbes, addresses: readonly CheckResult[] = []): Promise<CheckResult> {
   try {
     const r = await p.grant();
     return r === 'accepted'
@@ -66,10 +70,13 @@ export async function checkCredentials(p: PlatformProbes): Promise<CheckResult> 
           'correct credentials.username and the password file for this environment',
         );
   } catch (e) {
+    const auth = addresses.find((r) => r.name === 'platform authUrl' && r.verdict === 'FAIL');
     return warn(
       'credentials',
-      `could not ask the token service: ${describeError(e).slice(0, 80)}`,
-      'fix the platform address checks above first',
+      `could not ask the token service: ${describeError(e)}`,
+      auth
+        ? 'fix the failed "platform authUrl" check first'
+        : 'the token service answered the address check but not the password grant: try again, and check platform.authUrl ends in /api/v1',
     );
   }
 }
@@ -85,6 +92,6 @@ export async function checkRegistration(p: PlatformProbes): Promise<CheckResult>
           'start the service (it registers on start) or run: telematics-agent register',
         );
   } catch (e) {
-    return skip('device registered', describeError(e).slice(0, 90));
+    return skip('device registered', `could not ask: ${describeError(e)}`);
   }
 }

@@ -55,13 +55,12 @@ export async function runDoctor(configPath: string | undefined, env: NodeJS.Proc
     );
   }
   const probes = platformProbes(config, daemon);
-  results.push(
-    ...(await checkAddresses(
-      { authUrl: config.platform.authUrl, deviceUrl: config.platform.deviceUrl, planningUrl: config.platform.planningUrl },
-      probes,
-    )),
+  const addresses = await checkAddresses(
+    { authUrl: config.platform.authUrl, deviceUrl: config.platform.deviceUrl, planningUrl: config.platform.planningUrl },
+    probes,
   );
-  results.push(await checkCredentials(probes));
+  results.push(...addresses);
+  results.push(await checkCredentials(probes, addresses));
   results.push(await checkRegistration(probes));
   results.push(checkDisk(config.dataDir, config.storage.minFreeBytes));
   return results;

@@ -1,8 +1,12 @@
 /**
- * The human status screen: compact, aligned, at most 80 columns and 24 lines. Colour only when
- * the caller says the output is a terminal and NO_COLOR is unset (https://no-color.org).
+ * The human status screen: compact and aligned. Colour only when the caller says the output is a
+ * terminal and NO_COLOR is unset (https://no-color.org). Details (errors, notes, reasons) are never
+ * cut here (issue 13.8): the caller wraps them on a terminal, fits a --watch frame to the screen,
+ * and sends them whole into a pipe. Text from elsewhere (the platform, the receiver's port, error
+ * messages) goes through printable(): its control characters are shown, not obeyed.
  */
 import type { SatelliteInView } from '../gnss/fix.js';
+import { printable } from './printable.js';
 import { assessHealth, formatAge, type Health } from './health.js';
 import type { StatusSnapshot } from './snapshot.js';
 
@@ -65,8 +69,11 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     const link = r.link === 'open' ? c.ok(r.link) : r.link === 'retrying' ? c.warn(r.link) : c.bad(r.link);
     const sentence = r.lastSentenceAgeS === undefined ? 'no sentence yet' : `last sentence ${r.lastSentenceAgeS.toFixed(1)} s ago`;
     const reconnects = r.reconnects ? `  reconnects ${r.reconnects}` : '';
-    lines.push(row('receiver', `${truncate(r.port, 44)}  ${link}  ${sentence}${reconnects}`));
-    if (r.lastError && r.link !== 'open') lines.push(row('', c.dim(truncate(r.lastError, 68))));
+    const port = printable(r.port);
+    // A long port (a replay file's path) gets its own line rather than being cut.
+    if (port.length > 44) lines.push(row('receiver', port), row('', `${link}  ${sentence}${reconnects}`));
+    else lines.push(row('receiver', `${port}  ${link}  ${sentence}${reconnects}`));
+    if (r.lastError && r.link !== 'open') lines.push(row('', c.dim(printable(r.lastError))));
     const mode = r.mode === 3 ? c.ok('3D') : r.mode === 2 ? c.warn('2D') : c.bad('no fix');
     const parts = [mode];
     if (r.mode !== undefined && r.mode >= 2) {
@@ -90,18 +97,18 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     row(
       'device',
       g.externalDeviceId
-        ? `${truncate(g.externalSystemId ?? '?', 16)} / ${truncate(g.externalDeviceId, 24)} (${g.externalDeviceIdSource ?? '?'})`
+        ? `${printable(g.externalSystemId ?? '?')} / ${printable(g.externalDeviceId)} (${printable(g.externalDeviceIdSource ?? '?')})`
         : c.warn('no identity yet'),
     ),
   );
-  lines.push(row('  uuid', g.deviceUUID ? g.deviceUUID : c.warn('not registered')));
+  lines.push(row('  uuid', g.deviceUUID ? printable(g.deviceUUID) : c.warn('not registered')));
 
   const t = s.token;
   if (t) {
     const state = t.state === 'valid' ? c.ok(t.state) : t.state === 'rejected' ? c.bad(t.state) : c.warn(t.state);
     const age = t.ageS === undefined ? '' : `, ${formatAge(t.ageS)} old`;
     lines.push(row('token', `${state}${age}  password grants ${t.passwordGrants}  refreshes ${t.refreshes}`));
-    if (t.lastError && t.state !== 'valid') lines.push(row('', c.dim(truncate(`${t.lastError.code}: ${t.lastError.message}`, 68))));
+    if (t.lastError && t.state !== 'valid') lines.push(row('', c.dim(printable(`${t.lastError.code}: ${t.lastError.message}`))));
   }
 
   const ob = s.outbox;
@@ -113,30 +120,29 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     ),
   );
   if (ob.lastDeadLetter)
-    lines.push(row('', c.dim(truncate(`last dead letter ${ago(ob.lastDeadLetter.at, o.nowMs)}: ${ob.lastDeadLetter.reason}`, 70))));
+    lines.push(row('', c.dim(printable(`last dead letter ${ago(ob.lastDeadLetter.at, o.nowMs)}: ${ob.lastDeadLetter.reason}`))));
   const u = s.upload;
   const recorded = ob.recorded === undefined ? '' : `recorded ${ob.recorded}  `;
   lines.push(row('upload', `${recorded}sent today ${ob.sentToday}  last success ${ago(u.lastSuccessAt, o.nowMs)}`));
   if (u.lastError)
     lines.push(
-      row(
-        '',
-        truncate(`last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs)}: ${u.lastError.message}`, 70),
-      ),
+      row('', printable(`last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs)}: ${u.lastError.message}`)),
     );
   if (u.fault) {
     lines.push(row('', c.bad(`FAILING since ${ago(u.fault.since, o.nowMs)}: HTTP ${u.fault.status ?? '?'} for every event`)));
-    for (const line of wrap(u.fault.hint, 68).slice(0, 4)) lines.push(row('', line));
+    for (const line of wrap(printable(u.fault.hint), 68)) lines.push(row('', line));
   }
   const n = s.network;
   if (n) {
     const io = (v: { sent: number; received: number }): string => `↑${bytes(v.sent)} ↓${bytes(v.received)}`;
     lines.push(row('network', `${n.protocol ?? 'no connection yet'}  today ${io(n.today)}  month ${io(n.thisMonth)}`));
   }
-  lines.push(row('disk', `database ${bytes(s.disk.databaseBytes)}  free ${bytes(s.disk.freeBytes)}  (${truncate(s.disk.dataDir, 30)})`));
-  for (const n of s.notes ?? []) lines.push(c.dim(truncate(n, 80)));
-  for (const reason of health.reasons.slice(0, 3))
-    lines.push(`${health.level === 'failing' ? c.bad('!') : c.warn('!')} ${truncate(reason, 78)}`);
+  const disk = `database ${bytes(s.disk.databaseBytes)}  free ${bytes(s.disk.freeBytes)}`;
+  // The folder whole, on its own line when it would not fit beside the figures.
+  if (disk.length + s.disk.dataDir.length + 4 > 70) lines.push(row('disk', disk), row('', `(${s.disk.dataDir})`));
+  else lines.push(row('disk', `${disk}  (${s.disk.dataDir})`));
+  for (const n of s.notes ?? []) lines.push(c.dim(printable(n)));
+  for (const reason of health.reasons) lines.push(`${health.level === 'failing' ? c.bad('!') : c.warn('!')} ${printable(reason)}`);
 
   if (o.satellites && r?.satellites) lines.push(...satelliteTable(r.satellites, (o.maxLines ?? 23) - lines.length, c));
   return `${lines.join('\n')}\n`;
@@ -148,10 +154,6 @@ function shortName(constellation: string): string {
       constellation
     ] ?? constellation.slice(0, 3)
   );
-}
-
-function truncate(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
 }
 
 /** cgps-style table, two columns of satellites side by side so that 20 fit in 10 lines. */

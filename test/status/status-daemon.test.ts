@@ -121,7 +121,8 @@ function expectNoSecrets(text: string, tokens: readonly string[]): void {
 function fitsTheScreen(text: string): void {
   const lines = text.trimEnd().split('\n');
   expect(lines.length).toBeLessThanOrEqual(24);
-  for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+  // In a pipe a detail (an error, a note, a reason) goes out whole (issue 13.8); the rows fit 80 columns.
+  for (const l of lines) if (!/^( {10}|! )/.test(l)) expect(l.length, l).toBeLessThanOrEqual(80);
 }
 
 const timings: string[] = [];
