@@ -17,6 +17,7 @@ readonly UNIT_FILE=/etc/systemd/system/$UNIT_NAME
 readonly DROPIN_DIR=/etc/systemd/system/$UNIT_NAME.d
 readonly SYSUSERS_FILE=/etc/sysusers.d/telematics-agent.conf
 readonly MODULES_FILE=/etc/modules-load.d/telematics-agent.conf
+readonly TMPFILES_FILE=/etc/tmpfiles.d/telematics-agent.conf
 readonly CLI=/usr/local/bin/telematics-agent
 
 SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)

@@ -42,6 +42,10 @@ install_unit() {
   mkdir -p -- "$ROOT$(dirname -- "$MODULES_FILE")"
   install -m 0644 -- "$APP_DIR/systemd/telematics-agent.modules-load.conf" "$ROOT$MODULES_FILE"
   place "$MODULES_FILE" 0644 root root
+  # The configuration's owners at boot, for trees copied from --root (see the file).
+  mkdir -p -- "$ROOT$(dirname -- "$TMPFILES_FILE")"
+  install -m 0644 -- "$APP_DIR/systemd/telematics-agent.tmpfiles.conf" "$ROOT$TMPFILES_FILE"
+  place "$TMPFILES_FILE" 0644 root root
   if [ -z "$ROOT" ]; then
     modprobe -a cdc_acm usbserial 2>/dev/null || warn "could not load the cdc_acm and usbserial drivers now; they load at the next boot"
   fi
@@ -79,7 +83,7 @@ uninstall_main() {
       systemctl disable --now --quiet "$UNIT_NAME"
     fi
   fi
-  rm -rf -- "$ROOT$UNIT_FILE" "$ROOT$DROPIN_DIR" "$ROOT$MODULES_FILE"
+  rm -rf -- "$ROOT$UNIT_FILE" "$ROOT$DROPIN_DIR" "$ROOT$MODULES_FILE" "$ROOT$TMPFILES_FILE"
   if [ -n "$ROOT" ]; then
     record run "systemctl daemon-reload"
   else

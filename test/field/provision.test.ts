@@ -186,6 +186,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       ['/etc/systemd/system/telematics-agent.service', '0644', 'root:root'],
       ['/etc/sysusers.d/telematics-agent.conf', '0644', 'root:root'],
       ['/etc/modules-load.d/telematics-agent.conf', '0644', 'root:root'],
+      ['/etc/tmpfiles.d/telematics-agent.conf', '0644', 'root:root'],
       ['/etc/telematics-agent/ca.pem', '0644', 'root:root'],
     ];
     const { owners, lines } = manifest(root);
@@ -205,6 +206,12 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     expect(existsSync(path.join(root, 'etc/passwd'))).toBe(false);
     expect(existsSync(path.join(root, 'etc/group'))).toBe(false);
     expect(readFileSync(path.join(root, 'etc/sysusers.d/telematics-agent.conf'), 'utf8')).toMatch(/^u telematics-agent /m);
+    // ... and its tmpfiles.d entry then gives the configuration the owners the manifest records.
+    const tmpfiles = readFileSync(path.join(root, 'etc/tmpfiles.d/telematics-agent.conf'), 'utf8');
+    for (const target of ['/etc/telematics-agent', '/etc/telematics-agent/config.json', '/etc/telematics-agent/password']) {
+      const [m, owner] = (owners.get(target) ?? '').split(' ');
+      expect(tmpfiles, target).toMatch(new RegExp(`^z ${target} +${m} ${(owner ?? '').replace(':', ' +')} +-$`, 'm'));
+    }
     if (haveCommand('systemctl'))
       expect(lstatSync(path.join(root, 'etc/systemd/system/multi-user.target.wants/telematics-agent.service')).isSymbolicLink()).toBe(true);
   });
@@ -301,6 +308,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       'etc/systemd/system/telematics-agent.service.d',
       'usr/local/bin/telematics-agent',
       'etc/modules-load.d/telematics-agent.conf',
+      'etc/tmpfiles.d/telematics-agent.conf',
       'etc/systemd/system/multi-user.target.wants/telematics-agent.service',
     ]) {
       expect(existsSync(path.join(root, gone)), gone).toBe(false);
