@@ -48,6 +48,7 @@ export interface SerialFacts {
 export const SERVICE_USER = 'telematics-agent';
 
 export function checkSerialDevice(config: Config, facts: SerialFacts): CheckResult {
+  if (config.gnss.gpsd !== undefined) return skip('serial device', `gpsd owns the receiver (gnss.gpsd ${config.gnss.gpsd})`);
   if (config.gnss.path === undefined) return skip('serial device', `no gnss.path: replaying ${config.gnss.replayFile ?? '?'}`);
   const dev = config.gnss.path;
   let st: Stats;

@@ -21,6 +21,9 @@ import { ReadOnlyStore } from '../store/read-only-store.js';
 import type { CheckResult } from './check.js';
 import { checkReceiverViaDaemon } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
+import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
+import { parseGpsdAddress } from '../gnss/sources/gpsd-address.js';
+import { silentLogger } from '../log.js';
 import { checkConfig, checkDisk, checkPasswordFile, checkSerialDevice, defaultSerialFacts, SERVICE_USER } from './local-checks.js';
 import { checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
 
@@ -41,12 +44,17 @@ export async function runDoctor(configPath: string | undefined, env: NodeJS.Proc
   // Beside the running service the daemon holds the port: it is asked, the port is not opened.
   const daemon = await requestSnapshot(statusSocketPath(config), 1500).catch(() => undefined);
   const replay = config.gnss.replayFile !== undefined;
+  // gpsd shares the receiver: doctor asks gpsd itself, with or without the service running.
+  const gpsd = config.gnss.gpsd !== undefined ? await gpsdProbe(config) : undefined;
+  if (gpsd) results.push(gpsd.result);
   if (daemon?.receiver) {
-    results.push(...checkReceiverViaDaemon(daemon, daemon.receiver, { baudRate: replay ? undefined : config.gnss.baudRate, replay }));
+    results.push(
+      ...checkReceiverViaDaemon(daemon, daemon.receiver, { baudRate: replay || gpsd ? undefined : config.gnss.baudRate, replay }),
+    );
   } else {
     results.push(
       ...(await checkReceiver({
-        read: nmeaReader(config),
+        read: gpsd ? async () => gpsd.bytes : nmeaReader(config),
         configuredBaud: config.gnss.path ? config.gnss.baudRate : undefined,
         listenMs: config.gnss.path ? 5000 : 1000,
         wallMs: Date.now,
@@ -80,6 +88,17 @@ function serviceUser(): { gid: number } | undefined {
     if (f[0] === SERVICE_USER && f[3] !== undefined) return { gid: Number(f[3]) };
   }
   return undefined;
+}
+
+async function gpsdProbe(config: Config): Promise<GpsdProbe | undefined> {
+  const address = parseGpsdAddress(config.gnss.gpsd ?? '');
+  if (address === undefined) return undefined;
+  return probeGpsd({
+    address,
+    ...(config.gnss.gpsdDevice ? { device: config.gnss.gpsdDevice } : {}),
+    listenMs: 3000,
+    logger: silentLogger(),
+  });
 }
 
 function nmeaReader(config: Config): NmeaReader {
