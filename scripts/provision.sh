@@ -50,6 +50,11 @@ change only the keys given here):
   --gnss-path DEVICE|auto            receiver port; without it (first install) or with "auto",
                                      listens for NMEA on /dev/ttyACM*, /dev/ttyUSB*, /dev/serial0
   --baud-rate N                      receiver baud rate (auto-detected with the port)
+  --gnss-source serial|gpsd          read the port (serial) or gpsd, which shares the receiver with
+                                     chrony and its tools; default on a first install: gpsd when
+                                     gpsd.socket or gpsd.service is active, else serial. With gpsd
+                                     the unit gets no serial devices and no dialout group
+  --gpsd HOST:PORT                   gpsd's address (default 127.0.0.1:2947; implies gpsd)
 
 Exit codes: 0 done, 1 failed (see the message), 2 a wrong or missing flag or a configuration the
 agent refuses (nothing was changed).
@@ -82,7 +87,7 @@ usage_error() {
 # --- Flags ---------------------------------------------------------------------------------------
 ROOT='' SOURCE='' NODE='' UNINSTALL=0 PURGE=0 PROBE_SECONDS=3 WAIT_TIMEOUT=180
 ENVIRONMENT='' USERNAME='' PASSWORD_FILE='' EXTERNAL_SYSTEM_ID='' CARRIER_CODE='' DEVICE_URL=''
-LICENSE_PLATE='' GNSS_PATH='' BAUD_RATE='' DRIVER_NAME='' AUTH_URL='' PLANNING_URL='' CA_FILE=''
+GNSS_SOURCE='' GPSD_ADDRESS='' LICENSE_PLATE='' GNSS_PATH='' BAUD_RATE='' DRIVER_NAME='' AUTH_URL='' PLANNING_URL='' CA_FILE=''
 
 parse_flags() {
   local flag value var inline
@@ -109,6 +114,8 @@ parse_flags() {
       --planning-url) var=PLANNING_URL ;;
       --ca-file) var=CA_FILE ;;
       --gnss-path) var=GNSS_PATH ;;
+      --gnss-source) var=GNSS_SOURCE ;;
+      --gpsd) var=GPSD_ADDRESS ;;
       --baud-rate) var=BAUD_RATE ;;
       --source) var=SOURCE ;;
       --node) var=NODE ;;
@@ -131,6 +138,12 @@ parse_flags() {
   [ -z "$BAUD_RATE" ] || [[ $BAUD_RATE =~ ^[0-9]+$ ]] || usage_error "--baud-rate must be a number, e.g. 9600"
   # The config schema's gnss.path pattern: the path ends up in a systemd drop-in, where a newline
   # or a space would add directives of its own.
+  case $GNSS_SOURCE in '' | serial | gpsd) ;; *) usage_error "--gnss-source must be serial or gpsd, got \"$GNSS_SOURCE\"" ;; esac
+  [ -z "$GPSD_ADDRESS" ] || [[ $GPSD_ADDRESS =~ ^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?$ ]] ||
+    usage_error "--gpsd must be HOST:PORT, e.g. 127.0.0.1:2947"
+  [ -z "$GPSD_ADDRESS" ] || [ "$GNSS_SOURCE" != serial ] || usage_error "--gpsd goes with --gnss-source gpsd, not serial"
+  { [ -z "$GPSD_ADDRESS" ] && [ "$GNSS_SOURCE" != gpsd ]; } || { [ -z "$GNSS_PATH" ] && [ -z "$BAUD_RATE" ]; } ||
+    usage_error "--gnss-path and --baud-rate are for the serial source; with gpsd, gpsd owns the port (set DEVICES= in /etc/default/gpsd)"
   [ -z "$GNSS_PATH" ] || [ "$GNSS_PATH" = auto ] || gnss_path_ok "$GNSS_PATH" ||
     usage_error "--gnss-path must be a device path under /dev (letters, digits and . _ / : -), e.g. /dev/ttyACM0, or auto"
   [ "$PURGE" -eq 0 ] || [ "$UNINSTALL" -eq 1 ] || usage_error "--purge goes with --uninstall"

@@ -68,18 +68,28 @@ stage_config() {
     ops+=("set:platform.caFile=$ETC/ca.pem")
   fi
 
+  # gpsd already owns the receiver on many gateways (chrony takes the time from it): a first
+  # install that names no source uses it rather than listening on a port gpsd holds.
+  local source=$GNSS_SOURCE
+  [ -n "$source" ] || [ -z "$GPSD_ADDRESS" ] || source=gpsd
+  if [ -z "$source" ] && [ -z "$GNSS_PATH" ] && [ ! -f "$existing" ] && gpsd_active; then
+    say "gpsd is active (gpsd.socket/gpsd.service) and owns the receiver: reading it through gpsd (--gnss-source gpsd); pass --gnss-source serial to use the port directly"
+    source=gpsd
+  fi
+  if [ "$source" = gpsd ]; then
+    ops+=("set:gnss.gpsd=${GPSD_ADDRESS:-127.0.0.1:2947}" unset:gnss.path unset:gnss.baudRate)
   # Detection on a first install without --gnss-path, or when asked for with "auto".
-  if [ "$GNSS_PATH" = auto ] || { [ -z "$GNSS_PATH" ] && [ ! -f "$existing" ]; }; then
+  elif [ "$GNSS_PATH" = auto ] || { [ -z "$GNSS_PATH" ] && { [ ! -f "$existing" ] || [ "$source" = serial ]; }; }; then
     # The port must be free to listen on it; the service is started again at the end either way.
     stop_service "to listen on the serial ports"
     gnss_detect "$PROBE_SECONDS" || die "no receiver sent NMEA on /dev/ttyACM*, /dev/ttyUSB* or /dev/serial0 (listened ${PROBE_SECONDS}s per port and baud rate); connect it, or pass --gnss-path DEVICE [--baud-rate N]"
-    ops+=("set:gnss.path=$GNSS_FOUND_PATH")
+    ops+=("set:gnss.path=$GNSS_FOUND_PATH" unset:gnss.gpsd unset:gnss.gpsdDevice)
     [ -n "$BAUD_RATE" ] || ops+=("num:gnss.baudRate=$GNSS_FOUND_BAUD")
   elif [ -n "$GNSS_PATH" ]; then
-    ops+=("set:gnss.path=$GNSS_PATH")
+    ops+=("set:gnss.path=$GNSS_PATH" unset:gnss.gpsd unset:gnss.gpsdDevice)
     [ -n "$ROOT" ] || [ -e "$GNSS_PATH" ] || warn "$GNSS_PATH does not exist now; the agent waits for it"
   fi
-  [ -z "$BAUD_RATE" ] || ops+=("num:gnss.baudRate=$BAUD_RATE")
+  [ -z "$BAUD_RATE" ] || [ "$source" = gpsd ] || ops+=("num:gnss.baudRate=$BAUD_RATE")
   [ -f "$existing" ] || ops+=("set:dataDir=$STATE")
 
   (umask 077 && "$NODE" "$HELPERS/config-merge.mjs" "$input" "${ops[@]}" >"$tmp")

@@ -55,6 +55,16 @@ gnss_path_ok() {
   [[ $1 =~ ^/dev/[A-Za-z0-9._/:-]+$ ]] && [[ /$1/ != */../* ]]
 }
 
+# Whether gpsd serves the receiver here: its socket or service is active (or, under --root, enabled
+# in the image).
+gpsd_active() {
+  if [ -n "$ROOT" ]; then
+    [ -e "$ROOT/etc/systemd/system/sockets.target.wants/gpsd.socket" ] || [ -e "$ROOT/etc/systemd/system/multi-user.target.wants/gpsd.service" ]
+    return
+  fi
+  command -v systemctl >/dev/null && { systemctl is-active --quiet gpsd.socket || systemctl is-active --quiet gpsd.service; }
+}
+
 # Sets GNSS_FOUND_PATH and GNSS_FOUND_BAUD, or fails when no candidate speaks NMEA.
 # shellcheck disable=SC2034 # the GNSS_FOUND_* results are read by provision.sh
 gnss_detect() {

@@ -26,7 +26,13 @@ install_unit() {
 
   gnss_path=$("$NODE" -p 'require(process.argv[1]).gnss?.path ?? ""' "$ROOT$ETC/config.json")
   [ -z "$gnss_path" ] || gnss_path_ok "$gnss_path" || die "gnss.path in $ETC/config.json is not a device path under /dev; fix it (e.g. --gnss-path /dev/ttyACM0)"
-  if [ -n "$gnss_path" ] && ! gnss_port_covered "$gnss_path"; then
+  if [ "$("$NODE" -p 'require(process.argv[1]).gnss?.gpsd ?? ""' "$ROOT$ETC/config.json")" != "" ]; then
+    # gpsd owns the receiver: no serial device classes, no dialout group.
+    mkdir -p -- "$ROOT$DROPIN_DIR"
+    install -m 0644 -- "$APP_DIR/systemd/telematics-agent.gpsd.conf" "$dropin.new"
+    commit_file "$dropin.new" "$dropin"
+    place "${dropin#"$ROOT"}" 0644 root root
+  elif [ -n "$gnss_path" ] && ! gnss_port_covered "$gnss_path"; then
     mkdir -p -- "$ROOT$DROPIN_DIR"
     printf '%s\n' "# Written by provision.sh: the configured receiver port is outside the unit's serial classes." \
       "[Service]" "DeviceAllow=$gnss_path rw" >"$dropin.new"

@@ -276,6 +276,24 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     );
   });
 
+  it('--gnss-source gpsd: reads gpsd, and the unit loses the serial devices and dialout; back to serial restores them', () => {
+    expect(first.status, first.out).toBe(0);
+    const configFile = path.join(root, 'etc/telematics-agent/config.json');
+    const dropin = path.join(root, 'etc/systemd/system/telematics-agent.service.d/10-gnss-device.conf');
+    const before = JSON.parse(readFileSync(configFile, 'utf8')) as { gnss: unknown };
+    const toGpsd = provision(root, ['--gnss-source', 'gpsd']);
+    expect(toGpsd.status, toGpsd.out).toBe(0);
+    expect((JSON.parse(readFileSync(configFile, 'utf8')) as { gnss: unknown }).gnss).toEqual({ gpsd: '127.0.0.1:2947' });
+    expect(readFileSync(dropin, 'utf8')).toBe(readFileSync(path.join(REPO_ROOT, 'systemd/telematics-agent.gpsd.conf'), 'utf8'));
+    expect(readFileSync(dropin, 'utf8')).toMatch(/^DeviceAllow=$/m);
+    expect(readFileSync(dropin, 'utf8')).toMatch(/^SupplementaryGroups=$/m);
+
+    const back = provision(root, ['--gnss-source', 'serial', '--gnss-path', '/dev/ttyS1', '--baud-rate', '38400']);
+    expect(back.status, back.out).toBe(0);
+    expect((JSON.parse(readFileSync(configFile, 'utf8')) as { gnss: unknown }).gnss).toEqual(before.gnss);
+    expect(readFileSync(dropin, 'utf8')).toMatch(/^DeviceAllow=\/dev\/ttyS1 rw$/m);
+  });
+
   it('refuses an invalid change and leaves everything as it was, the password too', () => {
     expect(first.status, first.out).toBe(0);
     const configFile = path.join(root, 'etc/telematics-agent/config.json');
@@ -358,6 +376,23 @@ describe('provision.sh refuses before changing anything', () => {
       const r = provision(root, ['--username', 'u', '--gnss-path', bad]);
       expect(r.status, r.out).not.toBe(0);
       expect(r.out).toContain('--gnss-path must be a device path under /dev');
+      expect(existsSync(path.join(root, 'etc'))).toBe(false);
+    }
+  });
+
+  it('refuses --gnss-path or --baud-rate with the gpsd source, and an unknown source', () => {
+    for (const args of [
+      ['--gnss-source', 'gpsd', '--gnss-path', '/dev/ttyACM0'],
+      ['--gpsd', '127.0.0.1:2947', '--baud-rate', '9600'],
+      ['--gnss-source', 'usb'],
+      ['--gpsd', '127.0.0.1:2947\nExecStartPre=/bin/sh'],
+    ]) {
+      const root = tempDir('ta-provision-gpsdflags-');
+      const r = provision(root, ['--username', 'u', ...args]);
+      expect(r.status, r.out).toBe(2);
+      expect(r.out).toMatch(
+        /--gnss-path and --baud-rate are for the serial source|--gnss-source must be serial or gpsd|--gpsd must be HOST:PORT/,
+      );
       expect(existsSync(path.join(root, 'etc'))).toBe(false);
     }
   });

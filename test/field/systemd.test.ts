@@ -30,12 +30,15 @@ function serviceSettings(): Map<string, string[]> {
 }
 
 /** A copy of the unit, named as installed, whose ExecStart node exists on this machine. */
-function unitCopy(): string {
+function unitCopy(dropin = ''): string {
   const dir = tempDir('ta-unit-');
   const file = path.join(dir, 'telematics-agent.service');
-  writeFileSync(file, readFileSync(UNIT, 'utf8').replace(/^ExecStart=\/usr\/bin\/node /m, `ExecStart=${UNIT_NODE} `));
+  // A drop-in's settings apply after the unit's, as a [Service] section at its end does.
+  writeFileSync(file, `${readFileSync(UNIT, 'utf8').replace(/^ExecStart=\/usr\/bin\/node /m, `ExecStart=${UNIT_NODE} `)}\n${dropin}`);
   return file;
 }
+
+const GPSD_DROPIN = path.join(path.dirname(UNIT), 'telematics-agent.gpsd.conf');
 
 describe('systemd unit', () => {
   it.skipIf(skipWithout('systemd-analyze', 'systemd-analyze verify'))('passes systemd-analyze verify without a single remark', () => {
@@ -53,6 +56,22 @@ describe('systemd unit', () => {
       const exposure = Number(m?.[1]);
       process.stdout.write(`systemd-analyze security --offline=true: exposure ${exposure} (limit ${MAX_EXPOSURE})\n`);
       expect(exposure).toBeLessThanOrEqual(MAX_EXPOSURE);
+    },
+  );
+
+  it.skipIf(skipWithout('systemd-analyze', 'systemd-analyze security'))(
+    `with the gpsd drop-in (gnss.gpsd): verifies, reaches gpsd on loopback, exposure at most ${MAX_EXPOSURE}`,
+    () => {
+      const unit = unitCopy(readFileSync(GPSD_DROPIN, 'utf8'));
+      expect(verifyUnit(unit)).toEqual({ status: 0, output: '' });
+      const r = spawnSync('systemd-analyze', ['security', '--offline=true', '--no-pager', unit], { encoding: 'utf8' });
+      const exposure = Number(/Overall exposure level for telematics-agent\.service: (\d+\.\d+)/.exec(`${r.stdout}${r.stderr}`)?.[1]);
+      process.stdout.write(`systemd-analyze security --offline=true, gpsd drop-in: exposure ${exposure} (limit ${MAX_EXPOSURE})\n`);
+      expect(exposure).toBeLessThanOrEqual(MAX_EXPOSURE);
+      const s = serviceSettings();
+      // 127.0.0.1:2947 needs AF_INET (and [::1] AF_INET6); nothing filters loopback addresses.
+      expect(s.get('RestrictAddressFamilies')?.join(' ')).toMatch(/AF_INET\b.*AF_INET6/);
+      expect(s.get('IPAddressDeny')).toBeUndefined();
     },
   );
 
