@@ -1,7 +1,10 @@
 /**
  * One epoch being assembled: what the sentences sharing one UTC time said, merged in arrival
  * order with gpsd's rules (driver_nmea0183.c), so that the result matches gpsd's TPV reports:
- * - the last sentence carrying a valid position wins (GGA, GNS, RMC, GLL, from any talker);
+ * - the last sentence carrying a valid position wins (GGA, GNS, RMC, GLL, from any talker), and a
+ *   later sentence saying "no fix" makes the epoch a no-fix one: gpsd merges each sentence into its
+ *   fix in turn (gps_merge_fix), so an epoch that carries two positions reports the later one
+ *   (test/gnss/dual-position.test.ts, on hand-written epochs and the corpus);
  * - the fix mode is set by each sentence in turn (GSA says it outright; GGA infers 3D from an
  *   altitude and 4+ satellites; RMC and GLL keep 3D when an altitude is known), and a 3D fix is
  *   not downgraded to 2D by a sentence that cannot tell (RMC) while an altitude is held;
