@@ -73,7 +73,9 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     // A long port (a replay file's path) gets its own line rather than being cut.
     if (port.length > 44) lines.push(row('receiver', port), row('', `${link}  ${sentence}${reconnects}`));
     else lines.push(row('receiver', `${port}  ${link}  ${sentence}${reconnects}`));
-    if (r.lastError && r.link !== 'open') lines.push(row('', c.dim(printable(r.lastError))));
+    // An open gpsd link can still lack a receiver: gpsd's own words say so while nothing arrives.
+    const quiet = r.lastSentenceAgeS === undefined || r.lastSentenceAgeS > 10;
+    if (r.lastError && (r.link !== 'open' || quiet)) lines.push(row('', c.dim(printable(r.lastError))));
     const mode = r.mode === 3 ? c.ok('3D') : r.mode === 2 ? c.warn('2D') : c.bad('no fix');
     const parts = [mode];
     if (r.mode !== undefined && r.mode >= 2) {

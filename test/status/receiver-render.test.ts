@@ -22,6 +22,16 @@ describe('status receiver lines', () => {
     expect(text).toMatch(/dates\s+1800 corrected by 1024 weeks \(GPS week rollover\)/);
   });
 
+  it("an open gpsd link that brings nothing shows gpsd's reason", () => {
+    const s = liveSnapshot(NOW, '/tmp/x', (snap) => {
+      if (!snap.receiver) throw new Error('fixture without receiver');
+      snap.receiver.port = 'gpsd 127.0.0.1:2947';
+      delete snap.receiver.lastSentenceAgeS;
+      snap.receiver.lastError = 'gpsd has no receiver yet (check DEVICES= in /etc/default/gpsd, or plug it in)';
+    });
+    expect(renderStatus(s, { color: false, nowMs: NOW })).toContain('gpsd has no receiver yet');
+  });
+
   it('shows neither line while there is nothing to count', () => {
     const text = renderStatus(liveSnapshot(NOW, '/tmp/x'), { color: false, nowMs: NOW });
     expect(text).not.toMatch(/reconnects|rollover/);

@@ -141,11 +141,12 @@ export class GpsdSource implements NmeaSource {
         const details = { gpsd: formatGpsdAddress(this.#o.address), attempts: this.#link.attempts };
         if (this.#everOpen) {
           this.#link.reconnects = (this.#link.reconnects ?? 0) + 1;
-          this.#o.logger.info(details, 'gpsd link restored');
+          // Quiet while gpsd has nothing to give (receiver unplugged): every silence reconnects.
+          if (this.#link.attempts > 1) this.#o.logger.debug(details, 'gpsd link open again, waiting for sentences');
+          else this.#o.logger.info(details, 'gpsd link restored');
         } else this.#o.logger.info(details, 'gpsd link open');
         this.#everOpen = true;
         this.#link.status = 'open';
-        this.#link.attempts = 0;
         this.#link.openedAt = this.#now();
         delete this.#link.nextAttemptAt;
         this.#armSilence(socket);
@@ -173,6 +174,9 @@ export class GpsdSource implements NmeaSource {
     const first = line.charCodeAt(0);
     // '$' NMEA, '!' AIS-style encapsulation (passed on; the decoder counts what it cannot use).
     if (first === 0x24 || first === 0x21) {
+      // Failed attempts count until sentences flow again, so that a gpsd without a receiver is
+      // retried ever more slowly (the backoff) instead of every silence period.
+      this.#link.attempts = 0;
       const chunk = Buffer.from(`${line}\n`, 'latin1');
       this.#link.bytes += chunk.length;
       this.#armSilence(socket);
