@@ -6,7 +6,9 @@ import { systemProbes, type IdentityProbes } from '../system/identity.js';
 import { AuthorizedClient } from './authorized-client.js';
 import { systemBootClock, type BootClock } from './boot-clock.js';
 import { DeviceRegistrar } from './device-registrar.js';
-import { createPlatformDispatcher, type PlatformTransport } from './dispatcher.js';
+import { createPlatformDispatcher, PlatformDispatcher, type PlatformTransport } from './dispatcher.js';
+import { MetaStore } from '../store/meta.js';
+import { ticketKeyOf, TlsSessionStore } from './tls-session-store.js';
 import { PlatformHttp } from './http.js';
 import { SecretRedactor } from './secret-redactor.js';
 import { StartSpread } from './start-spread.js';
@@ -105,6 +107,16 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     ...(startSpread ? { startSpread } : {}),
     tuning: { retryMinS: p.registrationRetryMinS, retryMaxS: p.registrationRetryMaxS, configRetryS: p.registrationConfigRetryS },
   });
+  const tickets = dispatcher instanceof PlatformDispatcher ? ticketStore(dispatcher, config, db, clock) : undefined;
+  let saveTimer: NodeJS.Timeout | undefined;
+  const saveTickets = (): void => {
+    try {
+      tickets?.save();
+    } catch (e) {
+      // A full or damaged disk: the tickets are only an optimisation (the content is never logged).
+      logger.debug({ err: errorFields(e) }, 'TLS session tickets not saved');
+    }
+  };
   return {
     dispatcher,
     wire,
@@ -113,10 +125,22 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     requester,
     registrar,
     async start() {
+      if (tickets) {
+        try {
+          const { loaded, discarded } = tickets.load();
+          if (loaded > 0 || discarded) logger.info({ loaded, discarded }, 'TLS session tickets of the previous run');
+        } catch (e) {
+          logger.warn({ err: errorFields(e) }, 'TLS session tickets of the previous run not read');
+        }
+        saveTimer = setInterval(saveTickets, 60_000);
+        saveTimer.unref();
+      }
       await tokens.start();
       await registrar.start();
     },
     async stop() {
+      clearInterval(saveTimer);
+      saveTickets();
       for (const step of [() => registrar.stop(), () => tokens.stop(), async () => (ownDispatcher ? dispatcher.close() : undefined)]) {
         try {
           await step();
@@ -126,6 +150,18 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
       }
     },
   };
+}
+
+/** Persists the dispatcher's TLS session tickets in the database (tls-session-store.ts), keyed to the configured origins. */
+function ticketStore(dispatcher: PlatformDispatcher, config: Config, db: Database, clock: Clock): TlsSessionStore {
+  const p = config.platform;
+  return new TlsSessionStore({
+    meta: new MetaStore(db),
+    cache: dispatcher.sessions,
+    trust: dispatcher.trust,
+    keys: new Set([p.authUrl, p.deviceUrl, p.planningUrl].map(ticketKeyOf)),
+    wallMs: () => clock.wallMs(),
+  });
 }
 
 /**

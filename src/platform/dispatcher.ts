@@ -8,6 +8,7 @@ import Client from 'undici/lib/dispatcher/client.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import { AgentError } from '../errors.js';
 import { createPlatformConnector, TlsSessionCache } from './connector.js';
+import { trustFingerprint } from './tls-session-store.js';
 import { WireCounter } from './wire-counter.js';
 
 export interface PlatformDispatcherOptions {
@@ -30,6 +31,8 @@ export interface PlatformDispatcherOptions {
   pingIntervalMs?: number;
   /** Counts the bytes of every platform socket; also tells which protocol an origin speaks. */
   wire?: WireCounter;
+  /** TLS session tickets (default a new, empty cache); tls-session-store.ts keeps them across restarts. */
+  sessions?: TlsSessionCache;
 }
 
 /** What PlatformHttp needs of a dispatcher (an undici Agent is one too, for tests). */
@@ -53,6 +56,9 @@ export interface PlatformTransport {
  */
 export class PlatformDispatcher implements PlatformTransport {
   readonly wire: WireCounter;
+  readonly sessions: TlsSessionCache;
+  /** trustFingerprint() of the roots every connection is verified with. */
+  readonly trust: string;
   readonly #max: number;
   readonly #clientOptions: ClientType.Options;
   readonly #routes = new Map<string, { single?: ClientType; pool?: PoolType }>();
@@ -64,6 +70,8 @@ export class PlatformDispatcher implements PlatformTransport {
     this.wire = options.wire ?? new WireCounter();
     this.#max = options.maxConnections;
     const http2 = options.http2 ?? true;
+    this.sessions = options.sessions ?? new TlsSessionCache();
+    this.trust = trustFingerprint(ca ?? rootCertificates);
     const connector = createPlatformConnector(
       {
         ...(ca ? { ca } : {}),
@@ -72,7 +80,7 @@ export class PlatformDispatcher implements PlatformTransport {
         idleTimeoutMs,
         wire: this.wire,
       },
-      new TlsSessionCache(),
+      this.sessions,
     );
     this.#clientOptions = {
       connect: connector as unknown as ClientType.Options['connect'],

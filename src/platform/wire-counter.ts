@@ -37,7 +37,14 @@ export interface WireSnapshot extends WireUsage {
   /** Bytes both ways up to the end of each kind of handshake (tickets sent after it not included). */
   handshakeBytes: { full: number; resumed: number };
   /** Bytes both ways and connections per origin (bench:wire splits token refreshes from events). */
-  byOrigin: Record<string, { bytes: number; connections: number }>;
+  byOrigin: Record<string, OriginUsage>;
+}
+
+/** Bytes both ways of one origin's connections, and of their handshakes. */
+export interface OriginUsage {
+  bytes: number;
+  connections: number;
+  handshakeBytes: number;
 }
 
 /** The meta key the counters are persisted under (with the outbox's minute counters). */
@@ -65,7 +72,7 @@ export class WireCounter {
   #resumed = 0;
   #full = 0;
   readonly #handshakeBytes = { full: 0, resumed: 0 };
-  readonly #byOrigin = new Map<string, { bytes: number; connections: number }>();
+  readonly #byOrigin = new Map<string, OriginUsage>();
   readonly #protocols = new Map<string, WireProtocol>();
 
   /** `now`: host wall clock (ms), for the day and month buckets only. */
@@ -108,6 +115,7 @@ export class WireCounter {
   negotiated(origin: string, protocol: WireProtocol, resumed: boolean | undefined, handshakeBytes = 0): void {
     this.#protocol = protocol;
     this.#protocols.set(origin, protocol);
+    this.#originOf(origin).handshakeBytes += handshakeBytes;
     if (resumed === true) {
       this.#resumed++;
       this.#handshakeBytes.resumed += handshakeBytes;
@@ -178,10 +186,10 @@ export class WireCounter {
     add(this.#usage.thisMonth);
   }
 
-  #originOf(origin: string): { bytes: number; connections: number } {
+  #originOf(origin: string): OriginUsage {
     let o = this.#byOrigin.get(origin);
     if (!o) {
-      o = { bytes: 0, connections: 0 };
+      o = { bytes: 0, connections: 0, handshakeBytes: 0 };
       this.#byOrigin.set(origin, o);
     }
     return o;
