@@ -183,7 +183,11 @@ export const recordingSchema = z
       .describe(
         'path: a second position this long into a stop (the first is recorded on stopping), so every stop of 30 s or more has two.',
       ),
-    stoppedHeartbeatS: z.number().positive().default(300).describe('While stopped: one heartbeat fix this often.'),
+    stoppedHeartbeatS: z
+      .number()
+      .positive()
+      .default(1800)
+      .describe('While stopped or parked: one heartbeat fix this often (1800 s: a parked hour costs about 5 KB; bench:wire).'),
   })
   .prefault({})
   .superRefine((r, ctx) => {

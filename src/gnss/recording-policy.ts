@@ -45,7 +45,7 @@ export const RECORDING_DEFAULTS: RecordingPolicyOptions = {
   stoppedSpeedKmh: 3,
   movingSpeedKmh: 6,
   stopRepeatS: 20,
-  stoppedHeartbeatS: 300,
+  stoppedHeartbeatS: 1800,
 };
 
 interface Policy {

@@ -1,7 +1,8 @@
 /**
  * The recording policies on hand-made tracks (one fix per second unless stated). `adaptive` with
  * the thresholds it shipped with (30 s, 100 m, 10 degrees, 10 km/h); both with at most one record
- * per second, stopped below 3 km/h / moving above 6 km/h, heartbeat 300 s when stopped.
+ * per second, stopped below 3 km/h / moving above 6 km/h; heartbeat when stopped 300 s (adaptive, as
+ * shipped) and the default 1800 s (path).
  */
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
@@ -39,7 +40,7 @@ function drive(steps: { kmh: number; heading: number; jitterM?: number }[]): Fix
   });
 }
 
-const ADAPTIVE: Partial<RecordingPolicyOptions> = { mode: 'adaptive', maxIntervalS: 30 };
+const ADAPTIVE: Partial<RecordingPolicyOptions> = { mode: 'adaptive', maxIntervalS: 30, stoppedHeartbeatS: 300 };
 
 function record(fixes: Fix[], options: Partial<RecordingPolicyOptions> = ADAPTIVE): RecordedFix[] {
   const policy = new RecordingPolicy(options);
@@ -206,9 +207,22 @@ describe('RecordingPolicy (path, the default)', () => {
     expect(rs.map((r) => r.reason)).toEqual(['first', 'stopped', 'departure', 'last']);
   });
 
-  it('parked: two positions, then a heartbeat every 300 s; jitter with no Doppler speed draws nothing', () => {
-    const fixes = drive(Array.from({ length: 1000 }, () => ({ kmh: 0, heading: 0, jitterM: 15 })));
-    expect(seconds(recordPath(fixes))).toEqual([0, 20, 320, 620, 920]);
+  it('parked: two positions, then a heartbeat every 1800 s (the default); jitter with no Doppler speed draws nothing', () => {
+    const fixes = drive(Array.from({ length: 2000 }, () => ({ kmh: 0, heading: 0, jitterM: 15 })));
+    expect(seconds(recordPath(fixes))).toEqual([0, 20, 1820]);
+    expect(seconds(recordPath(fixes, { stoppedHeartbeatS: 300 }))).toEqual([0, 20, 320, 620, 920, 1220, 1520, 1820]);
+  });
+
+  it('the longer parked heartbeat leaves every stop of 30 s or more with two positions or more', () => {
+    for (const stopS of [30, 45, 300, 899, 901, 1900]) {
+      const fixes = drive([
+        ...repeat(20, { kmh: 40, heading: 0 }),
+        ...repeat(stopS, { kmh: 0, heading: 0 }),
+        ...repeat(20, { kmh: 40, heading: 0 }),
+      ]);
+      const atStop = recordPath(fixes).filter((r) => r.time >= T0 + 20_000 && r.time < T0 + (20 + stopS) * 1000);
+      expect(atStop.length, `stop of ${stopS} s`).toBeGreaterThanOrEqual(2);
+    }
   });
 
   it('a creep while stopped (3-6 km/h, not yet moving) is recorded once it strays past the tolerance', () => {
