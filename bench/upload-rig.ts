@@ -10,7 +10,7 @@ import { Secret } from '../src/config/secret.js';
 import type { RecordedFix } from '../src/gnss/fix.js';
 import { silentLogger } from '../src/log.js';
 import { AuthorizedClient } from '../src/platform/authorized-client.js';
-import { systemBootClock } from '../src/platform/boot-clock.js';
+import { systemBootClock, type BootClock } from '../src/platform/boot-clock.js';
 import type { RegisteredDevice, RegistrationState } from '../src/platform/contracts.js';
 import { PlatformHttp } from '../src/platform/http.js';
 import { TokenManager } from '../src/platform/token-manager.js';
@@ -140,14 +140,21 @@ export function rssBytes(pid: number): number {
 export const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 /** The token manager every bench uses: the simulator's account, the schema's default tuning. */
-export function benchTokenManager(db: Database, http: PlatformHttp, authUrl: string, maintainIntervalMs: number): TokenManager {
+export function benchTokenManager(
+  db: Database,
+  http: PlatformHttp,
+  authUrl: string,
+  maintainIntervalMs: number,
+  /** Token ages and backoffs on these clocks (bench:wire runs them faster than real time); default the system's. */
+  clocks?: { clock: Clock; bootClock: BootClock },
+): TokenManager {
   return new TokenManager({
     db,
     http,
     authUrl,
     credentials: { username: 'agent', password: new Secret('pw') },
-    clock: systemClock,
-    bootClock: systemBootClock(),
+    clock: clocks?.clock ?? systemClock,
+    bootClock: clocks?.bootClock ?? systemBootClock(),
     logger: silentLogger(),
     tuning: {
       refreshMarginS: 120,

@@ -17,6 +17,8 @@
  */
 
 import { rmSync } from 'node:fs';
+import { restartCost } from './wire-restart.js';
+import type { RecordedFix } from '../src/gnss/fix.js';
 import {
   DEFAULT_IDLE_S,
   DRIVE_MINUTES,
@@ -25,8 +27,10 @@ import {
   HOURS_PARKED_PER_MONTH,
   PARKED_SPEEDUP,
   type RunResult,
+  TICKET_LIFETIME_S,
   SERVER_IDLE_S,
   type Scenario,
+  ca,
   config,
   handshakes,
   recordedDrive,
@@ -39,6 +43,10 @@ import {
 const kb = (n: number) => `${(n / 1000).toFixed(1)} KB`;
 const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 const started = performance.now();
+/** Parked hours replayed per variant (their figures are per hour). */
+const PARKED_HOURS = Number(process.env.WIRE_PARKED_HOURS ?? 2);
+/** The parked heartbeat before issue 16 (recording.stoppedHeartbeatS was 300). */
+const BEFORE_HEARTBEAT_S = 300;
 // undici unrefs idle h2 sessions and sockets, so between two scenarios (a dispatcher closing, the
 // next simulator not yet listening) nothing may hold the event loop and node would exit early.
 const holdLoop = setInterval(() => {}, 60_000);
@@ -65,7 +73,43 @@ interface Row {
   perEvent: { reqHead: number; reqBody: number; ansHead: number; ansBody: number; tls: number; up: number; down: number };
   hs: { full: number; resumed: number; resumedOk: boolean };
   drive: RunResult;
-  parked: { best: RunResult; label: string; all: { label: string; r: RunResult }[] };
+  /** best: the configuration's defaults (the first variant). */
+  parked: { best: Parked; all: Parked[] };
+}
+
+interface ParkedVariant {
+  label: string;
+  heartbeatS: number;
+  pingS?: number;
+  ticketLifetimeS?: number;
+  refresh?: 'background' | 'demand';
+}
+type Parked = ParkedVariant & { r: RunResult };
+
+/** Heartbeats every `heartbeatS` for PARKED_HOURS hours (the gap after the last one included by replay). */
+function parkedFixes(heartbeatS: number): RecordedFix[] {
+  const n = Math.round((PARKED_HOURS * 3600) / heartbeatS);
+  return Array.from({ length: n }, (_, i) => ({ ...fixes[0]!, time: fixes[0]!.time + i * heartbeatS * 1000 }));
+}
+
+/** The ways of spending a parked hour; the first is what the configuration's defaults do. */
+function parkedVariants(s: Scenario): ParkedVariant[] {
+  const hb = config.recording.stoppedHeartbeatS;
+  const ping = config.platform.pingIntervalS;
+  const how = (pingS: number) => (pingS > 0 ? `keep, h2 PING ${pingS} s` : 'reconnect, resumed TLS');
+  if (s.transport === 'before') return [{ label: 'new connection per heartbeat', heartbeatS: BEFORE_HEARTBEAT_S }];
+  const defaults: ParkedVariant = { label: `heartbeat ${hb} s, ${how(ping)} (defaults)`, heartbeatS: hb, pingS: ping };
+  if (s.server !== 'h2') return [defaults];
+  const table: ParkedVariant[] = [];
+  for (const heartbeatS of [300, 600, 900, 1200, 1800])
+    for (const pingS of heartbeatS === 300 || heartbeatS === 1800 ? [0, 45] : [0])
+      if (heartbeatS !== hb || pingS !== ping) table.push({ label: `heartbeat ${heartbeatS} s, ${how(pingS)}`, heartbeatS, pingS });
+  return [
+    defaults,
+    ...table,
+    { label: `heartbeat ${hb} s, token refreshed on demand only`, heartbeatS: hb, pingS: ping, refresh: 'demand' },
+    { label: `heartbeat ${hb} s, server tickets live 300 s`, heartbeatS: hb, pingS: ping, ticketLifetimeS: 300 },
+  ];
 }
 const rows: Row[] = [];
 
@@ -86,27 +130,14 @@ for (const s of scenarios.filter((x) => !process.env.WIRE_ONLY || x.transport ==
   };
   const hs = await handshakes(s.server, s.transport);
   const drive = await replay(s, fixes, warm);
-  // Parked hour: one heartbeat every recording.stoppedHeartbeatS.
-  const beat = config.recording.stoppedHeartbeatS * 1000;
-  const parkedFixes = Array.from({ length: Math.round(3_600_000 / beat) }, (_, i) => ({ ...fixes[0]!, time: fixes[0]!.time + i * beat }));
-  const variants: { label: string; pingS?: number }[] =
-    s.transport === 'before'
-      ? [{ label: 'new connection per heartbeat' }]
-      : [
-          { label: 'reconnect, resumed TLS', pingS: 0 },
-          { label: 'keep, h2 PING 45 s', pingS: 45 },
-        ];
-  const all: { label: string; r: RunResult }[] = [];
-  for (const v of variants) {
+  const all: Parked[] = [];
+  for (const v of parkedVariants(s)) {
     if (s.server === 'http/1.1' && (v.pingS ?? 0) > 0) continue; // PING is an h2 frame
-    const r = await replay({ ...s, speedup: PARKED_SPEEDUP, ...(v.pingS !== undefined ? { pingS: v.pingS } : {}) }, parkedFixes, warm);
-    all.push({ label: v.label, r });
+    const { label, heartbeatS, ...rest } = v;
+    const r = await replay({ ...s, speedup: PARKED_SPEEDUP, ...rest }, parkedFixes(heartbeatS), warm);
+    all.push({ label, heartbeatS, r, ...rest });
   }
-  const cost = (r: RunResult) => r.wire.total.sent + r.wire.total.received;
-  const def =
-    all.find((a) => s.transport === 'before' || a.label.startsWith(config.platform.pingIntervalS > 0 ? 'keep' : 'reconnect')) ?? all[0]!;
-  rows.push({ name: s.name, protocol: drive.wire.protocol ?? '?', perEvent, hs, drive, parked: { best: def.r, label: def.label, all } });
-  void cost;
+  rows.push({ name: s.name, protocol: drive.wire.protocol ?? '?', perEvent, hs, drive, parked: { best: all[0]!, all } });
 }
 
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -135,19 +166,48 @@ line(
 const perHour = (r: Row) => (r.drive.wire.total.sent + r.drive.wire.total.received) / hours;
 line('MB per hour of driving', (r) => mb(perHour(r)));
 line(`month driving (10 h x 22 d; goal <= 50 MB)`, (r) => mb(perHour(r) * HOURS_DRIVING_PER_MONTH));
-const parkedHour = (r: Row) => r.parked.best.wire.total.sent + r.parked.best.wire.total.received;
+const bytesOf = (r: RunResult) => r.wire.total.sent + r.wire.total.received;
+const parkedHour = (r: Row) => bytesOf(r.parked.best.r) / PARKED_HOURS;
+const resumption = (r: RunResult) => `${r.wire.resumedHandshakes} of ${r.wire.resumedHandshakes + r.wire.fullHandshakes} resumed`;
 line('parked hour (goal <= 10 KB)', (r) => kb(parkedHour(r)));
 line(`  parked month (${HOURS_PARKED_PER_MONTH} h, on top)`, (r) => mb(parkedHour(r) * HOURS_PARKED_PER_MONTH));
-console.log('\nparked hour, each way of spending it (12 heartbeats, server idle 60 s):');
+line(`month, driving + parked (730 h)`, (r) => mb(perHour(r) * HOURS_DRIVING_PER_MONTH + parkedHour(r) * HOURS_PARKED_PER_MONTH));
+line('TLS handshakes, drive', (r) => resumption(r.drive));
+line('TLS handshakes, parked (defaults)', (r) => resumption(r.parked.best.r));
+console.log(
+  `\nparked hour, where the bytes go (${PARKED_HOURS} h at ${PARKED_SPEEDUP}x, per hour; server idle ${SERVER_IDLE_S} s, PINGs do not reset it, as on an AWS ALB;`,
+);
+console.log(`server tickets live ${TICKET_LIFETIME_S} s unless stated; token service on its own origin, access token 3600 s):`);
+console.log(
+  `  ${pad('transport', 26)} ${pad('way', 58)} ${'total'.padStart(8)} ${'handshakes (full+resumed)'.padStart(32)} ${'token svc'.padStart(10)} ${'events'.padStart(18)}`,
+);
 for (const r of rows)
-  for (const a of r.parked.all)
+  for (const a of r.parked.all) {
+    const w = a.r.wire;
+    const per = (n: number) => n / PARKED_HOURS;
+    const origins = Object.entries(w.byOrigin);
+    const auth = origins.filter(([k]) => k.includes('localhost')).reduce((t, [, o]) => t + o.bytes - o.handshakeBytes, 0);
+    const rest = origins.filter(([k]) => !k.includes('localhost')).reduce((t, [, o]) => t + o.bytes - o.handshakeBytes, 0);
+    const hsBytes = w.handshakeBytes.full + w.handshakeBytes.resumed;
+    // undici's own connector writes the first request before our 'secureConnect' listener runs:
+    // the old transport's split between handshake and request is not measurable, only its total.
+    const split = !r.name.startsWith('before');
+    const cell = (v: string, n: number) => (split ? v : '-').padStart(n);
     console.log(
-      `  ${pad(r.name, 36)} ${pad(a.label, 28)} ${kb(a.r.wire.total.sent + a.r.wire.total.received).padStart(9)}  connections ${a.r.wire.connections}, token refreshes ${a.r.refreshes}`,
+      `  ${pad(r.name.split(':')[0] + (r.name.includes('only') ? ' (h1.1)' : ''), 26)} ${pad(a.label, 58)} ${kb(per(bytesOf(a.r))).padStart(8)} ${cell(`${kb(per(hsBytes))} (${per(w.fullHandshakes)}+${per(w.resumedHandshakes)})`, 32)} ${cell(`${kb(per(auth))} (${per(a.r.refreshes)})`, 10)} ${cell(`${kb(per(rest))} (${per(a.r.events)})`, 18)}`,
     );
+  }
+console.log('  (handshakes: bytes both ways to the end of each handshake; token svc and events: the rest of those connections,');
+console.log('   requests, answers, tickets, h2 set-up, PINGs, close; in brackets per hour: handshakes, refreshes, events)');
+const restart = await restartCost(ca, tmp);
+const rs = (x: typeof restart.withTickets) => `${x.bytes} B (${x.full} full, ${x.resumed} resumed)`;
+console.log(
+  `\nrestart, handshakes of the first connections to ${restart.origins} origins: without saved tickets ${rs(restart.withoutTickets)}, with the tickets the previous run saved ${rs(restart.withTickets)}`,
+);
 const before = rows[0]!;
 const after = rows[1]!;
 console.log(
-  `\nafter/before: per event warm ${((after.perEvent.up + after.perEvent.down) / (before.perEvent.up + before.perEvent.down)).toFixed(2)}x, per driving hour ${(perHour(after) / perHour(before)).toFixed(2)}x, parked hour ${(parkedHour(after) / parkedHour(before)).toFixed(2)}x`,
+  `\nafter/before: per event warm ${((after.perEvent.up + after.perEvent.down) / (before.perEvent.up + before.perEvent.down)).toFixed(2)}x, per driving hour ${(perHour(after) / perHour(before)).toFixed(2)}x, parked hour ${(parkedHour(after) / parkedHour(before)).toFixed(2)}x (before: heartbeat ${BEFORE_HEARTBEAT_S} s)`,
 );
 console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);
 rmSync(tmp, { recursive: true, force: true });
