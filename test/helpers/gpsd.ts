@@ -5,7 +5,10 @@
  * Where gpsd or gpsfake is missing, HAVE_GPSD is false and the tests skip with one line.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { onTestFinished } from 'vitest';
 
 function have(cmd: string): boolean {
@@ -37,10 +40,12 @@ export interface Spawned {
 }
 
 function spawnGroup(cmd: string, args: string[]): Spawned {
+  // gpsfake leaves gpsd's control socket (gpsfake-PID.sock) in TMPDIR: each gets its own, removed after.
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'ta-gpsd-run-'));
   const child = spawn(cmd, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
-    env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin:/sbin` },
+    env: { ...process.env, TMPDIR: tmp, PATH: `${process.env.PATH}:/usr/sbin:/sbin` },
   });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
@@ -60,7 +65,10 @@ function spawnGroup(cmd: string, args: string[]): Spawned {
     clearTimeout(t);
     signal('SIGKILL');
   };
-  onTestFinished(kill);
+  onTestFinished(async () => {
+    await kill();
+    rmSync(tmp, { recursive: true, force: true });
+  });
   return { child, exited, log: () => err, kill };
 }
 
