@@ -42,6 +42,8 @@ export interface AgentOptions {
   /** Injected for tests; default the hardware probes. */
   probes?: IdentityProbes;
   bootClock?: BootClock;
+  /** The receiver, injected by benches (bench:fleet drives a thousand agents from shared drives); default from gnss.path / gnss.replayFile. */
+  source?: NmeaSource;
   /** How long in-flight uploads may finish at shutdown before they are abandoned (they stay queued). */
   shutdownGraceMs?: number;
 }
@@ -61,6 +63,7 @@ export class Agent {
   readonly #stops: { name: string; stop: () => Promise<void> | void }[] = [];
   readonly #startedMono: number;
   #outbox: Outbox | undefined;
+  #counted: { pipeline: GnssPipeline; uploader: Uploader } | undefined;
   #fullDisk: FullDisk | undefined;
   /** Set while the components stop for a salvage of the damaged database; start() then salvages. */
   #repair: { reason: string; carry?: CarriedFixes } | undefined;
@@ -192,6 +195,7 @@ export class Agent {
     });
 
     await this.#startStatus(pipeline, platform, outbox, uploader, fixPublisher, repairedFacts(meta), readStoredFacts(db, meta));
+    this.#counted = { pipeline, uploader };
 
     await pipeline.start();
     // Stop reading first, then commit what is buffered before the uploader gets its grace time.
@@ -210,6 +214,33 @@ export class Agent {
       },
       'agent running',
     );
+  }
+
+  /**
+   * A few counters without the status socket (bench:fleet watches a thousand agents in one process):
+   * fixes recorded and still queued, dead letters, and the uploader's state. Undefined before start.
+   */
+  counts():
+    | {
+        recorded: number;
+        pending: number;
+        /** GNSS ms between the oldest queued fix and the newest recorded one (0 when nothing waits). */
+        oldestPendingAgeMs: number;
+        deadLettered: number;
+        upload: ReturnType<Uploader['status']>['state'];
+      }
+    | undefined {
+    const outbox = this.#outbox;
+    const c = this.#counted;
+    if (!outbox || !c) return undefined;
+    const o = outbox.status();
+    return {
+      recorded: c.pipeline.state().counters.recorded,
+      pending: o.pending,
+      oldestPendingAgeMs: o.oldestPendingAgeMs ?? 0,
+      deadLettered: c.uploader.status().deadLettered,
+      upload: c.uploader.status().state,
+    };
   }
 
   /** Stops everything started, newest first; each step on its own so one failure stops no other. */
@@ -263,6 +294,7 @@ export class Agent {
   }
 
   #source(): NmeaSource {
+    if (this.#o.source) return this.#o.source;
     return createNmeaSource(this.#o.config.gnss, this.#o.logger.child({ component: 'gnss-source' }));
   }
 

@@ -6,3 +6,4 @@ export type { SimDevice } from './devices.js';
 export type { ReceivedEvent, StoredLocation } from './planning.js';
 export type { OtmError } from './otm-validate.js';
 export { configSnippet } from './snippet.js';
+export { RequestTimeline, type TimelineBucket, type TimelineSnapshot } from './timeline.js';
