@@ -233,11 +233,11 @@ export class Agent {
     const outbox = this.#outbox;
     const c = this.#counted;
     if (!outbox || !c) return undefined;
-    const o = outbox.status();
+    // Cheap getters only: a bench polls a thousand agents while they run.
     return {
-      recorded: c.pipeline.state().counters.recorded,
-      pending: o.pending,
-      oldestPendingAgeMs: o.oldestPendingAgeMs ?? 0,
+      recorded: c.pipeline.recordedCount(),
+      pending: outbox.pendingCount(),
+      oldestPendingAgeMs: outbox.oldestPendingAgeMs(),
       deadLettered: c.uploader.status().deadLettered,
       upload: c.uploader.status().state,
     };

@@ -99,7 +99,8 @@ export async function runScenario(
       drainedMin = simMinNow() - plan.outageToMin;
       break;
     }
-    await sleep(Math.max(50, realMs(1 / 12)));
+    // Watching costs the fleet's event loop too: once a simulated 10 s (at most once a real second).
+    await sleep(Math.max(1000, realMs(1 / 6)));
   }
   say(
     drainedMin === undefined

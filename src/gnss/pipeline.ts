@@ -82,6 +82,11 @@ export class GnssPipeline {
     this.#recordAll(this.#policy.flush());
   }
 
+  /** Fixes recorded so far (state().counters.recorded without building the whole state). */
+  recordedCount(): number {
+    return this.#recorded;
+  }
+
   state(): GnssState {
     const counters = this.#decoder.counters;
     const state: GnssState = {

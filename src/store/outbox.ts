@@ -198,6 +198,12 @@ export class Outbox implements FixSink {
     return s;
   }
 
+  /** GNSS ms between the oldest queued fix and the newest recorded one; 0 when nothing waits. */
+  oldestPendingAgeMs(): number {
+    const oldest = this.#oldestPendingTime();
+    return oldest !== undefined && this.#lastFixTime !== undefined ? Math.max(0, this.#lastFixTime - oldest) : 0;
+  }
+
   pendingCount(): number {
     return this.#committedCount - this.#delivered.size - this.#dead.pendingCommitted() + this.#buffer.length;
   }
