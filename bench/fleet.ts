@@ -104,7 +104,12 @@ function print(f: Figures): void {
     ],
     ['events / device-hour', r(f.perDeviceHour.events, 1), 'event requests, failed ones included'],
     ['failed requests / device-hour', r(f.perDeviceHour.failedRequests, 2), 'each retried later (outages)'],
-    ['events/s steady', r(f.rate.steady), '10-s windows, simulated seconds'],
+    ['events/s steady', r(f.rate.steady), 'mean of the fault-free driving, 10-s windows, simulated seconds'],
+    [
+      'events/s 10 min before the outage',
+      r(f.rate.steadyBeforeOutage),
+      `recovery peak is ${r(f.rate.recoveryPeak / Math.max(1e-9, f.rate.steadyBeforeOutage))}x this`,
+    ],
     ['events/s during outage', r(f.rate.duringOutage), 'probes while backing off'],
     ['events/s recovery peak', r(f.rate.recoveryPeak), `${r(f.rate.peakToSteady)}x steady (goal <= 3x)`],
     ['events/s peak, token outage', r(f.rate.tokenOutagePeak ?? 0), ''],

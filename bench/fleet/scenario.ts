@@ -33,7 +33,14 @@ export interface Figures {
   /** Platform requests per device-hour, by kind (answered 2xx), and failed requests (each retried later). */
   perDeviceHour: { passwordGrants: number; refreshes: number; deviceUpserts: number; events: number; failedRequests: number };
   /** Events requests per simulated second at the platform, over 10-s windows. */
-  rate: { steady: number; duringOutage: number; recoveryPeak: number; peakToSteady: number; tokenOutagePeak?: number };
+  rate: {
+    steady: number;
+    steadyBeforeOutage: number;
+    duringOutage: number;
+    recoveryPeak: number;
+    peakToSteady: number;
+    tokenOutagePeak?: number;
+  };
   drain: { minutesAfterOutage: number | undefined; limitMin: number };
   startup: { passwordGrantPeakPerS: number; upsertPeakPerS: number; spreadOverS: number };
   firstRetries: { vehicles: number; minDelayS: number; maxDelayS: number; maxInOneSecond: number };
@@ -189,7 +196,13 @@ function analyse(fleet: Fleet, plan: Plan, f: Facts): Figures {
     return out;
   };
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  const steady = mean(windowRate(plan.steadyFromMin * 60, plan.outageFromMin * 60, (s) => s.events));
+  // Steady: every fault-free stretch of driving after the start (before the outage, and after its
+  // recovery window until the token outage). The synthetic drive parks at a depot, so any one
+  // stretch alone over- or understates what the fleet sends on average.
+  const steady = mean([
+    ...windowRate(plan.steadyFromMin * 60, plan.outageFromMin * 60, (s) => s.events),
+    ...windowRate((plan.outageToMin + plan.drainLimitMin) * 60, (plan.tokenOutageFromMin ?? plan.endMin) * 60, (s) => s.events),
+  ]);
   const during = mean(windowRate(plan.outageFromMin * 60, plan.outageToMin * 60, (s) => s.events));
   const recovery = windowRate(plan.outageToMin * 60, (plan.outageToMin + plan.drainLimitMin) * 60, (s) => s.events);
   const recoveryPeak = Math.max(0, ...recovery);
@@ -234,6 +247,7 @@ function analyse(fleet: Fleet, plan: Plan, f: Facts): Figures {
     },
     rate: {
       steady,
+      steadyBeforeOutage: mean(windowRate(plan.steadyFromMin * 60, plan.outageFromMin * 60, (s) => s.events)),
       duringOutage: during,
       recoveryPeak,
       peakToSteady: steady > 0 ? recoveryPeak / steady : 0,
