@@ -68,6 +68,13 @@ say(
     `token service outage ${PLAN.tokenOutageFromMin}-${PLAN.tokenOutageToMin}, end ${PLAN.endMin}; drives: the synthetic drive (ZDA/RMC/GGA), 20 route variants, own start offsets`,
 );
 
+// Ctrl-C: the data directories are in memory, so they go too (and the simulator with its process).
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  });
+
 const sim = await simChildProcess({ accessTtlS: 3600 / SPEED, refreshTtlS: 86_400 / SPEED, bucketMs: 1000 / SPEED });
 let fleet: Fleet | undefined;
 try {

@@ -14,6 +14,8 @@ const options = JSON.parse(process.argv[2] ?? '{}') as SimOptions;
 const core = new SimCore(options);
 const urls = await core.start();
 process.send!({ ready: urls });
+// The fleet process ended (or was stopped): so does its simulator.
+process.once('disconnect', () => process.exit(0));
 
 process.on('message', (call: Call) => {
   void (async () => {
