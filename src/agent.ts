@@ -8,7 +8,8 @@ import type { Logger } from './log.js';
 import type { BootClock } from './platform/boot-clock.js';
 import { buildPlatform, type PlatformParts } from './platform/build.js';
 import { WIRE_META_KEY, WireCounter, type WireUsage } from './platform/wire-counter.js';
-import { DaemonStatusProvider, type StoredFacts } from './status/daemon-provider.js';
+import type { StoredFacts } from './status/daemon-provider.js';
+import { daemonStatusProvider } from './status/agent-status.js';
 import { StatusServer } from './status/server.js';
 import { statusSocketPath } from './status/socket-path.js';
 import { readStoredFacts } from './status/stored-facts.js';
@@ -23,8 +24,7 @@ import { systemClock, type Clock } from './system/clock.js';
 import type { IdentityProbes } from './system/identity.js';
 import { SdNotify } from './system/sd-notify.js';
 import type { DiskSummary } from './status/snapshot.js';
-import { repairedFacts, storeView } from './status/store-view.js';
-import { outboxSummary, uploadSummary } from './status/upload-views.js';
+import { repairedFacts } from './status/store-view.js';
 import { Uploader } from './upload/uploader.js';
 
 /**
@@ -309,57 +309,15 @@ export class Agent {
     stored: StoredFacts,
   ): Promise<void> {
     const { config, logger } = this.#o;
-    const provider = new DaemonStatusProvider({
+    const provider = daemonStatusProvider({
+      config,
       clock: this.#clock,
-      dataDir: config.dataDir,
-      minFreeBytes: config.storage.minFreeBytes,
       startedMonoMs: this.#startedMono,
-      stored: () => stored,
-      receiver: () => {
-        const g = pipeline.state();
-        const sentenceAt = g.link.lastValidSentenceAt;
-        // A replayed file's GNSS times are from another day and run accelerated: comparing them
-        // with the system clock would only ever report a clock problem that is not there.
-        const live = config.gnss.replayFile === undefined;
-        return {
-          // The source says where it reads: the device, the file, or `gpsd 127.0.0.1:2947 -> /dev/ttyACM0`.
-          port: g.link.path,
-          link: g.link.status,
-          ...(g.link.lastError !== undefined ? { lastError: g.link.lastError } : {}),
-          bytes: g.link.bytes,
-          lines: g.link.lines,
-          fixesRead: g.counters.decoder.epochs.epochs,
-          rolloverCorrections: g.counters.rollover.corrected,
-          ...(g.link.reconnects !== undefined ? { reconnects: g.link.reconnects } : {}),
-          // The pipeline stamps sentences on the wall clock; the provider measures ages on the monotonic one.
-          ...(sentenceAt !== undefined
-            ? { lastSentenceMonoMs: this.#clock.monotonicMs() - Math.max(0, this.#clock.wallMs() - sentenceAt) }
-            : {}),
-          ...(g.lastFix ? { lastFix: g.lastFix } : {}),
-          ...(live && this.#lastEpochWallMs !== undefined ? { lastFixWallMs: this.#lastEpochWallMs } : {}),
-          satellites: g.satellites,
-        };
-      },
-      identity: () => platform.registrar.status().identity,
-      registration: () => platform.registrar.current(),
-      tokens: () => platform.tokens.tokenStatus(),
-      outbox: () => outboxSummary(outbox.status(), pipeline.state().counters.recorded),
-      store: () => ({
-        ...storeView(outbox.commitState(), this.#fullDisk?.state().ballastPresent, this.#clock.monotonicMs()),
-        ...(repaired ? { repaired } : {}),
-      }),
-      upload: () => uploadSummary(uploader.status(), outbox.commitState()),
-      network: () => {
-        const w = platform.wire.snapshot();
-        return {
-          ...(w.protocol ? { protocol: w.protocol } : {}),
-          day: w.day,
-          today: w.today,
-          month: w.month,
-          thisMonth: w.thisMonth,
-          connections: w.connections,
-        };
-      },
+      parts: { pipeline, platform, outbox, uploader },
+      lastEpochWallMs: () => this.#lastEpochWallMs,
+      ballastPresent: () => this.#fullDisk?.state().ballastPresent,
+      repaired,
+      stored,
     });
     const server = new StatusServer({
       socketPath: statusSocketPath(config),

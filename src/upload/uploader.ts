@@ -293,7 +293,7 @@ export class Uploader {
       this.#run.systemic = true;
       this.#o.logger.error(
         { status: response.status, refusals: this.#run.count, platformMessage: error?.details?.platformMessage },
-        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing once per upload.maxBackoffMs`,
+        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing every half to whole upload.maxBackoffMs (jittered)`,
       );
     }
     if (this.#run.systemic) {

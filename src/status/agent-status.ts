@@ -1,0 +1,79 @@
+import type { Config } from '../config/load.js';
+import type { GnssPipeline } from '../gnss/pipeline.js';
+import type { PlatformParts } from '../platform/build.js';
+import type { Outbox } from '../store/outbox.js';
+import type { Clock } from '../system/clock.js';
+import type { Uploader } from '../upload/uploader.js';
+import { DaemonStatusProvider, type StoredFacts } from './daemon-provider.js';
+import type { DiskSummary } from './snapshot.js';
+import { storeView } from './store-view.js';
+import { outboxSummary, uploadSummary } from './upload-views.js';
+
+export interface AgentStatusOptions {
+  config: Config;
+  clock: Clock;
+  startedMonoMs: number;
+  parts: { pipeline: GnssPipeline; platform: PlatformParts; outbox: Outbox; uploader: Uploader };
+  /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
+  lastEpochWallMs: () => number | undefined;
+  ballastPresent: () => boolean | undefined;
+  repaired: DiskSummary['repaired'];
+  stored: StoredFacts;
+}
+
+/** What the running agent's status socket answers with: each fact read from the component that owns it, at the moment of asking. */
+export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvider {
+  const { config, clock, startedMonoMs, lastEpochWallMs, ballastPresent, repaired, stored } = o;
+  const { pipeline, platform, outbox, uploader } = o.parts;
+  return new DaemonStatusProvider({
+    clock,
+    dataDir: config.dataDir,
+    minFreeBytes: config.storage.minFreeBytes,
+    startedMonoMs,
+    stored: () => stored,
+    receiver: () => {
+      const g = pipeline.state();
+      const lastEpoch = lastEpochWallMs();
+      const sentenceAt = g.link.lastValidSentenceAt;
+      // A replayed file's GNSS times are from another day and run accelerated: comparing them
+      // with the system clock would only ever report a clock problem that is not there.
+      const live = config.gnss.replayFile === undefined;
+      return {
+        // The source says where it reads: the device, the file, or `gpsd 127.0.0.1:2947 -> /dev/ttyACM0`.
+        port: g.link.path,
+        link: g.link.status,
+        ...(g.link.lastError !== undefined ? { lastError: g.link.lastError } : {}),
+        bytes: g.link.bytes,
+        lines: g.link.lines,
+        fixesRead: g.counters.decoder.epochs.epochs,
+        rolloverCorrections: g.counters.rollover.corrected,
+        ...(g.link.reconnects !== undefined ? { reconnects: g.link.reconnects } : {}),
+        // The pipeline stamps sentences on the wall clock; the provider measures ages on the monotonic one.
+        ...(sentenceAt !== undefined ? { lastSentenceMonoMs: clock.monotonicMs() - Math.max(0, clock.wallMs() - sentenceAt) } : {}),
+        ...(g.lastFix ? { lastFix: g.lastFix } : {}),
+        ...(live && lastEpoch !== undefined ? { lastFixWallMs: lastEpoch } : {}),
+        satellites: g.satellites,
+      };
+    },
+    identity: () => platform.registrar.status().identity,
+    registration: () => platform.registrar.current(),
+    tokens: () => platform.tokens.tokenStatus(),
+    outbox: () => outboxSummary(outbox.status(), pipeline.state().counters.recorded),
+    store: () => ({
+      ...storeView(outbox.commitState(), ballastPresent(), clock.monotonicMs()),
+      ...(repaired ? { repaired } : {}),
+    }),
+    upload: () => uploadSummary(uploader.status(), outbox.commitState()),
+    network: () => {
+      const w = platform.wire.snapshot();
+      return {
+        ...(w.protocol ? { protocol: w.protocol } : {}),
+        day: w.day,
+        today: w.today,
+        month: w.month,
+        thisMonth: w.thisMonth,
+        connections: w.connections,
+      };
+    },
+  });
+}
