@@ -3,11 +3,12 @@
  * loopback server that misbehaves as no gpsd should (huge and malformed lines).
  */
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { GpsdSource } from '../../src/gnss/sources/gpsd-source.js';
+import { GpsdSource, type GpsdConnector, type GpsdSocket } from '../../src/gnss/sources/gpsd-source.js';
 import { silentLogger } from '../../src/log.js';
 import { sentence } from '../../src/sim/receiver/nmea-format.js';
 import { HAVE_SOCAT, ptyPair } from '../e2e/daemon.js';
@@ -82,10 +83,12 @@ describe.skipIf(!HAVE_GPSD || !HAVE_SOCAT)('GpsdSource with the real gpsd', () =
     const gpsd = startGpsd(undefined, port, path.join(workDir(), 'gpsd.sock'));
     const { src } = source(port, { silenceMs: 300 });
     await src.start();
-    await waitFor('gpsd to answer the watch', () => /gpsd has no receiver yet/.test(src.link().lastError ?? ''), {
-      detail: () => gpsd.log(),
-    });
-    expect(src.link().status).toBe('open');
+    // An open link that brings nothing, with gpsd's reason (the silence may already have cycled it once).
+    await waitFor(
+      'gpsd to answer the watch on an open link',
+      () => src.link().status === 'open' && /gpsd has no receiver yet/.test(src.link().lastError ?? ''),
+      { detail: () => gpsd.log() },
+    );
     await waitFor('a reconnect after the silence', () => (src.link().reconnects ?? 0) >= 1, { detail: () => gpsd.log() });
     expect(src.counters.silences).toBeGreaterThanOrEqual(1);
     // The better explanation stays.
@@ -121,5 +124,29 @@ describe('GpsdSource against a misbehaving server', () => {
     expect(src.link().path).toBe(`gpsd 127.0.0.1:${port} -> /dev/ttyACM0`);
     // Bounded: all but the last 64 KiB of the 8 MiB line were dropped as they came, never held.
     expect(src.counters.droppedBytes).toBe(128 * 65_536 - 65_536);
+  });
+});
+
+describe('GpsdSource when gpsd never answers the connection', () => {
+  it('gives up the attempt after silenceMs, says why, and tries again, instead of waiting for the kernel', async () => {
+    // A host that drops packets: the socket neither connects nor fails (the kernel would wait ~2 min).
+    const sockets: EventEmitter[] = [];
+    const connect: GpsdConnector = () => {
+      const socket = Object.assign(new EventEmitter(), { write: () => true, destroy: () => undefined }) as unknown as GpsdSocket;
+      sockets.push(socket as unknown as EventEmitter);
+      return socket;
+    };
+    const src = new GpsdSource({
+      address: { host: '192.0.2.1', port: 2947 },
+      logger: silentLogger(),
+      backoff: FAST,
+      silenceMs: 100,
+      connect,
+    });
+    onTestFinished(() => src.stop());
+    await src.start(); // resolves after the first attempt, which never connected
+    expect(src.link().lastError).toMatch(/did not accept the connection within/);
+    await waitFor('a second attempt', () => sockets.length >= 2);
+    expect(sockets[0]!.listenerCount('connect')).toBe(0); // the abandoned socket was let go
   });
 });

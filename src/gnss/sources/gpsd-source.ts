@@ -34,6 +34,9 @@ export type GpsdConnector = (address: GpsdAddress) => GpsdSocket;
 export const defaultGpsdConnector: GpsdConnector = (a) =>
   ('socketPath' in a ? net.createConnection({ path: a.socketPath }) : net.createConnection({ host: a.host, port: a.port })) as GpsdSocket;
 
+/** No sentence (or no accepted connection) for this long: reconnect. */
+const SILENCE_DEFAULT_MS = 10_000;
+
 /** Longest line kept from gpsd (its DEVICES answer for many receivers is a few KiB). */
 export const GPSD_MAX_LINE = 65_536;
 
@@ -57,7 +60,7 @@ export interface GpsdSourceOptions {
   logger: Logger;
   connect?: GpsdConnector;
   backoff?: BackoffOptions;
-  /** No sentence for this long on an open connection: reconnect. Default 10 s. */
+  /** No sentence for this long on an open connection, or no accepted connection for this long: reconnect. Default 10 s. */
   silenceMs?: number;
   random?: () => number;
   now?: () => number;
@@ -135,6 +138,19 @@ export class GpsdSource implements NmeaSource {
     this.#socket = socket;
     const splitter = new LineSplitter(GPSD_MAX_LINE);
     return new Promise((resolve) => {
+      // A gpsd on another host behind a network that drops packets would otherwise hold this
+      // attempt (and start-up, doctor, location here) for the kernel's connect timeout of about
+      // two minutes: past systemd's TimeoutStartSec. The silence period bounds the connect too.
+      const ms = this.#o.silenceMs ?? SILENCE_DEFAULT_MS;
+      clearTimeout(this.#silenceTimer);
+      this.#silenceTimer = setTimeout(() => {
+        this.#silenceTimer = undefined;
+        if (this.#socket === socket && this.#running) {
+          this.#lost(socket, new Error(`gpsd did not accept the connection within ${(ms / 1000).toFixed(0)} s`));
+        }
+        resolve();
+      }, ms);
+      this.#silenceTimer.unref?.();
       socket.on('connect', () => {
         if (this.#socket !== socket || !this.#running) return resolve();
         socket.write(watchRequest(this.#o.device));
@@ -243,7 +259,7 @@ export class GpsdSource implements NmeaSource {
 
   #armSilence(socket: GpsdSocket): void {
     clearTimeout(this.#silenceTimer);
-    const ms = this.#o.silenceMs ?? 10_000;
+    const ms = this.#o.silenceMs ?? SILENCE_DEFAULT_MS;
     this.#silenceTimer = setTimeout(() => {
       this.#silenceTimer = undefined;
       if (this.#socket !== socket || !this.#running) return;
