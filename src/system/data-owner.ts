@@ -1,4 +1,4 @@
-import { chownSync, existsSync, statSync } from 'node:fs';
+import { closeSync, constants, fchownSync, fstatSync, openSync, statSync } from 'node:fs';
 
 /**
  * Files created in dataDir belong to dataDir's owner (issue 13.3). `register`, `device show` and
@@ -15,14 +15,27 @@ export function giveToDataDirOwner(dataDir: string, files: readonly string[]): v
     return;
   }
   if (owner.uid === 0 && owner.gid === 0) return;
-  for (const file of files) {
-    try {
-      if (!existsSync(file)) continue;
-      const st = statSync(file);
-      if (st.uid !== owner.uid || st.gid !== owner.gid) chownSync(file, owner.uid, owner.gid);
-    } catch {
-      // gone meanwhile, or a filesystem without owners: nothing to give away
-    }
+  for (const file of files) giveFile(file, owner);
+}
+
+/**
+ * dataDir belongs to the service user, so anything in it may be a trap laid for root: a symlink
+ * `agent.db-shm -> /etc/shadow` or a hard link to a root file would hand that file over if followed.
+ * The file is opened without following a symlink (O_NOFOLLOW fails with ELOOP on one), and only a
+ * regular file with a single link is given away, through its descriptor, so the inode checked is
+ * the inode changed (no window between check and chown).
+ */
+function giveFile(file: string, owner: { uid: number; gid: number }): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink !== 1) return;
+    if (st.uid !== owner.uid || st.gid !== owner.gid) fchownSync(fd, owner.uid, owner.gid);
+  } catch {
+    // absent, a symlink (ELOOP), gone meanwhile, or a filesystem without owners: nothing to give away
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
