@@ -42,7 +42,7 @@ export interface TokenManagerOptions {
   random?: () => number;
   /** Told every token held and every password sent, so that an echo of one in an answer is redacted. */
   redactor?: SecretRedactor;
-  /** The daemon's start-up spread (platform.startupJitterS): the first renewal waits for it. */
+  /** The daemon's start-up spread (platform.startupJitterS): the first refresh or password grant waits for it, a valid stored pair does not. */
   startSpread?: StartSpread;
 }
 
@@ -182,6 +182,11 @@ export class TokenManager {
 
   async #renewUnderLock(reason: Reason, generation: number): Promise<Held> {
     try {
+      // The stored pair first: an agent restarted with a valid one renews nothing, so it neither
+      // waits for the start-up spread nor takes the lock (README platform.startupJitterS).
+      const stored = reason === 'none' ? this.#usableStored() : undefined;
+      if (stored) return stored;
+      // Only a real refresh or password grant follows: spread it, before taking the lock.
       await this.#o.startSpread?.wait(this.#stopping.signal, 'token');
       this.#passwordWatch.check();
       this.#backoff.check(this.#o.clock.monotonicMs());
@@ -219,6 +224,30 @@ export class TokenManager {
       if (refreshed) return refreshed;
     }
     return this.#passwordGrant(current?.generation ?? stored?.generation ?? 0);
+  }
+
+  /**
+   * The stored pair when it can be used as it is (checked, not spent, not due), read without the
+   * lock: a committed pair is read whole, and a pair another process rotates meanwhile answers 401,
+   * which renewAfterUnauthorized handles. Anything else (none, malformed, due, unreadable) is left
+   * to the renewal under the lock.
+   */
+  #usableStored(): Held | undefined {
+    if (this.#unsaved.pending) return undefined;
+    let stored: StoredToken | undefined;
+    try {
+      stored = this.#store.read();
+    } catch {
+      return undefined;
+    }
+    if (!stored || stored.refreshState !== 'usable' || this.#spentGeneration === stored.generation) return undefined;
+    const checked = checkStoredPair(stored.pair);
+    if (!checked.ok) return undefined;
+    const candidate = heldFromStored({ ...stored, pair: checked.pair }, this.#o.bootClock);
+    if (this.#isDue(candidate)) return undefined;
+    this.#backoff.succeeded();
+    this.#lastError = undefined;
+    return this.#adopt(candidate, 'stored pair');
   }
 
   /**

@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../../src/log.js';
 import { bootClockFrom, type BootClock } from '../../src/platform/boot-clock.js';
 import { PlatformHttp } from '../../src/platform/http.js';
 import type { SecretRedactor } from '../../src/platform/secret-redactor.js';
+import type { StartSpread } from '../../src/platform/start-spread.js';
 import { AuthorizedClient } from '../../src/platform/authorized-client.js';
 import { TokenManager, type TokenManagerTuning } from '../../src/platform/token-manager.js';
 import { PlatformSimulator, type PlatformSimulatorOptions, type SimUrls } from '../../src/sim/index.js';
@@ -46,6 +47,8 @@ export interface Platform {
     /** Another HTTP client (one with a redactor); default the shared one. */
     http?: PlatformHttp;
     redactor?: SecretRedactor;
+    /** The daemon's start-up spread (platform.startupJitterS). */
+    startSpread?: StartSpread;
   }): {
     tokens: TokenManager;
     client: AuthorizedClient;
@@ -113,6 +116,7 @@ export async function startPlatform(
         authUrl: urls.authUrl,
         credentials: { username: 'agent', password },
         ...(o.redactor ? { redactor: o.redactor } : {}),
+        ...(o.startSpread ? { startSpread: o.startSpread } : {}),
         clock,
         bootClock: o.boot ?? boot,
         logger: o.logger ?? silentLogger(),

@@ -7,6 +7,8 @@ import { PlatformError } from '../../src/errors.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { startPlatform, type Platform } from './fixture.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { silentLogger } from '../../src/log.js';
+import { StartSpread } from '../../src/platform/start-spread.js';
 
 /**
  * The token scenarios of issue 4 against the simulator on loopback and a real SQLite file. Time
@@ -201,6 +203,44 @@ describe('token lifecycle (platform-spec.md sections 3 and 5)', () => {
     expect(await get(second.client, p)).toBe(200);
     expect(p.sim.stats).toMatchObject({ passwordGrants: 1, refreshes: 0 });
     expect(second.tokens.tokenStatus().ageMs).toBe(10 * MIN);
+  });
+
+  it('restart with a valid stored token and a long start-up spread: the first token is the stored one at once, nothing sent', async () => {
+    const p = await startPlatform({ accessTtlS: 3600 });
+    const first = p.agent();
+    expect(await get(first.client, p)).toBe(200);
+    await first.tokens.stop();
+    first.db.close();
+    p.clock.advance(10 * MIN);
+    const tokenRequests = () => p.sim.stats.requests['auth.password'] + p.sim.stats.requests['auth.refresh'];
+    const before = tokenRequests();
+    // An hour's spread, drawn at its very end: waiting for it would hold accessToken() for ~59 min.
+    const spread = new StartSpread({ windowS: 3600, clock: p.clock, logger: silentLogger(), random: () => 0.99 });
+    const second = p.agent({ startSpread: spread });
+    const pending = Symbol('pending');
+    // setImmediate only lets the SQLite read and the promise chain run; no time passes on the clock.
+    const first$ = second.tokens.accessToken();
+    let settled: unknown = pending;
+    void first$.then((g) => (settled = g));
+    for (let i = 0; i < 20 && settled === pending; i++) await new Promise((r) => setImmediate(r));
+    expect(settled).not.toBe(pending);
+    expect(tokenRequests() - before).toBe(0);
+    expect(second.tokens.tokenStatus()).toMatchObject({ state: 'valid', passwordGrants: 0, refreshes: 0 });
+  });
+
+  it('a stored token that ran out while off waits for the start-up spread before its refresh', async () => {
+    const p = await startPlatform({ accessTtlS: 3600 });
+    const first = p.agent();
+    expect(await get(first.client, p)).toBe(200);
+    first.db.close();
+    const spread = new StartSpread({ windowS: 3600, clock: p.clock, logger: silentLogger(), random: () => 0.99 });
+    const second = p.agent({ boot: bootClockFrom(p.clock, 'another-boot'), startSpread: spread });
+    const renewal = second.tokens.accessToken().catch((e: unknown) => e);
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(p.sim.stats.requests['auth.refresh']).toBe(0);
+    await second.tokens.stop(); // aborts the spread's wait
+    expect(await renewal).toBeInstanceOf(Error);
+    expect(p.sim.stats.requests['auth.refresh']).toBe(0);
   });
 
   it('restart after a reboot: the age of the stored token is unknown, so one refresh with the stored refresh token', async () => {
