@@ -232,10 +232,12 @@ export const storageSchema = z
   .prefault({});
 
 /**
- * The default backlog pace, chosen from `npm run bench:fleet` (README "Fleet behaviour"): about
- * twice what a driving vehicle records with the default path policy, so a fleet recovering from an
- * outage stays under three times its steady request rate, and five minutes of backlog drain in
- * about two and a half.
+ * The default backlog pace, chosen from `npm run bench:fleet` (README "Fleet behaviour"). 0.1/s is
+ * 360 events an hour, five to nine times what a driving vehicle records with the default path
+ * policy (40-70 an hour). The backlog of a 5-minute outage is a handful of events per vehicle, so
+ * it drains in about a minute and the measured recovery peak stays under 1.6x the steady rate; a
+ * fleet that all comes back from hours offline sends up to about 7x its steady rate until the
+ * backlogs are gone (0.03 would hold that near 3x, at 108 fixes an hour of drain).
  */
 export const BACKLOG_RATE_PER_S = 0.1;
 

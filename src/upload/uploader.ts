@@ -299,7 +299,7 @@ export class Uploader {
     if (this.#run.systemic) {
       this.#note(error, 'config');
       this.#setFault('refuses-everything', response.status, error);
-      // Probe with one event per maxBackoffMs until the platform accepts one again.
+      // Probe with one event every half to whole maxBackoffMs (jittered) until the platform accepts one again.
       this.#failures = Math.max(1, this.#failures + 1);
       this.#lastFailureAt = this.#o.clock.monotonicMs();
       // Spread (half to all of it), so a fleet refused alike does not probe in lockstep.
