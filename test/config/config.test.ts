@@ -364,3 +364,30 @@ describe('configuration: every mistake names the key', () => {
     expect(message).not.toContain('inline-secret-value');
   });
 });
+
+describe('placeholders (<...> values sim leaves to fill in)', () => {
+  it('names gnss.* and dataDir placeholders', () => {
+    const json = set(set(validConfig(), 'gnss', { replayFile: '<NMEA log to replay>' }), 'dataDir', '<directory>');
+    expect(issuesOf(() => parse(json))).toEqual(
+      expect.arrayContaining([
+        { path: 'gnss.replayFile', message: 'still the placeholder "<NMEA log to replay>": replace it with a real value' },
+        { path: 'dataDir', message: 'still the placeholder "<directory>": replace it with a real value' },
+      ]),
+    );
+  });
+
+  it('an ordinary value written <...> elsewhere is accepted', () => {
+    const json = set(set(validConfig(), 'device.attributes', { note: '<none>' }), 'device.driverName', '<unknown>');
+    const config = parse(json);
+    expect(config.device.attributes).toEqual({ note: '<none>' });
+    expect(config.device.driverName).toBe('<unknown>');
+  });
+
+  it('a password written <...> is accepted, and never echoed when another key is wrong', () => {
+    expect(parse(set(validConfig(), 'credentials.password', '<S3cret!pw>')).credentials.password.reveal()).toBe('<S3cret!pw>');
+    const json = set(set(validConfig(), 'credentials.password', '<S3cret!pw>'), 'dataDir', '<directory>');
+    const issues = issuesOf(() => parse(json));
+    expect(issues.map((i) => i.path)).toEqual(['dataDir']);
+    expect(JSON.stringify(issues)).not.toContain('S3cret');
+  });
+});
