@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { EXIT_FAILURE } from '../errors.js';
-import { CONFIG_OPTION } from './options.js';
+import { CONFIG_OPTION, urlPathIdArg } from './options.js';
 
 interface ShowOptions {
   config?: string;
@@ -21,8 +21,8 @@ export function registerDeviceCommands(program: Command): void {
       'Retrieve one device and print it as JSON: this device (by externalSystemId and externalDeviceId), or another of the same external system by --external-device-id or --plate.',
     )
     .option(...CONFIG_OPTION)
-    .addOption(new Option('--plate <PLATE>', 'the device with this licence plate').conflicts('externalDeviceId'))
-    .option('--external-device-id <ID>', 'another device of the same external system')
+    .addOption(new Option('--plate <PLATE>', 'the device with this licence plate').conflicts('externalDeviceId').argParser(urlPathIdArg))
+    .addOption(new Option('--external-device-id <ID>', 'another device of the same external system').argParser(urlPathIdArg))
     .action(async (opts: ShowOptions) => {
       const [{ runPlatformCommand }, { DeviceClient }] = await Promise.all([
         import('./platform-context.js'),

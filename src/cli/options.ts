@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { isDotSegment, URL_PATH_ID_PROBLEM } from '../config/url-path-id.js';
 
 /** Options several commands share; only commander is imported here, so that `--help` loads nothing else. */
 export const CONFIG_OPTION = [
@@ -19,4 +20,11 @@ export function numberIn(min: number, max: number, integer = false, above = fals
       throw new InvalidArgumentError(`must be ${kind} ${range}`);
     return n;
   };
+}
+
+/** The commander argument parser for an id that goes into a platform URL path (the config's check). */
+export function urlPathIdArg(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('must not be empty');
+  if (isDotSegment(value)) throw new InvalidArgumentError(URL_PATH_ID_PROBLEM);
+  return value;
 }

@@ -57,4 +57,25 @@ describe('telematics-agent device list / show --plate / --external-device-id', (
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/cannot be used with/);
   });
+
+  it('refuses "." and ".." as --plate or --external-device-id (they would name another URL): usage error naming the flag, nothing sent', async () => {
+    const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
+    const urls = await sim.start();
+    onTestFinished(() => sim.stop());
+    const config = writeConfig(tempDir(), urls, { externalDeviceId: 'truck-1' });
+    for (const [flag, value] of [
+      ['--plate', '..'],
+      ['--plate', '.'],
+      ['--external-device-id', '.'],
+      ['--external-device-id', '..'],
+    ] as const) {
+      const r = await run(['device', 'show', flag, value, '--config', config]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(flag);
+      expect(r.stderr).toMatch(/must not be "\." or "\.\."/);
+      expect(r.stdout).toBe('');
+    }
+    expect(sim.stats.requests.devices).toBe(0);
+    expect(sim.stats.requests['auth.password']).toBe(0);
+  });
 });
