@@ -117,7 +117,12 @@ interface Checked {
 /** Said only for a location that was stored (or, with --dry-run, would be): never for one that failed. */
 function derivedIdLine(location: OtmLocation, from: string, dryRun: boolean): string {
   const label = `${location.id}${location.name ? ` (${location.name})` : ''}`;
-  return `${dryRun ? 'would use' : 'used'} id ${label}, derived from its ${from}: uploading the same location again updates it`;
+  const line = `${dryRun ? 'would use' : 'used'} id ${label}, derived from its ${from}: uploading the same location again updates it`;
+  // A name alone names many sites ("Depot"): another site given the same name and no address gets
+  // the same id and would replace this one on the platform.
+  return from === 'name'
+    ? `${line}; another site of this name without an address would replace it: give it an id (--id, or "id" in the file) or an address`
+    : line;
 }
 
 async function deliver(

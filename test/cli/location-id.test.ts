@@ -101,6 +101,18 @@ describe('location put without ids through the built CLI', () => {
     for (const id of ids) expect(sim.locations.get(id)?.version).toBe(2);
   });
 
+  it('an id derived from a name alone says that another site of that name would replace it', async () => {
+    const { config, dir } = await setup();
+    const file = path.join(dir, 'depot.json');
+    writeFileSync(file, JSON.stringify({ name: 'Depot', type: 'warehouse', geoReference: DEPOT.geoReference }));
+    const r = await runCli(['location', 'put', '--config', config, file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/derived from its name: uploading the same location again updates it; another site/);
+    expect(r.stderr).toContain(
+      'another site of this name without an address would replace it: give it an id (--id, or "id" in the file) or an address',
+    );
+  });
+
   it('--dry-run names the URL of the configuration it would use', async () => {
     const { config, sim, file, planningUrl } = await setup();
     const r = await runCli(['location', 'put', '--dry-run', '--config', config, file]);
