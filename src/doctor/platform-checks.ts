@@ -14,9 +14,16 @@ export interface PlatformProbes {
   probe(url: string): Promise<number>;
   /** A password grant; resolves 'accepted' or 'rejected', throws on transport failures. */
   grant(): Promise<'accepted' | 'rejected'>;
-  /** The registered device's UUID and who said so (the running agent, the database, the platform); undefined when unknown. */
+  /**
+   * The registered device's UUID and who said so (the running agent, the database, the platform);
+   * undefined only when the platform was asked and does not know the device. Throws (CannotAsk)
+   * when it could not be asked: no device id, no token.
+   */
   registeredDevice(): Promise<{ deviceUUID: string; from: string } | undefined>;
 }
+
+/** The platform could not be asked whether it knows the device; the message says why. */
+export class CannotAsk extends Error {}
 
 export async function checkAddresses(urls: Record<string, string>, p: PlatformProbes): Promise<CheckResult[]> {
   const out: CheckResult[] = [];
@@ -92,6 +99,6 @@ export async function checkRegistration(p: PlatformProbes): Promise<CheckResult>
           'start the service (it registers on start) or run: telematics-agent register',
         );
   } catch (e) {
-    return skip('device registered', `could not ask: ${describeError(e)}`);
+    return skip('device registered', `could not ask the platform (${describeError(e)})`);
   }
 }

@@ -3,6 +3,7 @@
  * shared HTTP dispatcher (TLS verified), a password grant through the shared TokenClient (the
  * token is dropped at once and never printed), and the stored registration.
  */
+import { describeError } from '../errors.js';
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 
@@ -25,7 +26,7 @@ import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
 import { parseGpsdAddress } from '../gnss/sources/gpsd-address.js';
 import { silentLogger } from '../log.js';
 import { checkConfig, checkDisk, checkPasswordFile, checkSerialDevice, defaultSerialFacts, SERVICE_USER } from './local-checks.js';
-import { checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
+import { CannotAsk, checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
 
 export async function runDoctor(configPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<CheckResult[]> {
   const { result, config } = checkConfig(configPath, env);
@@ -131,6 +132,8 @@ function platformProbes(config: Config, daemon: StatusSnapshot | undefined): Pla
   const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: config.platform.maxResponseBytes, redactor });
   // The credentials check's token, kept only to ask the device service (never stored or printed).
   let pair: TokenPair | undefined;
+  // Why there is no token to ask the device service with (doctor-checks registration says so).
+  let noToken = 'the password grant was not tried';
   return {
     lookup: async (host) => (await lookup(host)).address,
     probe: (url) => http.probe(url, 'address check'),
@@ -143,7 +146,11 @@ function platformProbes(config: Config, daemon: StatusSnapshot | undefined): Pla
         pair = outcome.pair;
         return 'accepted';
       }
-      if (outcome.kind === 'rejected') return 'rejected';
+      if (outcome.kind === 'rejected') {
+        noToken = 'no token: the token service rejected the credentials';
+        return 'rejected';
+      }
+      noToken = `no token: the token service did not answer the password grant (${describeError(outcome.error)})`;
       throw outcome.error;
     },
     registeredDevice: async () => {
@@ -163,7 +170,12 @@ function platformProbes(config: Config, daemon: StatusSnapshot | undefined): Pla
       }
       if (stored?.deviceUUID !== undefined) return { deviceUUID: stored.deviceUUID, from: 'the database' };
       const externalDeviceId = config.device.externalDeviceId ?? daemon?.registration.externalDeviceId ?? stored?.externalDeviceId;
-      if (externalDeviceId === undefined || pair === undefined) return undefined;
+      // Without an id or a token the platform is not asked, so nothing is known (not "unregistered").
+      if (externalDeviceId === undefined)
+        throw new CannotAsk(
+          'no external device id yet: device.externalDeviceId is not set and the agent has not stored one (it does on its first start)',
+        );
+      if (pair === undefined) throw new CannotAsk(noToken);
       const token = pair.accessToken;
       const client = new DeviceClient({
         requester: { send: (req) => http.send({ ...req, headers: { authorization: `Bearer ${token}` }, what: 'device retrieval' }) },

@@ -107,12 +107,34 @@ describe('doctor CLI against the simulator', () => {
     const ok = await run();
     expect(ok.out).toMatch(/^PASS\s+credentials/m);
     expect(ok.out).toMatch(/^PASS\s+platform authUrl/m);
-    expect(ok.out).toMatch(/^WARN\s+device registered/m);
+    // No device id configured or stored yet: the platform cannot be asked, so doctor does not claim it is unregistered.
+    expect(ok.out).toMatch(/^SKIP\s+device registered\s+could not ask the platform \(no external device id yet/m);
+    expect(ok.out).not.toMatch(/does not know this device/);
     expect(ok.out).not.toMatch(/eyJ|access_token/);
     expect(ok.code, ok.out).toBe(0);
     writeFileSync(pw, 'wrong\n', { mode: 0o600 });
     const bad = await run();
     expect(bad.out).toMatch(/^FAIL\s+credentials/m);
     expect(bad.code).toBe(1);
+    // With an id but no token (the grant failed): SKIP with the reason, still no not-registered claim.
+    const withId = base(dir, {
+      platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl },
+      device: { externalSystemId: 'ACME', carrierCode: 'C', externalDeviceId: 'truck-7' },
+    });
+    writeFileSync(cfg, JSON.stringify(withId));
+    const beforeNoToken = sim.stats.requests.devices;
+    const noToken = await run();
+    expect(noToken.out).toMatch(
+      /^SKIP\s+device registered\s+could not ask the platform \(no token: the token service rejected the credentials\)/m,
+    );
+    expect(noToken.out).not.toMatch(/does not know this device/);
+    // That run sent the device service only the address check's probe.
+    const probeOnly = sim.stats.requests.devices - beforeNoToken;
+    const devicesAsked = sim.stats.requests.devices;
+    // With an id and a token the platform is asked, and only its answer says "does not know".
+    writeFileSync(pw, 'right\n', { mode: 0o600 });
+    const asked = await run();
+    expect(asked.out).toMatch(/^WARN\s+device registered\s+not registered yet \(the platform does not know this device\)/m);
+    expect(sim.stats.requests.devices - devicesAsked).toBe(probeOnly + 1);
   });
 });
