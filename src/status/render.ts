@@ -5,6 +5,7 @@
  * and sends them whole into a pipe. Text from elsewhere (the platform, the receiver's port, error
  * messages) goes through printable(): its control characters are shown, not obeyed.
  */
+import { wrapToWidth } from './screen-fit.js';
 import type { SatelliteInView } from '../gnss/fix.js';
 import { printable } from './printable.js';
 import { assessHealth, formatAge, type Health } from './health.js';
@@ -132,7 +133,7 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     );
   if (u.fault) {
     lines.push(row('', c.bad(`FAILING since ${ago(u.fault.since, o.nowMs)}: HTTP ${u.fault.status ?? '?'} for every event`)));
-    for (const line of wrap(printable(u.fault.hint), 68)) lines.push(row('', line));
+    for (const line of wrapToWidth(printable(u.fault.hint).replace(/\s+/g, ' '), 68, 0).trimEnd().split('\n')) lines.push(row('', line));
   }
   const n = s.network;
   if (n) {
@@ -179,18 +180,4 @@ export function satelliteTable(sats: readonly SatelliteInView[], maxLines: numbe
 
 function fmt(v: number | undefined, width: number): string {
   return (v === undefined ? '-' : String(Math.round(v))).padStart(width);
-}
-
-/** Words into lines of at most `width` characters (a longer word gets a line of its own). */
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + 1 + word.length > width) {
-      out.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) out.push(line);
-  return out;
 }

@@ -73,7 +73,7 @@ const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 
 describe('a platform that answers 405 to every event (wrong platform.eventsPath)', () => {
   it(
-    'keeps the backlog intact, reports FAILING with 405 and the hint, probes once per maxBackoffMs, delivers everything once when fixed',
+    'keeps the backlog intact, reports FAILING with 405 and the hint, probes every half to whole maxBackoffMs (jittered), delivers everything once when fixed',
     { timeout: 300_000 },
     async () => {
       const { sim, config, daemon, until } = await setup({ status: 405 });

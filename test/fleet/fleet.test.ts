@@ -55,7 +55,7 @@ describe('a fleet of 20 agents (bench:fleet, short)', () => {
     const refreshes = Math.round(f.budget.refreshesPerDeviceHour * N * f.simulatedHours);
     expect(refreshes).toBeGreaterThan(0);
     expect(refreshes).toBeLessThanOrEqual(N);
-    // The outage reached the agents that had something to send (a parked one records every 5
+    // The outage reached the agents that had something to send (a parked one records every 30
     // minutes), and their first retries were spread, not synchronized.
     expect(f.firstRetries.vehicles).toBeGreaterThanOrEqual(N / 2);
     expect(f.firstRetries.maxDelayS - f.firstRetries.minDelayS).toBeGreaterThan(0);

@@ -24,7 +24,7 @@ const deadLetters = (r: UploadRig) => (r.db.prepare('SELECT count(*) AS n FROM d
 describe('a refusal of everything is not a bad event', () => {
   // Every status of the events column is tested as a table (test/retry, test/upload/retry-decision); three here end to end.
   it.each([405, 407, 410])(
-    'HTTP %i to every event: backlog intact, FAILING with the status and what to check, one probe per maxBackoffMs, then all delivered once',
+    'HTTP %i to every event: backlog intact, FAILING with the status and what to check, one probe every half to whole maxBackoffMs, then all delivered once',
     async (status) => {
       rig = await uploadRig({ concurrency: 4, minBackoffMs: 50, maxBackoffMs: 300 });
       rig.platform.sim.setFaults('events', { status });
@@ -37,7 +37,7 @@ describe('a refusal of everything is not a bad event', () => {
       // The first burst (at most upload.concurrency), then three probes, however slow the machine is.
       await until(rig, () => arrivals.length >= 4 + 3);
       expect(rig.uploader.status().fault).toBeDefined();
-      // After the burst, one probe per maxBackoffMs (300 ms, with equal jitter: 150 to 300), never faster.
+      // After the burst, one probe every half to whole maxBackoffMs (300 ms, jittered: 150 to 300), never faster.
       const gaps = arrivals.slice(4, 7).map((at, k) => at - arrivals[3 + k]!);
       for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(150 - 20);
       rig.outbox.flush();
