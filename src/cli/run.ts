@@ -23,17 +23,17 @@ export function registerRunCommand(program: Command): void {
       ]);
       const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
       // One agent per dataDir, decided before the receiver, the database or the status socket is touched.
+      const logger = createLogger({ level: config.log.level });
       let lock: { release(): void };
       try {
         ensureDataDir(config.dataDir);
-        lock = InstanceLock.acquire(config.dataDir);
+        lock = InstanceLock.acquire(config.dataDir, { logger });
       } catch (e) {
         if (!isAgentError(e) || e.errorClass !== 'config') throw e;
         process.stderr.write(`telematics-agent: ${e.message}\n`);
         process.exitCode = EXIT_CONFIG;
         return;
       }
-      const logger = createLogger({ level: config.log.level });
       const agent = new Agent({ config, logger });
 
       let signalled: NodeJS.Signals | undefined;

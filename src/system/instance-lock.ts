@@ -1,7 +1,8 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AgentError } from '../errors.js';
+import type { Logger } from '../log.js';
 import { giveToDataDirOwner } from './data-owner.js';
 
 export const LOCK_FILE = 'agent.lock';
@@ -32,27 +33,31 @@ export class InstanceLock {
     this.file = file;
   }
 
-  /** Takes the lock or throws AGENT_ALREADY_RUNNING naming the holder's pid. dataDir must exist. */
-  static acquire(dataDir: string, pid: number = process.pid): InstanceLock {
+  /**
+   * Takes the lock or throws AGENT_ALREADY_RUNNING naming the holder's pid. dataDir must exist.
+   *
+   * The lock file is rewritten on every start with no journal, so a power cut can leave it damaged
+   * (SQLITE_NOTADB, SQLITE_CORRUPT); that must not stop the agent for good. Such a file holds
+   * nothing but the pid, so it is emptied (in place: a concurrent start that already holds the
+   * fcntl lock keeps it on the same inode, where unlinking would let two agents run) and opened once
+   * more, with a warning. A second failure is the error.
+   */
+  static acquire(dataDir: string, options: { pid?: number; logger?: Pick<Logger, 'warn'> } = {}): InstanceLock {
     const file = path.join(dataDir, LOCK_FILE);
-    let db: Database | undefined;
+    const pid = options.pid ?? process.pid;
+    let db: Database;
     try {
-      if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-      db = new BetterSqlite3(file, { timeout: 0 });
-      db.pragma('locking_mode = EXCLUSIVE');
-      db.pragma('journal_mode = OFF');
-      // A write takes the EXCLUSIVE lock, which EXCLUSIVE locking mode then never releases.
-      db.pragma(`user_version = ${Math.trunc(pid) >>> 0}`);
+      db = open(file, pid);
     } catch (e) {
-      db?.close();
-      if ((e as { code?: string }).code === 'SQLITE_BUSY') {
-        const holder = readHolderPid(file);
-        throw new AgentError('AGENT_ALREADY_RUNNING', `another agent is running on ${dataDir} (pid ${holder ?? 'unknown'})`, {
-          class: 'config',
-          cause: e,
-        });
+      const code = (e as { code?: string }).code;
+      if (code !== 'SQLITE_NOTADB' && !code?.startsWith('SQLITE_CORRUPT')) throw lockError(e, dataDir, file);
+      options.logger?.warn({ file, code }, 'the lock file was damaged (a power cut while it was written?): emptied and taken again');
+      try {
+        empty(file);
+        db = open(file, pid);
+      } catch (again) {
+        throw lockError(again, dataDir, file);
       }
-      throw new AgentError('DATA_DIR_UNUSABLE', `cannot open the lock ${file}: ${(e as Error).message}`, { class: 'config', cause: e });
     }
     giveToDataDirOwner(dataDir, [file]);
     return new InstanceLock(db, file);
@@ -62,6 +67,44 @@ export class InstanceLock {
   release(): void {
     if (this.#db.open) this.#db.close();
   }
+}
+
+function open(file: string, pid: number): Database {
+  let db: Database | undefined;
+  try {
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+    db = new BetterSqlite3(file, { timeout: 0 });
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.pragma('journal_mode = OFF');
+    // A write takes the EXCLUSIVE lock, which EXCLUSIVE locking mode then never releases.
+    db.pragma(`user_version = ${Math.trunc(pid) >>> 0}`);
+    return db;
+  } catch (e) {
+    db?.close();
+    throw e;
+  }
+}
+
+/** Truncates a regular file, never one a symlink points at (dataDir is the service user's; `run` may be started as root). */
+function empty(file: string): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error('not a regular file');
+    ftruncateSync(fd, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function lockError(e: unknown, dataDir: string, file: string): AgentError {
+  if ((e as { code?: string }).code === 'SQLITE_BUSY') {
+    const holder = readHolderPid(file);
+    return new AgentError('AGENT_ALREADY_RUNNING', `another agent is running on ${dataDir} (pid ${holder ?? 'unknown'})`, {
+      class: 'config',
+      cause: e,
+    });
+  }
+  return new AgentError('DATA_DIR_UNUSABLE', `cannot open the lock ${file}: ${(e as Error).message}`, { class: 'config', cause: e });
 }
 
 /** The pid in the lock file's header, read without SQLite (the file is locked). */
