@@ -14,6 +14,8 @@ export interface DaemonReceiverOptions {
   /** The configured baud rate (a serial receiver), undefined for a replay log. */
   baudRate: number | undefined;
   replay: boolean;
+  /** The receiver is read through gpsd (gnss.gpsd): advice names gpsd's side, not a baud rate. */
+  gpsd?: boolean;
   maxClockOffsetS?: number;
 }
 
@@ -31,9 +33,11 @@ export function checkReceiverViaDaemon(snapshot: StatusSnapshot, r: ReceiverStat
       fail(
         'NMEA',
         `${who} has ${since} from ${port}${at} (${link}; ${r.bytes ?? 0} bytes read)`,
-        r.bytes
-          ? `bytes arrive but no valid NMEA: check gnss.baudRate (now ${o.baudRate ?? '-'}) against the receiver`
-          : 'check the cable and the receiver power; `telematics-agent status --watch` shows the link live',
+        o.gpsd
+          ? gpsdAdvice(r.bytes)
+          : r.bytes
+            ? `bytes arrive but no valid NMEA: check gnss.baudRate (now ${o.baudRate ?? '-'}) against the receiver`
+            : 'check the cable and the receiver power; `telematics-agent status --watch` shows the link live',
       ),
     );
     out.push(skip('fix', 'no NMEA'), skip('clock vs GNSS', 'no NMEA'));
@@ -56,4 +60,11 @@ function clockViaDaemon(r: ReceiverStatus, o: DaemonReceiverOptions): CheckResul
   if (Math.abs(offset) > (o.maxClockOffsetS ?? 5))
     return warn('clock vs GNSS', text, 'enable time sync (systemd-timesyncd or chrony); TLS fails when the clock is far off');
   return pass('clock vs GNSS', text);
+}
+
+/** gpsd owns the receiver: its device and speed are set on gpsd's side, and gpspipe shows what it reads. */
+function gpsdAdvice(bytes: number | undefined): string {
+  return bytes
+    ? "gpsd passes bytes but no valid NMEA: see what gpsd reads with `gpspipe -r -n 20`; check the device in DEVICES= of /etc/default/gpsd (and gnss.gpsdDevice) and that gpsd detects the receiver's speed (`gpsctl`)"
+    : 'gpsd sends nothing: check `gpspipe -r -n 5` and `systemctl status gpsd`, and that DEVICES= in /etc/default/gpsd names the receiver (then restart gpsd); check the cable and the receiver power';
 }

@@ -50,7 +50,11 @@ export async function runDoctor(configPath: string | undefined, env: NodeJS.Proc
   if (gpsd) results.push(gpsd.result);
   if (daemon?.receiver) {
     results.push(
-      ...checkReceiverViaDaemon(daemon, daemon.receiver, { baudRate: replay || gpsd ? undefined : config.gnss.baudRate, replay }),
+      ...checkReceiverViaDaemon(daemon, daemon.receiver, {
+        baudRate: replay || config.gnss.gpsd !== undefined ? undefined : config.gnss.baudRate,
+        replay,
+        gpsd: config.gnss.gpsd !== undefined,
+      }),
     );
   } else {
     results.push(

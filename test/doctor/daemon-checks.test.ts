@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { checkReceiverViaDaemon } from '../../src/doctor/daemon-checks.js';
+import type { ReceiverStatus, StatusSnapshot } from '../../src/status/snapshot.js';
+
+/** The receiver checks doctor makes from the running agent's status when that agent reads gpsd or a serial port. */
+const snapshot = { daemon: { pid: 4242 } } as unknown as StatusSnapshot;
+const silent = (bytes: number): ReceiverStatus => ({ port: 'gpsd 127.0.0.1:2947', link: 'open', bytes, lines: 0, constellations: [] });
+
+describe('doctor beside the running agent: receiver advice', () => {
+  it('a gpsd link gets gpsd advice (gpspipe, DEVICES= in /etc/default/gpsd), never gnss.baudRate', () => {
+    for (const bytes of [0, 5000]) {
+      const [nmea] = checkReceiverViaDaemon(snapshot, silent(bytes), { baudRate: undefined, replay: false, gpsd: true });
+      expect(nmea?.verdict).toBe('FAIL');
+      const text = `${nmea?.detail ?? ''} ${nmea?.fix ?? ''}`;
+      expect(text).not.toMatch(/baudRate/);
+      expect(nmea?.fix).toMatch(/gpspipe -r/);
+      expect(nmea?.fix).toMatch(/DEVICES= .*\/etc\/default\/gpsd/);
+    }
+  });
+
+  it('a serial receiver whose bytes are not NMEA still gets the baud-rate advice', () => {
+    const [nmea] = checkReceiverViaDaemon(snapshot, { ...silent(5000), port: '/dev/ttyACM0' }, { baudRate: 9600, replay: false });
+    expect(nmea?.fix).toMatch(/gnss\.baudRate \(now 9600\)/);
+  });
+});
