@@ -82,6 +82,16 @@ interface Ticket {
   session: Buffer;
   /** Offered in a ClientHello at least once. */
   offered: boolean;
+  /** When the server sent it (host wall clock, ms): the 7-day bound of tls-session-store.ts counts from here. */
+  receivedAtWallMs: number;
+}
+
+/** A ticket as persisted and loaded again (tls-session-store.ts). */
+export interface TicketEntry {
+  key: string;
+  session: Buffer;
+  offered: boolean;
+  receivedAtWallMs: number;
 }
 
 /**
@@ -99,7 +109,13 @@ interface Ticket {
  */
 export class TlsSessionCache {
   readonly #tickets = new Map<string, Ticket[]>();
+  readonly #wallMs: () => number;
   #changed = 0;
+
+  /** `wallMs`: stamps each ticket's receipt (default the host clock). */
+  constructor(options: { wallMs?: () => number } = {}) {
+    this.#wallMs = options.wallMs ?? Date.now;
+  }
 
   /** The ticket to offer for `key`, or undefined (a full handshake). */
   take(key: string): Buffer | undefined {
@@ -114,7 +130,7 @@ export class TlsSessionCache {
   /** A ticket the server sent (node's 'session' event, once per ticket). */
   add(key: string, session: Buffer): void {
     const list = this.#tickets.get(key) ?? [];
-    list.unshift({ session, offered: false });
+    list.unshift({ session, offered: false, receivedAtWallMs: this.#wallMs() });
     list.length = Math.min(list.length, TICKETS_PER_ORIGIN);
     this.#tickets.set(key, list);
     this.#changed++;
@@ -147,16 +163,18 @@ export class TlsSessionCache {
   }
 
   /** Every ticket, newest first per origin, for persisting (tls-session-store.ts). */
-  entries(): { key: string; session: Buffer; offered: boolean }[] {
-    return [...this.#tickets].flatMap(([key, list]) => list.map((t) => ({ key, session: t.session, offered: t.offered })));
+  entries(): TicketEntry[] {
+    return [...this.#tickets].flatMap(([key, list]) =>
+      list.map((t) => ({ key, session: t.session, offered: t.offered, receivedAtWallMs: t.receivedAtWallMs })),
+    );
   }
 
   /** Tickets persisted by an earlier process, newest first per origin; they come after any held now. */
-  load(entries: { key: string; session: Buffer; offered: boolean }[]): void {
+  load(entries: TicketEntry[]): void {
     for (const e of entries) {
       const list = this.#tickets.get(e.key) ?? [];
       if (list.length >= TICKETS_PER_ORIGIN) continue;
-      list.push({ session: e.session, offered: e.offered });
+      list.push({ session: e.session, offered: e.offered, receivedAtWallMs: e.receivedAtWallMs });
       this.#tickets.set(e.key, list);
     }
   }

@@ -14,7 +14,8 @@
  *   roots): a resumed handshake skips the certificate check, so a ticket must not outlive the
  *   trust that checked its session;
  * - its origin is no longer configured (a changed platform URL);
- * - it is older than 7 days, or the saved record does not parse.
+ * - it was received more than 7 days ago (each ticket carries its own receipt time: saving again
+ *   does not make an old ticket young), or the saved record does not parse.
  * Stealing one gains little: the bearer token authenticates the agent, not TLS, and resumption with
  * (EC)DHE (what node offers) keeps recorded traffic secret from the ticket's holder.
  */
@@ -30,8 +31,8 @@ interface Saved {
   v: 1;
   /** trustFingerprint() of the roots that verified these sessions. */
   trust: string;
-  savedAtWallMs: number;
-  tickets: { key: string; session: string; offered: boolean }[];
+  /** When the server sent each ticket (host wall clock): the 7-day bound counts from there. */
+  tickets: { key: string; session: string; offered: boolean; receivedAtWallMs: number }[];
 }
 
 /** Fingerprint of the trusted roots (PEM strings, in order). */
@@ -79,11 +80,22 @@ export class TlsSessionStore {
     }
     if (saved?.v !== 1 || !Array.isArray(saved.tickets)) return this.#discard('unreadable');
     if (saved.trust !== this.#o.trust) return this.#discard('the trusted roots changed');
-    const age = this.#o.wallMs() - Number(saved.savedAtWallMs);
-    if (!(age >= 0 && age < MAX_TICKET_AGE_MS)) return this.#discard('older than 7 days (or saved in the future)');
-    const entries = saved.tickets
-      .filter((t) => typeof t?.key === 'string' && this.#o.keys.has(t.key) && typeof t.session === 'string' && t.session.length > 0)
-      .map((t) => ({ key: t.key, session: Buffer.from(t.session, 'base64'), offered: t.offered === true }));
+    const now = this.#o.wallMs();
+    // A ticket without its receipt time (saved by an older version) has no known age: dropped.
+    const young = (t: Saved['tickets'][number]): boolean => {
+      const age = now - Number(t?.receivedAtWallMs);
+      return age >= 0 && age < MAX_TICKET_AGE_MS;
+    };
+    const usable = saved.tickets.filter(
+      (t) => typeof t?.key === 'string' && this.#o.keys.has(t.key) && typeof t.session === 'string' && t.session.length > 0,
+    );
+    const entries = usable.filter(young).map((t) => ({
+      key: t.key,
+      session: Buffer.from(t.session, 'base64'),
+      offered: t.offered === true,
+      receivedAtWallMs: t.receivedAtWallMs,
+    }));
+    if (usable.length > 0 && entries.length === 0) return this.#discard('older than 7 days (or received in the future)');
     this.#o.cache.load(entries);
     this.#savedVersion = this.#o.cache.version;
     return { loaded: entries.length, discarded: undefined };
@@ -96,11 +108,10 @@ export class TlsSessionStore {
     const saved: Saved = {
       v: 1,
       trust: this.#o.trust,
-      savedAtWallMs: this.#o.wallMs(),
       tickets: this.#o.cache
         .entries()
         .filter((e) => this.#o.keys.has(e.key))
-        .map((e) => ({ key: e.key, session: e.session.toString('base64'), offered: e.offered })),
+        .map((e) => ({ key: e.key, session: e.session.toString('base64'), offered: e.offered, receivedAtWallMs: e.receivedAtWallMs })),
     };
     this.#o.meta.setJson(TLS_SESSIONS_META_KEY, saved);
     this.#savedVersion = version;

@@ -25,13 +25,14 @@ function store(dataDir: string, over: { trust?: string; keys?: string[]; now?: (
     db.close();
   });
   const meta = new MetaStore(db);
-  const cache = new TlsSessionCache();
+  const now = over.now ?? (() => Date.UTC(2026, 10, 24, 12));
+  const cache = new TlsSessionCache({ wallMs: now });
   const s = new TlsSessionStore({
     meta,
     cache,
     trust: over.trust ?? 'roots-1',
     keys: new Set(over.keys ?? ['planning.example:443', 'auth.example:443']),
-    wallMs: over.now ?? (() => Date.UTC(2026, 10, 24, 12)),
+    wallMs: now,
   });
   return { meta, cache, s };
 }
@@ -73,6 +74,25 @@ describe('TlsSessionStore', () => {
     const c = store(dir);
     c.meta.set(TLS_SESSIONS_META_KEY, '{not json');
     expect(c.s.load()).toEqual({ loaded: 0, discarded: 'unreadable' });
+  });
+
+  it('counts 7 days from when each ticket was received, not from the last save', () => {
+    const dir = tempDir('ta-tls-');
+    const t0 = Date.UTC(2026, 10, 24, 12);
+    let now = t0;
+    const a = store(dir, { now: () => now });
+    a.cache.add('planning.example:443', Buffer.from('old'));
+    a.s.save();
+    // Six days on, a new ticket arrives and the cache is saved again: the old one is still 6 days old.
+    now = t0 + 6 * 86_400_000;
+    a.cache.add('planning.example:443', Buffer.from('new'));
+    expect(a.s.save()).toBe(true);
+    const b = store(dir, { now: () => t0 + MAX_TICKET_AGE_MS });
+    expect(b.s.load()).toEqual({ loaded: 1, discarded: undefined });
+    expect(b.cache.count('planning.example:443')).toBe(1);
+    expect(b.cache.take('planning.example:443')).toEqual(Buffer.from('new'));
+    // Loaded tickets keep their receipt time: saved again, the old one does not come back younger.
+    expect(b.cache.entries().map((e) => e.receivedAtWallMs)).toEqual([t0 + 6 * 86_400_000]);
   });
 
   it('keys as the connector does, and a fingerprint that follows the roots', () => {
