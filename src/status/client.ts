@@ -37,7 +37,7 @@ export function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<S
       clearTimeout(timer);
       if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED')
         fail(new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }));
-      else if (e.code === 'EACCES')
+      else if (e.code === 'EACCES' || e.code === 'EPERM')
         fail(
           new AgentError(
             'DAEMON_SOCKET_DENIED',
@@ -58,6 +58,12 @@ export function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<S
         return;
       }
       if (message.status) resolve(message.status);
+      else if (message.error?.code === 'TOO_MANY_CLIENTS')
+        reject(
+          new AgentError('TOO_MANY_CLIENTS', `the daemon is busy: ${message.error.message ?? 'too many status clients'}`, {
+            class: 'transient',
+          }),
+        );
       else
         reject(
           new AgentError('DAEMON_STATUS_ERROR', `the daemon answered: ${message.error?.code ?? 'error'}: ${message.error?.message ?? ''}`, {

@@ -66,12 +66,8 @@ export async function fetchSnapshot(target: StatusTarget, wallMs: () => number =
   if (target.unreadableConfig !== undefined) {
     try {
       return await requestSnapshot(target.socketPath, 1000);
-    } catch {
-      throw new AgentError(
-        'STATUS_ACCESS_DENIED',
-        `this user can read neither ${target.unreadableConfig} nor ${target.socketPath}: run \`sudo telematics-agent status\`, or join the service's group (sudo usermod -aG telematics-agent $USER, then log in again)`,
-        { class: 'config' },
-      );
+    } catch (e) {
+      throw unreadableConfigError(e, target.unreadableConfig, target.socketPath);
     }
   }
   let snapshot: StatusSnapshot;
@@ -89,4 +85,40 @@ export async function fetchSnapshot(target: StatusTarget, wallMs: () => number =
   }
   if (target.configProblem) (snapshot.notes ??= []).unshift(target.configProblem);
   return snapshot;
+}
+
+/**
+ * The configuration is unreadable, so only the daemon's socket could answer, and it did not. Only
+ * a permission refusal on the socket means "this user may read neither"; a stopped, busy or silent
+ * daemon is said as such (sudo or joining the group would not help there).
+ */
+function unreadableConfigError(e: unknown, config: string, socketPath: string): unknown {
+  if (!isAgentError(e)) return e;
+  const sudo = 'run `sudo telematics-agent status` to see its database';
+  switch (e.code) {
+    case 'DAEMON_SOCKET_DENIED':
+      return new AgentError(
+        'STATUS_ACCESS_DENIED',
+        `this user can read neither ${config} nor ${socketPath}: run \`sudo telematics-agent status\`, or join the service's group (sudo usermod -aG telematics-agent $USER, then log in again)`,
+        { class: 'config', cause: e },
+      );
+    case 'DAEMON_NOT_RUNNING':
+      return new AgentError(
+        e.code,
+        `the agent is not running (no daemon listens on ${socketPath}), and this user cannot read ${config}: ${sudo}`,
+        {
+          class: e.errorClass,
+          cause: e,
+        },
+      );
+    case 'TOO_MANY_CLIENTS':
+      return e; // "the daemon is busy: ... try again"
+    case 'DAEMON_NOT_ANSWERING':
+      return new AgentError(e.code, `the agent is running but ${e.message} (busy or stuck), and this user cannot read ${config}: ${sudo}`, {
+        class: e.errorClass,
+        cause: e,
+      });
+    default:
+      return new AgentError(e.code, `${e.message}, and this user cannot read ${config}: ${sudo}`, { class: e.errorClass, cause: e });
+  }
 }
