@@ -4,11 +4,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, resolveConfigPath, type Config } from '../config/load.js';
+import { configSchema } from '../config/schema.js';
 import { AgentError, ConfigError, isAgentError } from '../errors.js';
 import { requestSnapshot } from './client.js';
 import { databaseSnapshot } from './database-snapshot.js';
 import type { StatusSnapshot } from './snapshot.js';
 import { runDir, statusSocketPath } from './socket-path.js';
+
+/** dataDir when the configuration does not say (or cannot be read): the schema's own default. */
+const DEFAULT_DATA_DIR = configSchema.shape.dataDir.parse(undefined);
 
 export interface StatusTarget {
   socketPath: string;
@@ -41,7 +45,7 @@ export function statusTarget(configPath: string | undefined, env: NodeJS.Process
       if ((readError as NodeJS.ErrnoException).code !== 'EACCES') throw e;
       return { dataDir: DEFAULT_DATA_DIR, socketPath: path.join(runDir(env), 'status.sock'), unreadableConfig: file };
     }
-    const dataDir = path.resolve(path.dirname(file), typeof raw.dataDir === 'string' ? raw.dataDir : '/var/lib/telematics-agent');
+    const dataDir = path.resolve(path.dirname(file), typeof raw.dataDir === 'string' ? raw.dataDir : DEFAULT_DATA_DIR);
     const socketPath = typeof raw.status?.socketPath === 'string' ? raw.status.socketPath : undefined;
     // status needs no password: a member of the service's group reads the configuration (0640)
     // but not the root-only password file, and that is no problem of the configuration.
@@ -59,8 +63,6 @@ export function statusTarget(configPath: string | undefined, env: NodeJS.Process
     ...(config.device.externalDeviceId !== undefined ? { configuredDeviceId: config.device.externalDeviceId } : {}),
   };
 }
-
-const DEFAULT_DATA_DIR = '/var/lib/telematics-agent';
 
 export async function fetchSnapshot(target: StatusTarget, wallMs: () => number = Date.now): Promise<StatusSnapshot> {
   if (target.unreadableConfig !== undefined) {

@@ -1,9 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { StatusServer } from '../../src/status/server.js';
-import { fetchSnapshot } from '../../src/status/status-source.js';
+import { parseConfig } from '../../src/config/load.js';
+import { fetchSnapshot, statusTarget } from '../../src/status/status-source.js';
 import { tempDir } from '../helpers/tmp.js';
 import { liveSnapshot } from './fixtures.js';
 
@@ -67,5 +69,23 @@ describe('status with an unreadable configuration: the reason the socket did not
     expect(e.code).toBe('DAEMON_NOT_ANSWERING');
     expect(e.message).toMatch(/^the agent is running but the daemon did not answer on .* within 1000 ms/);
     expect(e.message).not.toMatch(/neither/);
+  });
+});
+
+describe('statusTarget: a configuration without dataDir', () => {
+  it('an invalid one falls back to the same dataDir the agent uses by default', () => {
+    const file = path.join(tempDir(), 'config.json');
+    writeFileSync(file, JSON.stringify({ gnss: { path: '/dev/ttyACM0' } }));
+    const valid = parseConfig(
+      {
+        platform: { deviceUrl: 'https://devices.example.com/api/public/v2/' },
+        credentials: { username: 'gateway', password: 'pw' },
+        device: { externalSystemId: 'acme', carrierCode: 'ACME' },
+        gnss: { path: '/dev/ttyACM0' },
+      },
+      { source: file, env: {} },
+    );
+    expect(statusTarget(file, {}).dataDir).toBe(valid.dataDir);
+    expect(valid.dataDir).toBe('/var/lib/telematics-agent');
   });
 });
