@@ -5,6 +5,7 @@
  */
 
 import { backoffMs } from '../../retry/backoff.js';
+import type { LinkState } from './source.js';
 
 export interface BackoffOptions {
   initialMs: number;
@@ -22,4 +23,20 @@ export const BACKOFF_DEFAULTS: BackoffOptions = { initialMs: 500, maxMs: 30_000,
  */
 export function backoffDelay(attempt: number, options: BackoffOptions = BACKOFF_DEFAULTS, random: () => number = Math.random): number {
   return backoffMs(attempt, { minMs: options.initialMs, maxMs: options.maxMs, jitter: options.jitter }, 1 - random());
+}
+
+/**
+ * The link supervisors' (serial port, gpsd) next attempt: marks `link` as retrying, with when, and
+ * calls `reopen` after the backoff for `attempts` failed attempts. Returns the timer for stop().
+ */
+export function scheduleReopen(
+  link: LinkState,
+  attempts: number,
+  o: { backoff?: BackoffOptions; random?: () => number; now: () => number },
+  reopen: () => void,
+): NodeJS.Timeout {
+  const delay = backoffDelay(attempts, o.backoff ?? BACKOFF_DEFAULTS, o.random);
+  link.status = 'retrying';
+  link.nextAttemptAt = o.now() + delay;
+  return setTimeout(reopen, delay);
 }

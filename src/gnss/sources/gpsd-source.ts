@@ -13,7 +13,7 @@ import net from 'node:net';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
 import { LineSplitter } from '../line-splitter.js';
-import { BACKOFF_DEFAULTS, backoffDelay, type BackoffOptions } from './backoff.js';
+import { scheduleReopen, type BackoffOptions } from './backoff.js';
 import { formatGpsdAddress, type GpsdAddress } from './gpsd-address.js';
 import { parseGpsdLine, watchRequest, type GpsdDevice } from './gpsd-protocol.js';
 import type { LinkState, NmeaSource } from './source.js';
@@ -288,12 +288,9 @@ export class GpsdSource implements NmeaSource {
       this.#link.lastError = message;
       this.#link.lastErrorAt = this.#now();
     }
-    const delay = backoffDelay(attempts, this.#o.backoff ?? BACKOFF_DEFAULTS, this.#o.random);
-    this.#link.status = 'retrying';
-    this.#link.nextAttemptAt = this.#now() + delay;
-    this.#retryTimer = setTimeout(() => {
+    this.#retryTimer = scheduleReopen(this.#link, attempts, { ...this.#o, now: () => this.#now() }, () => {
       this.#retryTimer = undefined;
       if (this.#running) void this.#open();
-    }, delay);
+    });
   }
 }

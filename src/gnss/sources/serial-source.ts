@@ -11,7 +11,7 @@
 import { SerialPort } from 'serialport';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
-import { BACKOFF_DEFAULTS, backoffDelay, type BackoffOptions } from './backoff.js';
+import { scheduleReopen, type BackoffOptions } from './backoff.js';
 import type { LinkState, NmeaSource } from './source.js';
 
 /** The part of node-serialport's SerialPort this source uses. */
@@ -125,13 +125,10 @@ export class SerialSource implements NmeaSource {
     else this.#o.logger.debug(details, 'GNSS receiver still unavailable');
     this.#link.lastError = message;
     this.#link.lastErrorAt = this.#now();
-    const delay = backoffDelay(attempts, this.#o.backoff ?? BACKOFF_DEFAULTS, this.#o.random);
-    this.#link.status = 'retrying';
-    this.#link.nextAttemptAt = this.#now() + delay;
-    this.#timer = setTimeout(() => {
+    this.#timer = scheduleReopen(this.#link, attempts, { ...this.#o, now: () => this.#now() }, () => {
       this.#timer = undefined;
       if (this.#running) void this.#open();
-    }, delay);
+    });
   }
 }
 
