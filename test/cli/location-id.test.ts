@@ -6,27 +6,9 @@ import { stableLocationId } from '../../src/locations/stable-id.js';
 import { validateLocationBatch } from '../../src/locations/validate.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { CUSTOMER, DEPOT } from '../locations/sites.js';
 
 /** Issue 13, point 13: a location without an id gets a stable one, the dry run names the real URL, a failure claims no id. */
-
-const CUSTOMER = {
-  name: 'Customer Utrecht',
-  type: 'customer',
-  geoReference: {
-    type: 'addressGeoReference',
-    street: 'Oudegracht',
-    houseNumber: '100',
-    postalCode: '3511AX',
-    city: 'Utrecht',
-    country: 'NL',
-  },
-};
-const DEPOT = {
-  name: 'Depot Amersfoort',
-  type: 'warehouse',
-  geoReference: { type: 'latLonPointGeoReference', lat: 52.1956251, lon: 5.4126792 },
-  administrativeReference: { name: 'Depot Amersfoort', street: 'Valutaboulevard', houseNumber: '16', city: 'Amersfoort', country: 'NL' },
-};
 
 async function setup(): Promise<{ dir: string; config: string; sim: PlatformSimulator; file: string; planningUrl: string }> {
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw-loc-13' }] });

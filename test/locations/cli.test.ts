@@ -16,6 +16,7 @@ import { StatusServer } from '../../src/status/server.js';
 import { CLI } from '../helpers/paths.js';
 import { runCli as run } from '../helpers/run-cli.js';
 import { KNOWN_POSITION } from './nmea-writer.js';
+import { CUSTOMER, DEPOT as DEPOT_SITE } from './sites.js';
 
 /** `telematics-agent location put|here` as a field technician runs them: the built CLI, the simulator, a replayed receiver. */
 
@@ -55,32 +56,7 @@ function writeConfig(dir: string, urls: SimUrls, gnss: Record<string, unknown> =
   );
 }
 
-const DEPOT = {
-  id: ID,
-  name: 'Depot Amersfoort',
-  type: 'warehouse',
-  geoReference: { type: 'latLonPointGeoReference', lat: 52.1956251, lon: 5.4126792 },
-  administrativeReference: {
-    name: 'Depot Amersfoort',
-    street: 'Valutaboulevard',
-    houseNumber: '16',
-    postalCode: '1825BT',
-    city: 'Amersfoort',
-    country: 'NL',
-  },
-};
-const CUSTOMER = {
-  name: 'Customer Utrecht',
-  type: 'customer',
-  geoReference: {
-    type: 'addressGeoReference',
-    street: 'Oudegracht',
-    houseNumber: '100',
-    postalCode: '3511AX',
-    city: 'Utrecht',
-    country: 'NL',
-  },
-};
+const DEPOT = { id: ID, ...DEPOT_SITE };
 
 // Every test talks to a fresh simulator of its own.
 let sim: PlatformSimulator;

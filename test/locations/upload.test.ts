@@ -6,6 +6,7 @@ import { LocationUploader, type RetryNotice } from '../../src/locations/upload.j
 import type { OtmLocation } from '../../src/locations/location-types.js';
 import { validateLocation } from '../../src/locations/validate.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
+import { CUSTOMER } from './sites.js';
 
 const ID = '3f0c2a9e-5b1d-4c7e-9a2f-6d8b1e4c7a90';
 
@@ -67,18 +68,7 @@ describe('location upload against the platform simulator', () => {
   it('uploads an address-only location, which the platform geocodes', async () => {
     const p = await startPlatform();
     const { up } = uploader(p);
-    const customer = location({
-      name: 'Customer Utrecht',
-      type: 'customer',
-      geoReference: {
-        type: 'addressGeoReference',
-        street: 'Oudegracht',
-        houseNumber: '100',
-        postalCode: '3511AX',
-        city: 'Utrecht',
-        country: 'NL',
-      },
-    });
+    const customer = location(CUSTOMER);
     const r = await up.put(customer);
     expect(r.kind).toBe('stored');
     const stored = p.sim.locations.get(customer.id);
