@@ -99,11 +99,13 @@ export async function ptyPair(dir: string): Promise<{ input: string; device: str
   return { input, device: realpathSync(device), stop: () => child.kill() };
 }
 
+export type PtyPair = Awaited<ReturnType<typeof ptyPair>>;
+
 export interface PtyDaemon {
   dir: string;
   sim: PlatformSimulator;
   urls: SimUrls;
-  pty: Awaited<ReturnType<typeof ptyPair>>;
+  pty: PtyPair;
   daemon: Daemon;
   /** The daemon's configuration file (a CLI run with it shares the daemon's database and socket). */
   configFile: string;
@@ -116,7 +118,12 @@ export interface PtyDaemon {
  * device; resolves once the daemon answers on its status socket. Each part's stop is pushed onto
  * `cleanups`, which the caller runs newest first after each test.
  */
-export async function startPtyDaemon(cleanups: (() => Promise<void> | void)[], upload: Record<string, unknown> = {}): Promise<PtyDaemon> {
+export async function startPtyDaemon(
+  cleanups: (() => Promise<void> | void)[],
+  upload: Record<string, unknown> = {},
+  /** The daemon's gnss section; default the pty's device itself. Runs before the daemon starts (a gpsd on the pty, say). */
+  gnss: (pty: PtyPair) => Record<string, unknown> = (pty) => ({ path: pty.device, baudRate: 115200 }),
+): Promise<PtyDaemon> {
   // Removed last, after the daemon has stopped (tempDir's afterEach, registered while a test runs, was never run).
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-e2e-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -125,7 +132,7 @@ export async function startPtyDaemon(cleanups: (() => Promise<void> | void)[], u
   cleanups.push(() => sim.stop());
   const pty = await ptyPair(dir);
   cleanups.push(() => pty.stop());
-  const configFile = writeConfig({ dir, urls, gnss: { path: pty.device, baudRate: 115200 }, upload: { concurrency: 1, ...upload } });
+  const configFile = writeConfig({ dir, urls, gnss: gnss(pty), upload: { concurrency: 1, ...upload } });
   const daemon = startDaemon(dir, configFile);
   cleanups.push(async () => {
     if (daemon.child.exitCode === null && daemon.child.signalCode === null) {

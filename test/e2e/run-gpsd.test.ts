@@ -4,8 +4,7 @@
  * the platform. gpsd is killed and started again in the middle of the drive: the daemon reconnects,
  * every fix of the drive reaches the simulator exactly once, and `status` and `doctor` show the gpsd link.
  */
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import os from 'node:os';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
@@ -13,13 +12,12 @@ import { GnssPipeline } from '../../src/gnss/pipeline.js';
 import { ReplaySource } from '../../src/gnss/sources/replay-source.js';
 import { silentLogger } from '../../src/log.js';
 import { sentence } from '../../src/sim/receiver/nmea-format.js';
-import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { requestSnapshot } from '../../src/status/client.js';
 import { HAVE_GPSD, freePort, startGpsd } from '../helpers/gpsd.js';
 import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait.js';
-import { HAVE_SOCAT, ptyPair, receivedByTime, startDaemon, writeConfig } from './daemon.js';
+import { HAVE_SOCAT, receivedByTime, startPtyDaemon } from './daemon.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -81,26 +79,14 @@ async function recordedOffline(dir: string, text: string): Promise<number[]> {
 
 describe.skipIf(!HAVE_GPSD || !HAVE_SOCAT)('telematics-agent run over the real gpsd', () => {
   it('delivers the drive once per fix across a gpsd restart; status shows the gpsd link', { timeout: 180_000 }, async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-e2e-gpsd-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-    const urls = await sim.start();
-    cleanups.push(() => sim.stop());
-    const pty = await ptyPair(dir);
-    cleanups.push(() => pty.stop());
     const port = await freePort();
-    let gpsd = startGpsd(pty.device, port);
-    cleanups.push(() => gpsd.kill());
-
-    const configFile = writeConfig({ dir, urls, gnss: { gpsd: `127.0.0.1:${port}` }, upload: { concurrency: 1 } });
-    const daemon = startDaemon(dir, configFile);
-    cleanups.push(async () => {
-      if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-        daemon.child.kill('SIGKILL');
-        await daemon.exited;
-      }
+    let gpsd!: ReturnType<typeof startGpsd>;
+    // gpsd reads the pty, and the daemon reads gpsd.
+    const { dir, sim, pty, daemon, configFile, socket } = await startPtyDaemon(cleanups, {}, (p) => {
+      gpsd = startGpsd(p.device, port);
+      cleanups.push(() => gpsd.kill());
+      return { gpsd: `127.0.0.1:${port}` };
     });
-    const socket = path.join(dir, 'status.sock');
     const receiver = async () => (await requestSnapshot(socket, 1000).catch(() => undefined))?.receiver;
     await waitFor('the daemon watching gpsd', async () => (await receiver())?.link === 'open', { timeoutMs: 30_000, detail: daemon.log });
 
