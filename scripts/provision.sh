@@ -57,7 +57,8 @@ change only the keys given here):
   --gpsd HOST:PORT                   gpsd's address (default 127.0.0.1:2947; implies gpsd)
 
 Exit codes: 0 done, 1 failed (see the message), 2 a wrong or missing flag or a configuration the
-agent refuses (nothing was changed).
+agent refuses (nothing was changed). A run that fails before the configuration check passed (no
+password, no receiver found, npm failed) changes nothing either; the lock is removed on every exit.
 
 Installation:
   --source DIR          built package to install (default: $(dirname -- "$SCRIPT_DIR"))
@@ -154,7 +155,9 @@ parse_flags() {
 # --- Effects on the system, or a record of them under --root --------------------------------------
 # Under --root nothing outside DIR changes: ownership that needs the service user (which exists
 # only on the target) is written to the manifest instead, modes are applied for real.
-MANIFEST='' APP_DIR=''
+# The manifest is written to a temporary file and put in place only when the run succeeds, so a
+# failed run leaves the previous one's manifest (or none) as it was.
+MANIFEST='' MANIFEST_FINAL='' APP_DIR=''
 
 record() {
   [ -n "$MANIFEST" ] || return 0
@@ -179,6 +182,59 @@ commit_file() {
   sync -- "$(dirname -- "$final")"
 }
 
+# --- What a failed run takes back ---------------------------------------------------------------
+# Help promises that a refused run changes nothing. Until the configuration is committed
+# (COMMITTED=1), every write goes to a staging place (STAGE, or a ".new" beside its target) and
+# every directory the run had to create is remembered here, so that a failure removes them again.
+CREATED_DIRS=() STAGE='' COMMITTED=0 LOCK_FILE='' LOCK_DIR_CREATED=0
+
+# make_dir DIR: mkdir -p that remembers which directories did not exist before (outermost first).
+make_dir() {
+  local dir=$1 up
+  local -a missing=()
+  while [ ! -e "$dir" ]; do
+    missing=("$dir" "${missing[@]}")
+    up=$(dirname -- "$dir")
+    [ "$up" != "$dir" ] || break
+    dir=$up
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  mkdir -p -- "${missing[-1]}"
+  CREATED_DIRS+=("${missing[@]}")
+}
+
+# Removes the directories this run created, innermost first, where they are empty again.
+remove_created_dirs() {
+  local i
+  for ((i = ${#CREATED_DIRS[@]} - 1; i >= 0; i--)); do
+    rmdir -- "${CREATED_DIRS[i]}" 2>/dev/null || true
+  done
+}
+
+# The lock is taken on an open file and the file removed on every exit. A second run that opened
+# the file just before it was removed would lock an unlinked inode: it checks that the path still
+# names the file it locked, else another run holds (or is about to hold) the real lock.
+take_lock() {
+  LOCK_FILE=$ROOT/run/telematics-agent-provision.lock
+  if [ ! -d "$ROOT/run" ]; then
+    mkdir -p -- "$ROOT/run"
+    LOCK_DIR_CREATED=1
+  fi
+  exec 9>>"$LOCK_FILE"
+  if ! flock -n 9 || [ "$(stat -L -c %d:%i -- "/proc/$$/fd/9")" != "$(stat -c %d:%i -- "$LOCK_FILE" 2>/dev/null)" ]; then
+    LOCK_FILE=''
+    die "another provisioning run is in progress"
+  fi
+}
+
+release_lock() {
+  [ -n "$LOCK_FILE" ] || return 0
+  rm -f -- "$LOCK_FILE"
+  exec 9>&-
+  LOCK_FILE=''
+  if [ "$LOCK_DIR_CREATED" -eq 1 ]; then rmdir -- "$ROOT/run" 2>/dev/null || true; fi
+}
+
 # shellcheck source=provision/lib-app.sh
 source "$HELPERS/lib-app.sh"
 # shellcheck source=provision/lib-gnss.sh
@@ -190,22 +246,24 @@ source "$HELPERS/lib-service.sh"
 
 # --- Checks before anything changes -------------------------------------------------------------
 preflight() {
+  trap on_exit EXIT
   if [ -n "$ROOT" ]; then
-    mkdir -p -- "$ROOT"
-    ROOT=$(cd -- "$ROOT" && pwd)
+    ROOT=$(realpath -m -- "$ROOT")
+    make_dir "$ROOT"
     [ "$ROOT" != / ] || ROOT=''
   fi
   if [ -z "$ROOT" ]; then
     [ "$(id -u)" -eq 0 ] || die "run as root (sudo $0 ...), or pass --root DIR to install into a directory"
     [ -d /run/systemd/system ] || die "systemd is not running on this machine; pass --root DIR to prepare an image instead"
-  else
-    MANIFEST=$ROOT/provision-manifest.tsv
-    : >"$MANIFEST"
   fi
   APP_DIR=$ROOT$APP
-  mkdir -p -- "$ROOT/run"
-  exec 9>>"$ROOT/run/telematics-agent-provision.lock"
-  flock -n 9 || die "another provisioning run is in progress"
+  take_lock
+  STAGE=$(mktemp -d "${TMPDIR:-/tmp}/telematics-agent-provision.XXXXXX")
+  if [ -n "$ROOT" ]; then
+    MANIFEST_FINAL=$ROOT/provision-manifest.tsv
+    MANIFEST=$STAGE/provision-manifest.tsv
+    : >"$MANIFEST"
+  fi
   [ "$UNINSTALL" -eq 1 ] && return 0
 
   SOURCE=${SOURCE:-$(dirname -- "$SCRIPT_DIR")}
@@ -232,10 +290,23 @@ preflight() {
 
 # --- Install --------------------------------------------------------------------------------------
 RESTART_ON_FAILURE=0
-cleanup() {
+# On every exit: staged files go, the lock goes; a run that failed before its commit also removes
+# the directories it created; a successful one puts its manifest in place.
+on_exit() {
   local status=$?
-  rm -rf -- "$APP_DIR.new"
-  rm -f -- "$ROOT$ETC/.config.json.new" "$ROOT$ETC/.password.new" "$ROOT$ETC/.ca.pem.new" "$ROOT$UNIT_FILE.new" "$ROOT$CLI.new"
+  if [ -n "$APP_DIR" ]; then
+    rm -rf -- "$APP_DIR.new"
+    rm -f -- "$ROOT$ETC/.config.json.new" "$ROOT$ETC/.password.new" "$ROOT$ETC/.ca.pem.new" "$ROOT$UNIT_FILE.new" "$ROOT$CLI.new"
+  fi
+  if [ "$status" -eq 0 ] && [ -n "$MANIFEST_FINAL" ]; then
+    mv -f -- "$MANIFEST" "$MANIFEST_FINAL"
+  elif [ "$status" -ne 0 ] && [ "$COMMITTED" -eq 1 ] && [ -n "$MANIFEST_FINAL" ]; then
+    # Part of the install is in place: the manifest says what this run did before it failed.
+    mv -f -- "$MANIFEST" "$MANIFEST_FINAL"
+  fi
+  if [ -n "$STAGE" ]; then rm -rf -- "$STAGE"; fi
+  release_lock
+  if [ "$status" -ne 0 ] && [ "$COMMITTED" -eq 0 ]; then remove_created_dirs; fi
   if [ "$status" -ne 0 ] && [ "$RESTART_ON_FAILURE" -eq 1 ]; then
     say "starting $UNIT_NAME again"
     systemctl start "$UNIT_NAME" || true
@@ -251,27 +322,37 @@ stop_service() {
 }
 
 install_main() {
-  trap cleanup EXIT
   require_first_install_flags
   say "installing telematics-agent from $SOURCE${ROOT:+ into $ROOT}"
-  ensure_user
-  mkdir -p -- "$ROOT$ETC"
-  place "$ETC" 0750 root "$SERVICE_USER"
+  # Everything that can refuse the run comes first and writes only to $STAGE and $APP_DIR.new:
+  # the password, the receiver's port, the configuration, the program, the configuration check.
   stage_password
   stage_config
+  make_dir "$(dirname -- "$APP_DIR")"
   app_stage "$APP_DIR.new"
   validate_config "$APP_DIR.new/dist/cli/main.js"
 
+  # From here on the run changes the system.
+  COMMITTED=1
+  ensure_user
+  mkdir -p -- "$ROOT$ETC"
+  place "$ETC" 0750 root "$SERVICE_USER"
   stop_service "for the upgrade"
   app_swap "$APP_DIR.new"
   place "$APP" 0755 root root
+  # Copied next to their targets first, so that each replace is a rename on the same file system.
+  install -m 0600 -- "$STAGE/config.json" "$ROOT$ETC/.config.json.new"
   commit_file "$ROOT$ETC/.config.json.new" "$ROOT$ETC/config.json"
   place "$ETC/config.json" 0640 root "$SERVICE_USER"
-  if [ -f "$ROOT$ETC/.ca.pem.new" ]; then
+  if [ -f "$STAGE/ca.pem" ]; then
+    install -m 0644 -- "$STAGE/ca.pem" "$ROOT$ETC/.ca.pem.new"
     commit_file "$ROOT$ETC/.ca.pem.new" "$ROOT$ETC/ca.pem"
     place "$ETC/ca.pem" 0644 root root
   fi
-  if [ -f "$ROOT$ETC/.password.new" ]; then commit_file "$ROOT$ETC/.password.new" "$ROOT$ETC/password"; fi
+  if [ -f "$STAGE/password" ]; then
+    install -m 0600 -- "$STAGE/password" "$ROOT$ETC/.password.new"
+    commit_file "$ROOT$ETC/.password.new" "$ROOT$ETC/password"
+  fi
   place "$ETC/password" 0600 root root
   # systemd creates it too (StateDirectory=); made here so `status` works before the first start.
   mkdir -p -- "$ROOT$STATE"

@@ -1,12 +1,13 @@
 # shellcheck shell=bash
 # The password and the configuration for scripts/provision.sh (sourced; uses its flags and
-# helpers). Both are staged next to their final place and only committed after `config check`
-# of the staged program accepted them, so a refused run changes nothing.
+# helpers). Both are staged in $STAGE (a private temporary directory) and only copied to their
+# final place after `config check` of the staged program accepted them, so a refused run changes
+# nothing.
 
 # --- Password -------------------------------------------------------------------------------------
-# Leaves the new password in $ROOT$ETC/.password.new (0600), or nothing when the stored one stays.
+# Leaves the new password in $STAGE/password (0600), or nothing when the stored one stays.
 stage_password() {
-  local pw='' again='' tmp=$ROOT$ETC/.password.new
+  local pw='' again='' tmp=$STAGE/password
   if [ "$PASSWORD_FILE" = - ]; then
     IFS= read -r pw || [ -n "$pw" ] || die "--password-file -: nothing on standard input"
   elif [ -n "$PASSWORD_FILE" ]; then
@@ -38,10 +39,10 @@ require_first_install_flags() {
   [ "${#missing[@]}" -eq 0 ] || usage_error "a first install needs ${missing[*]} (see --help)"
 }
 
-# Leaves the new configuration in $ROOT$ETC/.config.json.new. An existing configuration is kept:
-# only the keys given as flags change, so a technician's hand edits survive an upgrade.
+# Leaves the new configuration in $STAGE/config.json. An existing configuration is kept: only the
+# keys given as flags change, so a technician's hand edits survive an upgrade.
 stage_config() {
-  local existing=$ROOT$ETC/config.json input=- tmp=$ROOT$ETC/.config.json.new
+  local existing=$ROOT$ETC/config.json input=- tmp=$STAGE/config.json
   local -a ops=()
   if [ -f "$existing" ]; then
     input=$existing
@@ -64,7 +65,7 @@ stage_config() {
   # The CA goes beside the configuration: the service cannot see home directories, and the file
   # given may not outlive the installation.
   if [ -n "$CA_FILE" ]; then
-    install -m 0644 -- "$CA_FILE" "$ROOT$ETC/.ca.pem.new"
+    install -m 0644 -- "$CA_FILE" "$STAGE/ca.pem"
     ops+=("set:platform.caFile=$ETC/ca.pem")
   fi
 
@@ -99,6 +100,6 @@ validate_config() {
   local stage_cli=$1
   say "checking the configuration (telematics-agent config check)"
   env -u TELEMATICS_AGENT_PASSWORD -u CREDENTIALS_DIRECTORY -u TELEMATICS_AGENT_CONFIG \
-    "$NODE" "$stage_cli" config check --quiet --config "$ROOT$ETC/.config.json.new" ||
+    "$NODE" "$stage_cli" config check --quiet --config "$STAGE/config.json" ||
     usage_error "the configuration is not valid (see above); nothing was changed. Fix the flags, or edit $ETC/config.json"
 }

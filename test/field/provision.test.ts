@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/tmp.js';
 import { makeThrowawayCa } from '../../src/sim/throwaway-ca.js';
@@ -50,6 +50,8 @@ function provision(root: string, args: string[], opts: { input?: string } = {}):
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    // The run's own temporary folder (global-setup.ts fails the run if the script leaves its staging behind).
+    ...(process.env.TMPDIR === undefined ? {} : { TMPDIR: process.env.TMPDIR }),
     LANG: 'C.UTF-8',
     // The dependencies come from the npm cache that `npm ci` of this checkout filled: no network.
     npm_config_offline: 'true',
@@ -173,6 +175,8 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     expect(readFileSync(path.join(root, 'etc/telematics-agent/password'), 'utf8')).toBe(PASSWORD);
     // The CA is copied beside the configuration, where the service can read it.
     expect(readFileSync(path.join(root, 'etc/telematics-agent/ca.pem'), 'utf8')).toBe(caPem);
+    // The lock lives only as long as the run (run/ did not exist before it).
+    expect(existsSync(path.join(root, 'run'))).toBe(false);
   });
 
   it('creates the files with their modes, and records the owners a real install sets', () => {
@@ -298,6 +302,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     expect(first.status, first.out).toBe(0);
     const configFile = path.join(root, 'etc/telematics-agent/config.json');
     const before = readFileSync(configFile, 'utf8');
+    const manifestBefore = readFileSync(path.join(root, 'provision-manifest.tsv'), 'utf8');
     // A new password on standard input: read (else the run would stop at "nothing on standard
     // input" before the configuration check), never printed, and not stored when the run fails.
     const bad = provision(root, ['--device-url', 'http://devices.example.com/api/public/v2/', '--password-file', '-'], {
@@ -313,6 +318,10 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     expect(existsSync(path.join(root, 'opt/telematics-agent/dist/cli/main.js'))).toBe(true);
     expect(existsSync(path.join(root, 'opt/telematics-agent.new'))).toBe(false);
     expect(existsSync(path.join(root, 'etc/telematics-agent/.config.json.new'))).toBe(false);
+    // The manifest of the last good run stays; the lock is gone.
+    expect(manifestBefore).toContain('run\tsystemctl enable telematics-agent.service');
+    expect(readFileSync(path.join(root, 'provision-manifest.tsv'), 'utf8')).toBe(manifestBefore);
+    expect(existsSync(path.join(root, 'run'))).toBe(false);
   });
 
   it('--uninstall removes the service and the program and keeps the data; --purge removes the rest', () => {
@@ -413,6 +422,60 @@ describe('provision.sh refuses before changing anything', () => {
     ]);
     expect(r.status).toBe(2);
     expect(r.out).toContain('no password: pass --password-file FILE');
-    expect(existsSync(path.join(root, 'etc/telematics-agent/password'))).toBe(false);
+    // "exit 2: nothing was changed": no sysusers file, no /etc/telematics-agent, no manifest, no lock.
+    expect(readdirSync(root)).toEqual([]);
+  });
+
+  it('a failed first install into a directory that did not exist leaves no directory behind', () => {
+    const image = path.join(tempDir('ta-provision-fresh-'), 'image');
+    const r = provision(image, ['--username', 'u', '--external-system-id', 'e', '--carrier-code', 'C', '--device-url', DEVICE_URL]);
+    expect(r.status).toBe(2);
+    expect(r.out).toContain('no password: pass --password-file FILE');
+    expect(existsSync(image)).toBe(false);
+  });
+
+  it('a failed --gnss-path auto (no receiver answers) leaves nothing behind', () => {
+    const work = tempDir('ta-provision-auto-');
+    const root = path.join(work, 'root');
+    mkdirSync(path.join(root, 'dev'), { recursive: true });
+    writeFileSync(path.join(work, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
+    const r = provision(root, [
+      '--username',
+      'u',
+      '--external-system-id',
+      'e',
+      '--carrier-code',
+      'C',
+      '--device-url',
+      DEVICE_URL,
+      '--password-file',
+      path.join(work, 'password'),
+      '--gnss-path',
+      'auto',
+    ]);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain('no receiver sent NMEA on /dev/ttyACM*');
+    expect(r.out).not.toContain(PASSWORD);
+    expect(readdirSync(root)).toEqual(['dev']);
+    expect(readdirSync(path.join(root, 'dev'))).toEqual([]);
+  });
+
+  it.skipIf(!haveCommand('flock'))('a second run while one holds the lock is refused and leaves the holder its lock', () => {
+    const root = tempDir('ta-provision-locked-');
+    const lock = path.join(root, 'run', 'telematics-agent-provision.lock');
+    mkdirSync(path.dirname(lock));
+    const held = spawn('flock', [lock, 'sleep', '60'], { stdio: 'ignore' });
+    onTestFinished(() => {
+      held.kill();
+    });
+    const deadline = Date.now() + 10_000;
+    while (spawnSync('flock', ['--nonblock', lock, 'true']).status === 0) {
+      if (Date.now() > deadline) throw new Error('the holder did not take the lock');
+    }
+    const r = provision(root, ['--username', 'u', '--gnss-path', '/dev/ttyACM0']);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain('another provisioning run is in progress');
+    expect(existsSync(lock)).toBe(true);
+    expect(readdirSync(root)).toEqual(['run']);
   });
 });
