@@ -41,6 +41,7 @@ export class AuthorizedClient implements AuthorizedRequester {
       headers,
       ...(request.json !== undefined ? { body: JSON.stringify(request.json) } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.idempotent ? { idempotent: true } : {}),
       what: `${request.method} ${pathOf(request.url)}`,
     });
   }

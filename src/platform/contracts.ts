@@ -21,6 +21,12 @@ export interface PlatformRequest {
   /** Extra request headers (e.g. Prefer); authorization and content-type are the requester's. */
   headers?: Readonly<Record<string, string>>;
   signal?: AbortSignal;
+  /**
+   * Safe to send twice (an event with its own id: the platform keeps one). Over HTTP/2 undici holds
+   * every further non-idempotent request of a connection while one runs, so without this the
+   * uploader's requests go out one at a time however many it has in flight (issue 20).
+   */
+  idempotent?: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { TLSSocket } from 'node:tls';
 import { rootCertificates } from 'node:tls';
 import type { Client as ClientType, Dispatcher, Pool as PoolType } from 'undici';
 // The dispatcher classes alone: undici's index loads fetch, WebSocket, caches and mocks as well,
@@ -8,8 +9,16 @@ import Client from 'undici/lib/dispatcher/client.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import { AgentError } from '../errors.js';
 import { createPlatformConnector, TlsSessionCache } from './connector.js';
+import { InFlightCounter } from './in-flight.js';
 import { trustFingerprint } from './tls-session-store.js';
 import { WireCounter } from './wire-counter.js';
+
+/**
+ * Streams one h2 connection carries at once at most (undici's `pipelining` for h2): more than the
+ * uploader ever has in flight (upload.maxInFlight, live lane included), fewer than the 100 a server
+ * commonly allows (SETTINGS_MAX_CONCURRENT_STREAMS).
+ */
+export const H2_STREAMS = 64;
 
 export interface PlatformDispatcherOptions {
   /** platform.caFile: an extra CA (PEM) trusted besides the system's roots. */
@@ -57,6 +66,8 @@ export interface PlatformTransport {
 export class PlatformDispatcher implements PlatformTransport {
   readonly wire: WireCounter;
   readonly sessions: TlsSessionCache;
+  /** Requests in flight per origin (issue 20: what the uploader's concurrency really achieves). */
+  readonly inFlight: InFlightCounter;
   /** trustFingerprint() of the roots every connection is verified with. */
   readonly trust: string;
   readonly #max: number;
@@ -68,6 +79,7 @@ export class PlatformDispatcher implements PlatformTransport {
     const ca = trustedRoots(options.caFile);
     const idleTimeoutMs = options.idleTimeoutMs ?? 4000;
     this.wire = options.wire ?? new WireCounter();
+    this.inFlight = new InFlightCounter();
     this.#max = options.maxConnections;
     const http2 = options.http2 ?? true;
     this.sessions = options.sessions ?? new TlsSessionCache();
@@ -82,8 +94,19 @@ export class PlatformDispatcher implements PlatformTransport {
       },
       this.sessions,
     );
+    // An h2 connection runs many requests at once: undici's `pipelining` (1 by default) also caps
+    // the streams of an h2 connection, so a Client whose connection negotiated h2 is opened up to
+    // H2_STREAMS; over HTTP/1.1 it stays 1 (no HTTP/1.1 pipelining, which proxies handle badly).
+    const connect: typeof connector = (params, callback) =>
+      connector(params, (err, socket) => {
+        if (socket && (socket as TLSSocket).alpnProtocol === 'h2') {
+          const single = this.#routes.get(`${params.protocol}//${params.host ?? params.hostname}`)?.single;
+          if (single && single.pipelining < H2_STREAMS) single.pipelining = H2_STREAMS;
+        }
+        callback(err, socket);
+      });
     this.#clientOptions = {
-      connect: connector as unknown as ClientType.Options['connect'],
+      connect: connect as unknown as ClientType.Options['connect'],
       allowH2: http2,
       pingInterval: options.pingIntervalMs ?? 0,
       keepAliveTimeout: idleTimeoutMs,
@@ -102,13 +125,19 @@ export class PlatformDispatcher implements PlatformTransport {
       route = {};
       this.#routes.set(origin, route);
     }
-    if (this.#max > 1 && this.wire.protocolOf(origin) === 'http/1.1') {
-      route.pool ??= new Pool(origin, { ...this.#clientOptions, connections: this.#max });
-      return route.pool.dispatch(options, handler);
+    const counted = this.inFlight.track(origin, handler);
+    try {
+      if (this.#max > 1 && this.wire.protocolOf(origin) === 'http/1.1') {
+        route.pool ??= new Pool(origin, { ...this.#clientOptions, connections: this.#max });
+        return route.pool.dispatch(options, counted);
+      }
+      // Client.dispatch queues the request even when it answers false (busy): nothing is dropped.
+      route.single ??= new Client(origin, this.#clientOptions);
+      return route.single.dispatch(options, counted);
+    } catch (e) {
+      InFlightCounter.endNow(counted);
+      throw e;
     }
-    // Client.dispatch queues the request even when it answers false (busy): nothing is dropped.
-    route.single ??= new Client(origin, this.#clientOptions);
-    return route.single.dispatch(options, handler);
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /** Safe to repeat (contracts.ts PlatformRequest.idempotent): lets undici multiplex it over HTTP/2. */
+  idempotent?: boolean;
   /** For error messages: "token refresh", "device registration". Never a token. */
   what: string;
   /** A 2xx answer carries secrets for the caller (a token pair): not redacted (secret-redactor.ts). */
@@ -91,6 +93,7 @@ export class PlatformHttp {
         method: req.method,
         headers: req.headers ? { accept: 'application/json', ...req.headers } : { accept: 'application/json' },
         body: req.body ?? null,
+        ...(req.idempotent ? { idempotent: true } : {}),
       });
     } catch (e) {
       if (e instanceof PlatformError && e.code === 'PLATFORM_RESPONSE_TOO_LARGE') throw e;

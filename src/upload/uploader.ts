@@ -216,6 +216,9 @@ export class Uploader {
         json: event,
         headers: EVENT_REQUEST_HEADERS,
         signal: this.#abort.signal,
+        // The event carries its own id (the idempotency key): undici may then run it beside others
+        // on one HTTP/2 connection instead of holding it until the previous one is answered.
+        idempotent: true,
       });
       if (response.status >= 200 && response.status < 300) result = { kind: 'response', status: response.status };
       else {

@@ -58,6 +58,31 @@ describe('uploader over TLS (simulator TLS modes, throwaway CA via platform.caFi
     expect(wire.resumedHandshakes).toBe(wire.connections - 1);
   });
 
+  it('h2: event requests run side by side on one connection (each event is idempotent: its own id)', async () => {
+    rig = await uploadRig({ concurrency: 4 }, { tls: 'h2' });
+    const sim = rig.platform.sim;
+    const r = rig;
+    // The simulator counts a request as it arrives and answers it 1.5 s later: with the requests
+    // multiplexed, four arrive before the first answer is back; one at a time, the fourth could only
+    // arrive after three answers.
+    sim.setFaults('events', { latencyMs: 1500 });
+    let deliveredAtFourth: number | undefined;
+    sim.onRequest((route) => {
+      if (route === 'events' && deliveredAtFourth === undefined && sim.stats.requests.events === 4) {
+        const s = r.uploader.status();
+        deliveredAtFourth = s.live.sent + s.backlog.sent;
+      }
+    });
+    await deliver(r, 12);
+    expect(deliveredAtFourth).toBe(0);
+    expect(sim.events.size).toBe(12);
+    expect(sim.stats.duplicates).toBe(0);
+    expect(sim.stats.connections).toEqual({ opened: 1, h2: 1, http1: 0 });
+    const dispatcher = r.platform.dispatcher as PlatformDispatcher;
+    expect(dispatcher.inFlight.peak(new URL(r.platform.urls.planningUrl).origin)).toBe(4);
+    expect(dispatcher.inFlight.count()).toBe(0);
+  });
+
   it('h2: a 401 on one stream refreshes the token while the other streams go on; nothing lost', async () => {
     rig = await uploadRig({ concurrency: 4 }, { tls: 'h2' });
     rig.platform.sim.setFaults('events', { unauthorizedRate: 1, limit: 1 });
