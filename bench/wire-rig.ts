@@ -325,7 +325,7 @@ export async function handshakes(server: ServerMode, transport: Transport): Prom
     let socket: Socket;
     if (transport === 'after') {
       const connect = createPlatformConnector(
-        { ca: [...rootCertificates, readFileSync(ca.caFile, 'utf8')], http2: true, connectTimeoutMs: 5000, idleTimeoutMs: 0, wire },
+        { ca: [...rootCertificates, readFileSync(ca.caFile, 'utf8')], http2: true, connectTimeoutMs: 5000, wire },
         cache,
       );
       socket = await new Promise<Socket>((resolve, reject) =>

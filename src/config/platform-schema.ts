@@ -104,7 +104,7 @@ export const platformSchema = z
       .max(3600)
       .optional()
       .describe(
-        'Close a platform connection after this long without traffic. Default: recording.maxIntervalS + 15, so that the connection lasts between events while driving; a shorter HTTP/1.1 Keep-Alive hint of the server wins.',
+        'Close a platform connection after this long with no request in flight. Default: recording.maxIntervalS + 15, so that the connection lasts between events while driving; a shorter HTTP/1.1 Keep-Alive hint of the server wins.',
       ),
     pingIntervalS: z
       .number()

@@ -8,9 +8,10 @@
  *   by it);
  * - TLS session tickets are held strongly per origin (undici's own cache holds them through
  *   WeakRefs, so a ticket could be collected in a parked hour and the next heartbeat pay a full
- *   handshake); a resumed handshake skips the certificate chain (issue 16: about 3.4 KB full);
- * - an h2 connection closes after `idleTimeoutMs` without a byte either way (undici keeps h2
- *   connections open for ever; its keep-alive timeout is HTTP/1.1 only).
+ *   handshake); a resumed handshake skips the certificate chain (issue 16: about 3.4 KB full).
+ *
+ * When an idle h2 connection closes is the dispatcher's (dispatcher.ts): idle means no request in
+ * flight, which the socket cannot see (the h2 session's reads and writes do not reset its timer).
  *
  * TLS verification always stays on: `rejectUnauthorized` is not an option here.
  */
@@ -24,8 +25,6 @@ export interface PlatformConnectorOptions {
   /** Offer h2 in ALPN. */
   http2: boolean;
   connectTimeoutMs: number;
-  /** h2 only: close the connection after this long without traffic. */
-  idleTimeoutMs: number;
   wire?: WireCounter;
 }
 
@@ -243,13 +242,6 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
       const resumed = secure.isSessionReused();
       if (session && !resumed) sessions.refused(key, session);
       o.wire?.negotiated(origin, protocol, resumed, tcp.bytesWritten + tcp.bytesRead);
-      if (protocol === 'h2' && o.idleTimeoutMs > 0) {
-        secure.setTimeout(o.idleTimeoutMs, () => {
-          // No byte for idleTimeoutMs: no request can be waiting on this connection (requests time
-          // out sooner, platform.requestTimeoutMs), so a clean close_notify + FIN loses nothing.
-          secure.end();
-        });
-      }
       finish(null, secure);
     });
     secure.on('error', (err) => {

@@ -72,14 +72,18 @@ export class PlatformDispatcher implements PlatformTransport {
   readonly trust: string;
   readonly #max: number;
   readonly #clientOptions: ClientType.Options;
-  readonly #routes = new Map<string, { single?: ClientType; pool?: PoolType }>();
+  readonly #routes = new Map<string, { single?: ClientType; pool?: PoolType; idleTimer?: NodeJS.Timeout }>();
+  readonly #idleMs: number;
+  readonly #pinging: boolean;
   #closed = false;
 
   constructor(options: PlatformDispatcherOptions) {
     const ca = trustedRoots(options.caFile);
     const idleTimeoutMs = options.idleTimeoutMs ?? 4000;
     this.wire = options.wire ?? new WireCounter();
-    this.inFlight = new InFlightCounter();
+    this.#idleMs = idleTimeoutMs;
+    this.#pinging = (options.pingIntervalMs ?? 0) > 0;
+    this.inFlight = new InFlightCounter({ onIdle: (o) => this.#idle(o), onBusy: (o) => this.#busy(o) });
     this.#max = options.maxConnections;
     const http2 = options.http2 ?? true;
     this.sessions = options.sessions ?? new TlsSessionCache();
@@ -89,7 +93,6 @@ export class PlatformDispatcher implements PlatformTransport {
         ...(ca ? { ca } : {}),
         http2,
         connectTimeoutMs: Math.min(10_000, options.requestTimeoutMs),
-        idleTimeoutMs,
         wire: this.wire,
       },
       this.sessions,
@@ -140,8 +143,41 @@ export class PlatformDispatcher implements PlatformTransport {
     }
   }
 
+  /**
+   * The last request of `origin` ended: its single connection (h2, or HTTP/1.1 before the origin's
+   * protocol is known) closes after idleTimeoutMs unless a request comes first. Idle means no
+   * request in flight and none for that long (issue 20): a timer on the TLS socket is not reset by
+   * the h2 session's own reads and writes, and closed busy connections every idleTimeoutS, failing
+   * the request in flight at that moment. undici closes idle HTTP/1.1 sockets itself (keepAlive)
+   * but keeps an h2 connection open for ever. With PINGs configured the connection is kept open
+   * (platform.pingIntervalS says so).
+   */
+  #idle(origin: string): void {
+    const route = this.#routes.get(origin);
+    if (!route?.single || this.#pinging || this.#idleMs <= 0) return;
+    clearTimeout(route.idleTimer);
+    route.idleTimer = setTimeout(() => {
+      route.idleTimer = undefined;
+      const single = route.single;
+      if (!single || this.inFlight.count(origin) > 0) return;
+      // The next request opens a new connection (resuming the TLS session); nothing is in flight here.
+      route.single = undefined;
+      single.close().catch(() => undefined);
+    }, this.#idleMs);
+    route.idleTimer.unref();
+  }
+
+  #busy(origin: string): void {
+    const route = this.#routes.get(origin);
+    if (route?.idleTimer) {
+      clearTimeout(route.idleTimer);
+      route.idleTimer = undefined;
+    }
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    for (const r of this.#routes.values()) clearTimeout(r.idleTimer);
     const all = [...this.#routes.values()].flatMap((r) => [r.single, r.pool]).filter((d) => d !== undefined);
     this.#routes.clear();
     await Promise.all(all.map((d) => d.close()));
@@ -149,6 +185,7 @@ export class PlatformDispatcher implements PlatformTransport {
 
   async destroy(): Promise<void> {
     this.#closed = true;
+    for (const r of this.#routes.values()) clearTimeout(r.idleTimer);
     const all = [...this.#routes.values()].flatMap((r) => [r.single, r.pool]).filter((d) => d !== undefined);
     this.#routes.clear();
     await Promise.all(all.map((d) => d.destroy()));

@@ -89,6 +89,32 @@ describe('platform dispatcher over TLS: idle close and TLS resumption', () => {
     expect(sim.stats.connections).toEqual({ opened: 2, h2: 2, http1: 0 });
   });
 
+  it('a busy h2 connection is never closed as idle: idle means no request in flight for idleTimeoutMs', async () => {
+    const ca = makeThrowawayCa(tempDir('ta-ca-'));
+    const sim = new PlatformSimulator();
+    const urls = await sim.start({ tls: { key: ca.key, cert: ca.cert, protocols: 'h2' }, idleTimeoutMs: 60_000 });
+    // Each answer takes longer than the idle timeout, and the next request starts as the previous
+    // ends: the connection carries traffic all along, but no byte moves for 400 ms at a time.
+    sim.setFaults('events', { latencyMs: 400 });
+    const dispatcher = createPlatformDispatcher({ caFile: ca.caFile, maxConnections: 4, requestTimeoutMs: 5000, idleTimeoutMs: 200 });
+    onTestFinished(async () => {
+      await dispatcher.close();
+      await sim.stop();
+    });
+    const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 5000, maxResponseBytes: 1 << 20 });
+    const put = () =>
+      http.send({ method: 'PUT', url: `${urls.planningUrl}/otm/api/v5/events`, body: '{}', idempotent: true, what: 'event' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await put()).status);
+    // Unauthenticated: 401 each time, but each one answered (none failed on a closed connection).
+    expect(statuses).toEqual([401, 401, 401, 401, 401]);
+    expect(sim.stats.connections.opened).toBe(1);
+    expect(dispatcher.wire.snapshot()).toMatchObject({ connections: 1, open: 1 });
+    // Then nothing in flight: it closes.
+    await until(() => dispatcher.wire.snapshot().open === 0);
+    expect(dispatcher.inFlight.count()).toBe(0);
+  });
+
   it('http2: false offers HTTP/1.1 only, even to a server that speaks h2', async () => {
     const ca = makeThrowawayCa(tempDir('ta-ca-'));
     const sim = new PlatformSimulator();
