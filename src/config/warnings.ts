@@ -6,10 +6,20 @@ import type { Config } from './load.js';
  * What `config check` warns about in a valid configuration (exit 0): facts of this machine that
  * will bite later, not mistakes in the file. A password file that is not there yet fails at the
  * first password grant; an inline password in a file that group or others can read has leaked
- * to them already.
+ * to them already; a replay file that is not there gives the agent no positions at all (it runs,
+ * and says so only in its log and status).
  */
 export function configWarnings(config: Config): ConfigIssue[] {
   const warnings: ConfigIssue[] = [];
+  const replay = config.gnss.replayFile;
+  if (replay !== undefined) {
+    const problem = !existsSync(replay) ? 'does not exist' : statSync(replay).isFile() ? undefined : 'is not a file';
+    if (problem !== undefined)
+      warnings.push({
+        path: 'gnss.replayFile',
+        message: `${replay} ${problem}: the agent reads no positions until it does; write an NMEA log there (telematics-agent drive --out ${replay} makes a synthetic one), or set gnss.path to the receiver instead`,
+      });
+  }
   const c = config.credentials;
   if (c.passwordSource === 'passwordFile' && c.passwordFile !== undefined && !existsSync(c.passwordFile))
     warnings.push({

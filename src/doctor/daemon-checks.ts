@@ -35,9 +35,13 @@ export function checkReceiverViaDaemon(snapshot: StatusSnapshot, r: ReceiverStat
         `${who} has ${since} from ${port}${at} (${link}; ${r.bytes ?? 0} bytes read)`,
         o.gpsd
           ? gpsdAdvice(r.bytes)
-          : r.bytes
-            ? `bytes arrive but no valid NMEA: check gnss.baudRate (now ${o.baudRate ?? '-'}) against the receiver`
-            : 'check the cable and the receiver power; `telematics-agent status --watch` shows the link live',
+          : o.replay
+            ? r.bytes
+              ? 'gnss.replayFile holds no NMEA sentences: point it at an NMEA log ($GPRMC,... lines)'
+              : 'set gnss.replayFile to an NMEA log that exists and the service can read (telematics-agent drive --out FILE writes a synthetic one), or gnss.path to the receiver'
+            : r.bytes
+              ? `bytes arrive but no valid NMEA: check gnss.baudRate (now ${o.baudRate ?? '-'}) against the receiver`
+              : 'check the cable and the receiver power; `telematics-agent status --watch` shows the link live',
       ),
     );
     out.push(skip('fix', 'no NMEA'), skip('clock vs GNSS', 'no NMEA'));

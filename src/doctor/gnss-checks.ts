@@ -35,9 +35,37 @@ export interface GnssCheckOptions {
   maxClockOffsetS?: number;
   /** A replayed log: its GNSS times are from another day, so the clock comparison is no finding. */
   replay?: boolean;
+  /**
+   * The configuration key that names where the NMEA comes from, so that each fix line names the
+   * key that is actually set (default gnss.path).
+   */
+  sourceKey?: GnssSourceKey;
 }
 
+export type GnssSourceKey = 'gnss.path' | 'gnss.replayFile' | 'gnss.gpsd';
+
+/** What to check when nothing (readable) comes from the source, per configuration key. */
+const SOURCE_ADVICE: Record<GnssSourceKey, { unreadable: string; silent: string; noNmea: string }> = {
+  'gnss.path': {
+    unreadable: 'check gnss.path and that the receiver is plugged in',
+    silent: 'check the cable and the receiver power; some receivers need NMEA output enabled',
+    noNmea: 'the device may not be a GNSS receiver, or it speaks a binary protocol only; enable NMEA output',
+  },
+  'gnss.replayFile': {
+    unreadable:
+      'set gnss.replayFile to an NMEA log that exists and the service can read (telematics-agent drive --out FILE writes a synthetic one), or gnss.path to the receiver',
+    silent: 'gnss.replayFile is empty: point it at an NMEA log (telematics-agent drive --out FILE writes one)',
+    noNmea: 'gnss.replayFile holds no NMEA sentences: point it at an NMEA log ($GPRMC,... lines)',
+  },
+  'gnss.gpsd': {
+    unreadable: 'check gnss.gpsd and that gpsd runs (systemctl status gpsd.socket gpsd)',
+    silent: 'gpsd passed on no NMEA: check DEVICES= in /etc/default/gpsd and the receiver (gpspipe -r -n 5)',
+    noNmea: 'gpsd passed on no NMEA sentences: the receiver may speak a binary protocol only; enable NMEA output (gpsctl -n)',
+  },
+};
+
 export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]> {
+  const advice = SOURCE_ADVICE[o.sourceKey ?? 'gnss.path'];
   let sample: Decoded;
   try {
     sample = decode(await o.read(o.configuredBaud, o.listenMs));
@@ -45,10 +73,10 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
     return [
       fail(
         'NMEA',
-        `cannot read the receiver: ${(e as Error).message}`,
-        /lock|busy/i.test((e as Error).message)
+        `cannot read ${o.sourceKey === 'gnss.replayFile' ? 'the replay file' : 'the receiver'}: ${(e as Error).message}`,
+        o.sourceKey !== 'gnss.replayFile' && /lock|busy/i.test((e as Error).message)
           ? 'another program holds the port; if it is the service, run doctor as root or in its group so that it asks the service'
-          : 'check gnss.path and that the receiver is plugged in',
+          : advice.unreadable,
       ),
       skip('fix', 'no NMEA'),
       skip('clock vs GNSS', 'no NMEA'),
@@ -58,7 +86,7 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
   if (sample.valid === 0) {
     if (sample.bytes === 0)
       return [
-        fail('NMEA', `nothing arrived in ${seconds} s`, 'check the cable and the receiver power; some receivers need NMEA output enabled'),
+        fail('NMEA', o.sourceKey === 'gnss.replayFile' ? 'the replay file is empty' : `nothing arrived in ${seconds} s`, advice.silent),
         skip('fix', 'no NMEA'),
         skip('clock vs GNSS', 'no NMEA'),
       ];
@@ -78,11 +106,7 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
       }
     }
     return [
-      fail(
-        'NMEA',
-        `${sample.bytes} bytes but no valid NMEA sentence`,
-        'the device may not be a GNSS receiver, or it speaks a binary protocol only; enable NMEA output',
-      ),
+      fail('NMEA', `${sample.bytes} bytes but no valid NMEA sentence`, advice.noNmea),
       skip('fix', 'no NMEA'),
       skip('clock vs GNSS', 'no NMEA'),
     ];

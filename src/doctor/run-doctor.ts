@@ -64,6 +64,7 @@ export async function runDoctor(configPath: string | undefined, env: NodeJS.Proc
         listenMs: config.gnss.path ? 5000 : 1000,
         wallMs: Date.now,
         replay,
+        sourceKey: replay ? 'gnss.replayFile' : config.gnss.gpsd !== undefined ? 'gnss.gpsd' : 'gnss.path',
       })),
     );
   }

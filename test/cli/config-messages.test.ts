@@ -50,6 +50,43 @@ describe('config check warnings (exit 0)', () => {
   });
 });
 
+describe('a gnss.replayFile that is not there (issue 23.3)', () => {
+  it('config check warns, naming the key; doctor fails NMEA with a fix line that names gnss.replayFile', async () => {
+    const dir = tempDir();
+    const replay = path.join(dir, 'drive.nmea');
+    // Nothing listens on port 9 of the loopback: the platform checks fail at once, offline.
+    const nowhere = 'https://127.0.0.1:9';
+    const config = {
+      ...BASE,
+      platform: { authUrl: `${nowhere}/api/v1`, deviceUrl: `${nowhere}/api/public/v2/`, planningUrl: nowhere },
+      gnss: { replayFile: replay },
+      dataDir: path.join(dir, 'data'),
+    };
+    const file = write(dir, 'config.json', config);
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      `warning: gnss.replayFile: ${replay} does not exist: the agent reads no positions until it does; write an NMEA log there (telematics-agent drive --out ${replay} makes a synthetic one), or set gnss.path to the receiver instead`,
+    );
+    expect(r.stderr).toContain(`configuration ${file} is valid (1 warning)`);
+
+    const doctor = await runCli(['doctor', '--config', file]);
+    expect(doctor.stdout).toMatch(/^FAIL\s+NMEA\s+cannot read the replay file: ENOENT/m);
+    expect(doctor.stdout).toContain('fix: set gnss.replayFile to an NMEA log that exists');
+    expect(doctor.stdout).not.toContain('check gnss.path');
+
+    writeFileSync(replay, '');
+    const empty = await runCli(['doctor', '--config', file]);
+    expect(empty.stdout).toMatch(/^FAIL\s+NMEA\s+the replay file is empty/m);
+    expect(empty.stdout).toContain('fix: gnss.replayFile is empty');
+
+    const drive = await runCli(['drive', '--out', replay, '--minutes', '1']);
+    expect(drive.code, drive.stderr).toBe(0);
+    const fixed = await runCli(['config', 'check', '--config', file]);
+    expect(fixed.stderr).not.toContain('gnss.replayFile');
+  });
+});
+
 describe('config check on a file that is not JSON', () => {
   it.each([
     [

@@ -22,4 +22,14 @@ describe('doctor beside the running agent: receiver advice', () => {
     const [nmea] = checkReceiverViaDaemon(snapshot, { ...silent(5000), port: '/dev/ttyACM0' }, { baudRate: 9600, replay: false });
     expect(nmea?.fix).toMatch(/gnss\.baudRate \(now 9600\)/);
   });
+
+  it('a replay that gives nothing names gnss.replayFile, never the cable or gnss.baudRate', () => {
+    for (const bytes of [0, 5000]) {
+      const replay = { ...silent(bytes), port: '/var/lib/missing.nmea', lastError: 'ENOENT' };
+      const [nmea] = checkReceiverViaDaemon(snapshot, replay, { baudRate: undefined, replay: true });
+      expect(nmea?.verdict).toBe('FAIL');
+      expect(nmea?.fix).toMatch(/gnss\.replayFile/);
+      expect(nmea?.fix).not.toMatch(/cable|baudRate|check gnss\.path/);
+    }
+  });
 });
