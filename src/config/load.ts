@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type ConfigIssue } from '../errors.js';
-import { toIssue } from './issues.js';
+import { toIssues } from './issues.js';
 import { placeholderIssues } from './placeholders.js';
 import { jsonSyntaxProblem } from './json-syntax.js';
 import { resolvePassword, type Credentials } from './password.js';
@@ -69,7 +69,7 @@ export function parseConfig(json: unknown, options: { source: string; env?: Node
   const result = configSchema.safeParse(json);
   if (!result.success || placeholders.length > 0) {
     const left = new Set(placeholders.map((i) => i.path));
-    const schemaIssues = result.success ? [] : result.error.issues.map(toIssue).filter((i) => !left.has(i.path));
+    const schemaIssues = result.success ? [] : toIssues(result.error.issues, json).filter((i) => !left.has(i.path));
     throw new ConfigError([...placeholders, ...schemaIssues], options.source);
   }
   const raw = result.data;

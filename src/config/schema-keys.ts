@@ -32,3 +32,18 @@ export function leafKeys(node: unknown = configSchema, prefix = ''): string[] {
   if (!shape) return [prefix];
   return Object.entries(shape).flatMap(([k, v]) => leafKeys(v, prefix ? `${prefix}.${k}` : k));
 }
+
+/** The schema's default at a dotted path (`undefined` where there is none), for examples in messages. */
+export function defaultAt(keyPath: string[], schema: unknown = configSchema): unknown {
+  let node: unknown = schema;
+  for (const k of keyPath) {
+    node = shapeOf(node)?.[k];
+    if (!node) return undefined;
+  }
+  for (let i = 0; i < 8 && node; i++) {
+    const def = (node as { _zod?: { def?: { type?: string; defaultValue?: unknown; innerType?: unknown } } })._zod?.def;
+    if (def?.type === 'default') return def.defaultValue;
+    node = def?.innerType;
+  }
+  return undefined;
+}

@@ -87,6 +87,52 @@ describe('a gnss.replayFile that is not there (issue 23.3)', () => {
   });
 });
 
+describe('a wrong type or value is explained with an example (issue 23.7)', () => {
+  it('names what is expected, quotes what was written, and gives the line to write', async () => {
+    const dir = tempDir();
+    const file = write(dir, 'config.json', {
+      ...BASE,
+      environment: 'stage',
+      credentials: { username: 'u', password: 987654 },
+      device: { ...BASE.device, active: 'yes' },
+      gnss: { path: '/dev/ttyACM0', baudRate: '9600' },
+      recording: { mode: 'fast' },
+      upload: { concurrency: 0, minBackoffMs: 2.5 },
+    });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(2);
+    const lines = r.stderr.split('\n');
+    expect(lines).toContain(
+      '  - environment: must be one of "production", "staging" (got the string "stage"; did you mean "staging"?), e.g. "environment": "staging"',
+    );
+    expect(lines).toContain('  - device.active: must be true or false (without quotes), not the string "yes", e.g. "active": true');
+    expect(lines).toContain('  - gnss.baudRate: must be a number, not the string "9600", e.g. "baudRate": 9600');
+    expect(lines).toContain('  - recording.mode: must be one of "path", "adaptive", "all" (got the string "fast"), e.g. "mode": "path"');
+    expect(lines).toContain('  - upload.concurrency: must be at least 1, not the number 0, e.g. "concurrency": 4');
+    expect(lines).toContain('  - upload.minBackoffMs: must be a whole number, not the number 2.5, e.g. "minBackoffMs": 1000');
+    // A password of the wrong type is still a password: its value is not printed.
+    expect(lines).toContain('  - credentials.password: must be a string in double quotes, not a number (not shown)');
+    expect(r.stderr).not.toContain('987654');
+    expect(r.stderr).not.toMatch(/Invalid input|Invalid option|Too small|received string/);
+  });
+
+  it('a top-level "gps" is taken for "gnss", without a second error about the gnss source it hides', async () => {
+    const dir = tempDir();
+    const { gnss, ...rest } = BASE;
+    const file = write(dir, 'config.json', { ...rest, gps: gnss });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('  - gps: unknown key (gps: did you mean gnss?); allowed here: environment, platform,');
+    expect(r.stderr).not.toContain('gnss.path');
+    expect(r.stderr.trim().split('\n')).toHaveLength(2);
+    // With both present the gnss section's own problems are reported as usual.
+    const both = write(dir, 'both.json', { ...rest, gps: gnss, gnss: {} });
+    const r2 = await runCli(['config', 'check', '--config', both]);
+    expect(r2.stderr).toContain('gnss.path: set exactly one GNSS source');
+    expect(r2.stderr).toContain('gps: unknown key');
+  });
+});
+
 describe('config check on a file that is not JSON', () => {
   it.each([
     [
