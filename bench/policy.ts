@@ -21,7 +21,7 @@ import { QualityGate } from '../src/gnss/quality-gate.js';
 import { RECORDING_DEFAULTS, RecordingPolicy, type RecordingPolicyOptions } from '../src/gnss/recording-policy.js';
 import { trackFidelity, type Fidelity } from '../src/gnss/track-fidelity.js';
 import { speedKmhOf } from '../src/gnss/motion.js';
-import { toLocationUpdateEvent, type EventDetail } from '../src/platform/otm-event.js';
+import { toLocationUpdateEvent, type EventDetail } from '../src/platform/otm5/event.js';
 import { driveText, generateDrive, type Leg } from '../src/sim/receiver/index.js';
 import { seededRandom } from '../src/sim/random.js';
 

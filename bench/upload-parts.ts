@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { configSchema } from '../src/config/schema.js';
 import { openDatabase } from '../src/store/database.js';
 import { silentLogger } from '../src/log.js';
-import { toLocationUpdateEvent } from '../src/platform/otm-event.js';
+import { toLocationUpdateEvent } from '../src/platform/otm5/event.js';
 import { driveText, generateDrive } from '../src/sim/receiver/index.js';
 import { eventIdBytes, formatUuid } from '../src/store/event-id.js';
 import { ManualClock, systemClock } from '../src/system/clock.js';

@@ -8,9 +8,9 @@
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../src/log.js';
-import { createPlatformDispatcher } from '../src/platform/dispatcher.js';
-import { PlatformHttp } from '../src/platform/http.js';
-import { ticketKeyOf, TlsSessionStore } from '../src/platform/tls-session-store.js';
+import { createPlatformDispatcher } from '../src/platform/transport/dispatcher.js';
+import { PlatformHttp } from '../src/platform/transport/http.js';
+import { ticketKeyOf, TlsSessionStore } from '../src/platform/transport/tls-session-store.js';
 import { PlatformSimulator } from '../src/sim/index.js';
 import type { ThrowawayCa } from '../src/sim/throwaway-ca.js';
 import { openDatabase } from '../src/store/database.js';

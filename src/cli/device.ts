@@ -26,7 +26,7 @@ export function registerDeviceCommands(program: Command): void {
     .action(async (opts: ShowOptions) => {
       const [{ runPlatformCommand }, { DeviceClient }] = await Promise.all([
         import('./platform-context.js'),
-        import('../platform/device-client.js'),
+        import('../platform/device/client.js'),
       ]);
       await runPlatformCommand(opts.config, 'device retrieval', async (ctx) => {
         const identity = await ctx.platform.registrar.identity();
@@ -60,7 +60,7 @@ export function registerDeviceCommands(program: Command): void {
     .action(async (opts: { config?: string; json?: boolean }) => {
       const [{ runPlatformCommand }, { DeviceClient }, { deviceTable }] = await Promise.all([
         import('./platform-context.js'),
-        import('../platform/device-client.js'),
+        import('../platform/device/client.js'),
         import('./device-table.js'),
       ]);
       await runPlatformCommand(opts.config, 'device list', async (ctx) => {

@@ -23,7 +23,7 @@ export function registerOutboxCommands(program: Command): void {
     .option(...CONFIG_OPTION)
     .action(async (opts: OutboxCliOptions) => {
       const { openOutboxDatabase } = await import('./outbox-database.js');
-      const { requeueDeadLetters } = await import('../store/outbox-dead-letters.js');
+      const { requeueDeadLetters } = await import('../store/outbox/dead-letters.js');
       const db = openOutboxDatabase(opts.config);
       try {
         const r = requeueDeadLetters(db);
@@ -46,7 +46,7 @@ export function registerOutboxCommands(program: Command): void {
     .option(...CONFIG_OPTION)
     .action(async (file: string, opts: OutboxCliOptions) => {
       const { openOutboxDatabase, writeLines } = await import('./outbox-database.js');
-      const { deadLetterLines, pendingLines } = await import('../store/outbox-dead-letters.js');
+      const { deadLetterLines, pendingLines } = await import('../store/outbox/dead-letters.js');
       const all = opts.all === true || (opts.pending !== true && opts.deadLetters !== true);
       const db = openOutboxDatabase(opts.config);
       try {

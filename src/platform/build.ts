@@ -3,18 +3,18 @@ import type { Logger } from '../log.js';
 import type { Database } from '../store/database.js';
 import type { Clock } from '../system/clock.js';
 import { systemProbes, type IdentityProbes } from '../system/identity.js';
-import { AuthorizedClient } from './authorized-client.js';
-import { systemBootClock, type BootClock } from './boot-clock.js';
-import { DeviceRegistrar } from './device-registrar.js';
-import { createPlatformDispatcher, PlatformDispatcher, type PlatformTransport } from './dispatcher.js';
+import { AuthorizedClient } from './auth/authorized-client.js';
+import { systemBootClock, type BootClock } from '../system/boot-clock.js';
+import { DeviceRegistrar } from './device/registrar.js';
+import { createPlatformDispatcher, PlatformDispatcher, type PlatformTransport } from './transport/dispatcher.js';
 import { MetaStore } from '../store/meta.js';
-import { ticketKeyOf, TlsSessionStore } from './tls-session-store.js';
-import { PlatformHttp } from './http.js';
-import { SecretRedactor } from './secret-redactor.js';
-import { StartSpread } from './start-spread.js';
-import { TokenManager } from './token-manager.js';
+import { ticketKeyOf, TlsSessionStore } from './transport/tls-session-store.js';
+import { PlatformHttp } from './transport/http.js';
+import { SecretRedactor } from './auth/secret-redactor.js';
+import { StartSpread } from './device/start-spread.js';
+import { TokenManager } from './auth/token-manager.js';
 import { errorFields } from '../errors.js';
-import { WireCounter } from './wire-counter.js';
+import { WireCounter } from './transport/wire-counter.js';
 
 export interface PlatformDeps {
   config: Config;

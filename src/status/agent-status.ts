@@ -1,7 +1,7 @@
 import type { Config } from '../config/load.js';
 import type { GnssPipeline } from '../gnss/pipeline.js';
 import type { PlatformParts } from '../platform/build.js';
-import type { Outbox } from '../store/outbox.js';
+import type { Outbox } from '../store/outbox/outbox.js';
 import type { Clock } from '../system/clock.js';
 import type { Uploader } from '../upload/uploader.js';
 import { DaemonStatusProvider, type StoredFacts } from './daemon-provider.js';

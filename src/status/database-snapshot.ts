@@ -4,10 +4,10 @@
  * (receiver, uptime, token age on the monotonic clock) is absent; the header says so first.
  */
 import { existsSync } from 'node:fs';
-import { WIRE_META_KEY, type WireUsage } from '../platform/wire-counter.js';
+import { WIRE_META_KEY, type WireUsage } from '../platform/transport/wire-counter.js';
 import { databasePath } from '../store/database.js';
 import { ReadOnlyStore } from '../store/read-only-store.js';
-import { DELIVERY_META } from '../store/outbox-counters.js';
+import { DELIVERY_META } from '../store/outbox/counters.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
 import { repairedFacts } from './store-view.js';

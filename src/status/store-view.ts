@@ -1,5 +1,5 @@
 import type { MetaStore } from '../store/meta.js';
-import type { OutboxCommitState } from '../store/outbox.js';
+import type { OutboxCommitState } from '../store/outbox/outbox.js';
 import { SALVAGE_META_KEY, type SalvageFacts } from '../store/salvage.js';
 import type { DiskSummary } from './snapshot.js';
 

@@ -6,7 +6,7 @@
  * transaction each), so after a crash it is that of the last clean stop.
  */
 import type { MetaStore } from '../store/meta.js';
-import { DELIVERY_META } from '../store/outbox-counters.js';
+import { DELIVERY_META } from '../store/outbox/counters.js';
 
 export const UPLOAD_FACT_KEYS = { lastSuccessAt: DELIVERY_META.lastSuccessAt, lastError: 'upload.lastError' } as const;
 

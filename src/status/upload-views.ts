@@ -1,5 +1,5 @@
 import type { OutboxSummary, UploadSummary } from './snapshot.js';
-import type { OutboxCommitState, OutboxStatus } from '../store/outbox.js';
+import type { OutboxCommitState, OutboxStatus } from '../store/outbox/outbox.js';
 import type { UploaderStatus } from '../upload/uploader.js';
 
 /** The outbox and uploader as the status snapshot (src/status/snapshot.ts) shows them. */

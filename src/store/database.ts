@@ -6,7 +6,7 @@ import { giveToDataDirOwner, ownerAndMode } from '../system/data-owner.js';
 import type { Logger } from '../log.js';
 import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
-import { ROW_COLUMNS, type OutboxRow } from './outbox-row.js';
+import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
 import { pruneDamagedFiles, salvageInto, SALVAGE_META_KEY, type SalvageFacts } from './salvage.js';
 import { guardDatabase, isCorrupt, type StoreFaultListener } from './store-faults.js';
 

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, openSync, closeSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { ROW_COLUMNS, type OutboxRow } from './outbox-row.js';
+import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
 import { isCorrupt } from './store-faults.js';
 
 /**

@@ -1,4 +1,4 @@
-/** Deep imports of undici's dispatchers (see platform/dispatcher.ts): the same classes as `undici`'s. */
+/** Deep imports of undici's dispatchers (see platform/transport/dispatcher.ts): the same classes as `undici`'s. */
 declare module 'undici/lib/dispatcher/agent.js' {
   import type { Agent } from 'undici';
   const AgentClass: typeof Agent;

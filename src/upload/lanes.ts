@@ -1,5 +1,5 @@
 import type { Config } from '../config/load.js';
-import type { OutboxEntry } from '../store/outbox-row.js';
+import type { OutboxEntry } from '../store/outbox/row.js';
 import type { UploadQueue } from './upload-queue.js';
 
 export type Lane = 'live' | 'backlog';
@@ -22,7 +22,7 @@ const PAGE = 256;
 export class UploadLanes {
   readonly #queue: UploadQueue;
   readonly #order: Config['upload']['order'];
-  /** Requeued dead letters take seqs below the others (store/outbox-dead-letters.ts): start below any. */
+  /** Requeued dead letters take seqs below the others (store/outbox/dead-letters.ts): start below any. */
   #cursor = Number.MIN_SAFE_INTEGER;
   #externalChanges = 0;
   #page: OutboxEntry[] = [];

@@ -1,4 +1,4 @@
-import type { OutboxEntry } from '../store/outbox-row.js';
+import type { OutboxEntry } from '../store/outbox/row.js';
 
 /** What the uploader and its lanes need from the outbox. */
 export interface UploadQueue {

@@ -1,8 +1,8 @@
 import { PlatformError, type ErrorClass, errorFields } from '../errors.js';
 import type { PlatformResponse, RegisteredDevice } from '../platform/contracts.js';
-import { errorFromResponse } from '../platform/http-errors.js';
-import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent } from '../platform/otm-event.js';
-import type { OutboxEntry } from '../store/outbox-row.js';
+import { errorFromResponse } from '../platform/transport/http-errors.js';
+import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent } from '../platform/otm5/event.js';
+import type { OutboxEntry } from '../store/outbox/row.js';
 import { systemTimers, type Timers } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { writeConfig } from '../status/fixtures.js';
-import { fixAt, openOutbox } from '../store/outbox-helpers.js';
+import { fixAt, openOutbox } from '../store/outbox/helpers.js';
 
 /** A database as a stopped daemon leaves it: `pending` fixes queued, `dead` of them dead-lettered first. */
 async function seeded(pending: number, dead: number): Promise<{ config: string; dataDir: string; deadIds: string[] }> {

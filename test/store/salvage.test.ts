@@ -10,7 +10,7 @@ import { readByRanges, SALVAGE_META_KEY, type SalvageFacts } from '../../src/sto
 import { StoreError, type StoreFaultKind } from '../../src/store/store-faults.js';
 import { seededRandom } from '../../src/sim/random.js';
 import { tempDir } from '../helpers/tmp.js';
-import { fixAt, openOutbox } from './outbox-helpers.js';
+import { fixAt, openOutbox } from './outbox/helpers.js';
 
 const N = 6000;
 const DEAD = 40;

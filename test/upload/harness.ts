@@ -4,7 +4,7 @@ import { silentLogger } from '../../src/log.js';
 import { systemClock, type ManualClock } from '../../src/system/clock.js';
 import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
-import { IDENTITY, openOutbox, type OpenOutbox } from '../store/outbox-helpers.js';
+import { IDENTITY, openOutbox, type OpenOutbox } from '../store/outbox/helpers.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/system/clock.js';
-import { fixAt } from '../store/outbox-helpers.js';
+import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, untilWithBackoffs, uploadRig, type UploadRig } from './harness.js';
 
 let rig: UploadRig | undefined;

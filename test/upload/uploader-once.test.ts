@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixAt } from '../store/outbox-helpers.js';
+import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, uploadRig, type UploadRig } from './harness.js';
 
 /**

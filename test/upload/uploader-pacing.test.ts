@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/system/clock.js';
 import { BacklogPacer } from '../../src/upload/backlog-pacer.js';
-import { fixAt } from '../store/outbox-helpers.js';
+import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, untilWithBackoffs, uploadRig, type UploadRig } from './harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SYSTEMIC_RUN } from '../../src/upload/rejection-rule.js';
-import { fixAt } from '../store/outbox-helpers.js';
+import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, uploadRig, type UploadRig } from './harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PlatformDispatcher } from '../../src/platform/dispatcher.js';
-import { fixAt } from '../store/outbox-helpers.js';
+import type { PlatformDispatcher } from '../../src/platform/transport/dispatcher.js';
+import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, uploadRig, type UploadRig } from './harness.js';
 
 /**

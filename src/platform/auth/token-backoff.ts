@@ -1,0 +1,108 @@
+import { AgentError, PlatformError } from '../../errors.js';
+import { atLeastRetryAfter, backoffMs } from '../../retry/backoff.js';
+
+/**
+ * The two waits of the token manager, on the monotonic clock:
+ * - credentials rejected (spec 5.7: never loop on the password grant): minutes, doubling to an hour;
+ * - token service failing (5xx, 429, network): seconds, doubling to a few minutes, at least Retry-After.
+ * While a wait runs, callers get the error at once and the token service hears nothing.
+ */
+export interface TokenBackoffTuning {
+  passwordRetryMinS: number;
+  passwordRetryMaxS: number;
+  serviceRetryMinS: number;
+  serviceRetryMaxS: number;
+}
+
+interface Wait {
+  failures: number;
+  untilMs: number;
+  retryAtWallMs: number;
+  error: AgentError;
+}
+
+export class TokenBackoff {
+  readonly #t: TokenBackoffTuning;
+  readonly #random: () => number;
+  #rejected: Wait | undefined;
+  #service: Wait | undefined;
+
+  constructor(tuning: TokenBackoffTuning, random: () => number) {
+    this.#t = tuning;
+    this.#random = random;
+  }
+
+  /** Throws the pending error while a wait runs. */
+  check(nowMs: number): void {
+    for (const w of [this.#rejected, this.#service]) {
+      if (w && nowMs < w.untilMs) {
+        const e = w.error;
+        throw new PlatformError(e.code, e.message, {
+          class: e.errorClass,
+          retryable: e.retryable,
+          retryAfterMs: Math.ceil(w.untilMs - nowMs),
+          ...(e.details ? { details: e.details } : {}),
+        });
+      }
+    }
+  }
+
+  rejectedUntilWall(nowMs: number): number | undefined {
+    return this.#rejected && nowMs < this.#rejected.untilMs ? this.#rejected.retryAtWallMs : undefined;
+  }
+
+  /**
+   * A rejected password: returns the error to throw (class config, with retryAfterMs). `fix` says
+   * what to fix, given the wall time of the next attempt (password-source.ts).
+   */
+  credentialsRejected(nowMs: number, wallMs: number, platformMessage: string, fix?: (retryAtWallMs: number) => string): PlatformError {
+    const failures = (this.#rejected?.failures ?? 0) + 1;
+    const delayMs = this.#delay(failures, this.#t.passwordRetryMinS, this.#t.passwordRetryMaxS, undefined);
+    const hint = fix ? fix(wallMs + delayMs) : 'fix credentials.username and the password';
+    const error = new PlatformError(
+      'CREDENTIALS_REJECTED',
+      `credentials rejected by the token service (${platformMessage || 'invalid_grant'}); ${hint}; next attempt in ${Math.round(delayMs / 1000)} s`,
+      {
+        class: 'config',
+        retryable: true,
+        status: 401,
+        retryAfterMs: delayMs,
+        details: { platformMessage, attempts: failures },
+      },
+    );
+    this.#rejected = { failures, untilMs: nowMs + delayMs, retryAtWallMs: wallMs + delayMs, error };
+    return error;
+  }
+
+  /** The rejected password was replaced (a password file fixed in place): the next attempt may go now. */
+  clearRejected(): void {
+    if (this.#rejected) this.#rejected = { ...this.#rejected, untilMs: 0 };
+  }
+
+  /** The token service failed transiently: returns the error to throw, with retryAfterMs. */
+  serviceFailed(nowMs: number, wallMs: number, cause: PlatformError): PlatformError {
+    const failures = (this.#service?.failures ?? 0) + 1;
+    const delayMs = this.#delay(failures, this.#t.serviceRetryMinS, this.#t.serviceRetryMaxS, cause.retryAfterMs);
+    const error = new PlatformError(cause.code, cause.message, {
+      class: cause.errorClass === 'config' ? 'config' : 'transient',
+      retryable: true,
+      retryAfterMs: delayMs,
+      cause,
+      ...(cause.status !== undefined ? { status: cause.status } : {}),
+      ...(cause.details ? { details: cause.details } : {}),
+    });
+    this.#service = { failures, untilMs: nowMs + delayMs, retryAtWallMs: wallMs + delayMs, error };
+    return error;
+  }
+
+  succeeded(): void {
+    this.#rejected = undefined;
+    this.#service = undefined;
+  }
+
+  /** retry/backoff.ts with equal jitter; never below Retry-After, spread above it. */
+  #delay(failures: number, minS: number, maxS: number, retryAfterMs: number | undefined): number {
+    const random = this.#random();
+    return atLeastRetryAfter(backoffMs(failures, { minMs: minS * 1000, maxMs: maxS * 1000 }, random), retryAfterMs, Infinity, random);
+  }
+}

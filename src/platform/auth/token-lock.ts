@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PlatformError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { isCorrupt } from '../../store/store-faults.js';
+import type { LockHolder, StoredToken, TokenStore } from '../../store/token-store.js';
+import type { Clock } from '../../system/clock.js';
+import { bookkeepingWrite, storeErrorCode } from './token-bookkeeping.js';
+
+export interface TokenLockTuning {
+  /** Give up waiting for another process's token lock after this long. */
+  lockWaitMs: number;
+  /** A lock older than this is abandoned, even if its process still runs. */
+  lockStaleMs: number;
+}
+
+export interface TokenLockOptions {
+  store: TokenStore;
+  /** Wall time: the lock row records when it was taken. */
+  clock: Clock;
+  logger: Logger;
+  tuning: TokenLockTuning;
+  /** Aborts a wait for another holder (the token manager is stopping). */
+  signal: AbortSignal;
+}
+
+/** A held token lock: the stored pair read under it, and whether it is the cross-process row. */
+export interface TokenLockHeld {
+  stored: StoredToken | undefined;
+  shared: boolean;
+}
+
+/** The cross-process token lock: a lock row in the database, so that one process renews at a time. */
+export class TokenLock {
+  readonly #o: TokenLockOptions;
+  readonly #owner = `${process.pid}:${randomUUID()}`;
+
+  constructor(options: TokenLockOptions) {
+    this.#o = options;
+  }
+
+  /**
+   * Takes the cross-process token lock, waiting for another holder; returns the pair read under it.
+   * When the lock row cannot be written (disk full, issue 11.2) the in-process single flight is the
+   * only lock: delivery must not stop for it. Another process renewing at the same moment could then
+   * send the same refresh token; the loser's 401 costs one password grant, no data.
+   */
+  async acquire(): Promise<TokenLockHeld> {
+    const { clock, tuning, store, logger } = this.#o;
+    const pollMs = 25;
+    let announced = false;
+    for (let waited = 0; ; waited += pollMs) {
+      let r: ReturnType<TokenStore['tryLock']>;
+      try {
+        r = store.tryLock(this.#owner, clock.wallMs(), (h) => this.#isStale(h));
+      } catch (e) {
+        // A damaged file is being salvaged (agent.ts): a password grant now would be lost with this
+        // token manager; the one after the salvage is the one that is justified (issue 11.3).
+        if (isCorrupt(e)) throw e;
+        logger.warn(
+          { code: storeErrorCode(e) },
+          'the token lock cannot be written to the database (disk full?): renewing under the in-process lock only',
+        );
+        return { stored: this.#readStored(), shared: false };
+      }
+      if (r.acquired) return { stored: r.stored, shared: true };
+      if (!announced) logger.debug({ holderPid: r.holder?.pid }, 'another process is renewing the token: waiting for it');
+      announced = true;
+      if (waited >= tuning.lockWaitMs) {
+        throw new PlatformError(
+          'TOKEN_LOCK_BUSY',
+          `another process (pid ${r.holder?.pid}) has been renewing the token for over ${tuning.lockWaitMs} ms`,
+          { class: 'transient', retryAfterMs: 1000 },
+        );
+      }
+      await sleep(pollMs, undefined, { signal: this.#o.signal });
+    }
+  }
+
+  /** Releases a lock taken by acquire() (the in-process fallback has no row to remove). */
+  release(lock: TokenLockHeld): void {
+    if (lock.shared) bookkeepingWrite(this.#o.logger, 'token unlock', () => this.#o.store.unlock(this.#owner));
+  }
+
+  #readStored(): StoredToken | undefined {
+    try {
+      return this.#o.store.read();
+    } catch (e) {
+      this.#o.logger.warn({ code: storeErrorCode(e) }, 'the stored token pair cannot be read');
+      return undefined;
+    }
+  }
+
+  #isStale(holder: LockHolder): boolean {
+    const age = this.#o.clock.wallMs() - holder.acquiredAt;
+    // A wall clock that stepped (NTP at boot) must not keep a lock for ever: either direction counts.
+    if (age > this.#o.tuning.lockStaleMs || age < -60_000) return true;
+    return !processAlive(holder.pid);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

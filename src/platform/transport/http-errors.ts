@@ -1,0 +1,154 @@
+import { PlatformError, type ErrorClass, type ErrorCode } from '../../errors.js';
+import type { PlatformResponse } from '../contracts.js';
+import { parseRetryAfter } from '../../retry/retry-after.js';
+import { statusErrorClass, type Endpoint } from '../../retry/status-table.js';
+
+/**
+ * Classification of everything that can go wrong on a platform call into the three answers the
+ * agent knows (errors.ts): retry later (transient), refresh the token (auth), fix configuration
+ * (config), plus "the platform refused this item" (rejected).
+ */
+
+/** Failures before any byte of the request could reach the server: safe to repeat anything. */
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** TLS verification failures: a human must fix the CA or the address (platform.caFile). */
+const TLS_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** The class of a status from `endpoint`: the table in retry/status-table.ts. */
+export function statusClass(status: number, endpoint: Endpoint): ErrorClass {
+  return statusErrorClass(endpoint, status);
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'PLATFORM_BAD_REQUEST',
+  401: 'PLATFORM_UNAUTHORIZED',
+  403: 'PLATFORM_FORBIDDEN',
+  404: 'PLATFORM_NOT_FOUND',
+  429: 'PLATFORM_RATE_LIMITED',
+};
+
+/**
+ * The platform's own words from an error body (Spring `message`, OAuth `error_description`,
+ * the OTM5 error array), bounded so that a huge HTML page does not flood the log.
+ */
+export function platformMessage(res: PlatformResponse): string {
+  const b = res.body;
+  let msg: string | undefined;
+  if (Array.isArray(b))
+    msg = b
+      .map((e) =>
+        e && typeof e === 'object'
+          ? `${String((e as Record<string, unknown>).field ?? '')}: ${String((e as Record<string, unknown>).message ?? '')}`
+          : String(e),
+      )
+      .join('; ');
+  else if (b && typeof b === 'object') {
+    const o = b as Record<string, unknown>;
+    const m = o.error_description ?? o.message ?? o.error ?? o.detail ?? o.title;
+    if (typeof m === 'string') msg = m;
+  } else if (typeof b === 'string') msg = b;
+  if (msg === undefined) msg = res.text.replace(/<[^>]*>/g, ' ');
+  // The text was redacted when it entered (PlatformHttp, secret-redactor.ts); here it becomes one
+  // harmless line: no control characters to forge log lines or move a terminal's cursor.
+  return plainText(msg, 300);
+}
+
+/** Control characters (C0, DEL, C1) and bidirectional overrides become spaces, whitespace runs one space, bounded. */
+export function plainText(text: string, max: number): string {
+  const t = text
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return t.length > max ? `${t.slice(0, max)}...` : t;
+}
+
+/** A PlatformError for a non-2xx answer; `what` names the operation ("device registration"). */
+export function errorFromResponse(res: PlatformResponse, what: string, nowWallMs: number, endpoint: Endpoint): PlatformError {
+  const cls = statusClass(res.status, endpoint);
+  const code = STATUS_CODES[res.status] ?? (res.status >= 500 ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_HTTP_ERROR');
+  const said = platformMessage(res);
+  const retryAfterMs = parseRetryAfter(res.headers, nowWallMs);
+  return new PlatformError(code, `${what}: HTTP ${res.status}${said ? ` (${said})` : ''}`, {
+    class: cls,
+    status: res.status,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    details: { status: res.status, platformMessage: said },
+  });
+}
+
+function errorCode(e: unknown): string | undefined {
+  let cur: unknown = e;
+  for (let i = 0; i < 4 && cur && typeof cur === 'object'; i++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  const top = (e as { code?: unknown } | undefined)?.code;
+  return typeof top === 'string' ? top : undefined;
+}
+
+/** A network-level failure (no HTTP answer) as a PlatformError. */
+export function errorFromNetwork(e: unknown, what: string, url: string, timedOut: boolean, timeoutMs: number): PlatformError {
+  const host = safeHost(url);
+  if (timedOut) {
+    return new PlatformError(
+      'PLATFORM_TIMEOUT',
+      `${what}: no complete answer from ${host} within ${timeoutMs} ms (platform.requestTimeoutMs)`,
+      { class: 'transient', cause: e, details: { host, sent: 'maybe' } },
+    );
+  }
+  const code = errorCode(e);
+  if (code !== undefined && TLS_CODES.has(code)) {
+    return new PlatformError(
+      'PLATFORM_TLS',
+      `${what}: TLS verification of ${host} failed (${code}); for a private CA set platform.caFile`,
+      { class: 'config', retryable: true, cause: e, details: { host, code, sent: 'no' } },
+    );
+  }
+  const before = code !== undefined && CONNECT_CODES.has(code);
+  return new PlatformError(
+    'PLATFORM_UNREACHABLE',
+    `${what}: ${host} ${before ? 'unreachable' : 'connection failed'} (${code ?? (e as Error)?.message ?? 'error'})`,
+    {
+      class: 'transient',
+      cause: e,
+      details: { host, code, sent: before ? 'no' : 'maybe' },
+    },
+  );
+}
+
+/**
+ * False only when the request certainly never reached the server (connection refused, DNS,
+ * connect timeout, TLS): the token manager may then send the same refresh token again.
+ */
+export function mayHaveReachedServer(e: unknown): boolean {
+  if (!(e instanceof PlatformError)) return true;
+  if (e.status !== undefined) return true;
+  return e.details?.sent !== 'no';
+}
+
+function safeHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '(invalid url)';
+  }
+}

@@ -1,0 +1,158 @@
+import { PlatformError } from '../../errors.js';
+import type { PlatformResponse } from '../contracts.js';
+import type { PlatformTransport } from './dispatcher.js';
+import { errorFromNetwork } from './http-errors.js';
+import type { SecretRedactor } from '../auth/secret-redactor.js';
+import { ResponseCollector, type CollectedResponse } from './response-collector.js';
+import { urlParts } from './url-parts.js';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  /** Safe to repeat (contracts.ts PlatformRequest.idempotent): lets undici multiplex it over HTTP/2. */
+  idempotent?: boolean;
+  /** For error messages: "token refresh", "device registration". Never a token. */
+  what: string;
+  /** A 2xx answer carries secrets for the caller (a token pair): not redacted (secret-redactor.ts). */
+  secretAnswer?: boolean;
+}
+
+export interface PlatformHttpOptions {
+  dispatcher: Pick<PlatformTransport, 'dispatch'>;
+  /** platform.requestTimeoutMs: total deadline for headers and body together. */
+  requestTimeoutMs: number;
+  /** platform.maxResponseBytes. */
+  maxResponseBytes: number;
+  /** Replaces echoed passwords and tokens in every answer's text before anyone reads it (issue 11.5). */
+  redactor?: SecretRedactor;
+}
+
+/**
+ * One platform HTTP exchange with the hygiene every call needs: a total deadline (undici's body
+ * timeout restarts with every chunk, so a slow-drip server could otherwise hold a request for
+ * ever), a size cap on the answer, and a 2xx whose body is not JSON (a captive portal, a proxy's
+ * HTML page) turned into a transient error instead of a success. Other statuses are returned for
+ * the caller to classify (http-errors.ts).
+ *
+ * Built on undici's `dispatch` with a small handler (response-collector.ts) rather than
+ * `request()`: a backlog drain sends thousands of events a second, and the body stream, URL
+ * parsing and the two AbortSignals per call that `request()` with `AbortSignal.any` needs were a
+ * fifth of the drain's CPU (profiled, issue 5). The deadline is one plain timer per request.
+ */
+export class PlatformHttp {
+  readonly #o: PlatformHttpOptions;
+
+  constructor(options: PlatformHttpOptions) {
+    this.#o = options;
+  }
+
+  async send(req: HttpRequest): Promise<PlatformResponse> {
+    const { status, headers, text: raw } = await this.#exchange(req);
+    const ok = status >= 200 && status < 300;
+    const text = this.#o.redactor && !(ok && req.secretAnswer) ? this.#o.redactor.redact(raw) : raw;
+    const contentType = String(headers['content-type'] ?? '');
+    let body: unknown;
+    if (text.trim() !== '' && /\bjson\b/i.test(contentType)) {
+      try {
+        body = JSON.parse(text) as unknown;
+      } catch {
+        if (ok) throw notJson(req, status, contentType);
+      }
+    } else if (ok && text.trim() !== '') {
+      throw notJson(req, status, contentType);
+    }
+    return { status, headers, body, text };
+  }
+
+  /** A GET whose answer only matters by its status (doctor: does the address answer over TLS?). */
+  async probe(url: string, what: string): Promise<number> {
+    return (await this.#exchange({ method: 'GET', url, what })).status;
+  }
+
+  /** The exchange alone: deadline, caller's abort and size cap, no judgement of the answer. */
+  async #exchange(req: HttpRequest): Promise<CollectedResponse> {
+    const { requestTimeoutMs: timeoutMs, maxResponseBytes } = this.#o;
+    const outer = req.signal;
+    if (outer?.aborted) throw outer.reason;
+    let collector: ResponseCollector | undefined;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      collector?.abort(new Error('deadline')); // reported below as PLATFORM_TIMEOUT
+    }, timeoutMs);
+    try {
+      const { origin, path } = urlParts(req.url);
+      collector = new ResponseCollector(maxResponseBytes, (status) => tooLarge(req, status, maxResponseBytes));
+      if (outer) watchAbort(outer, collector);
+      return await collector.dispatch(this.#o.dispatcher, {
+        origin,
+        path,
+        method: req.method,
+        headers: req.headers ? { accept: 'application/json', ...req.headers } : { accept: 'application/json' },
+        body: req.body ?? null,
+        ...(req.idempotent ? { idempotent: true } : {}),
+      });
+    } catch (e) {
+      if (e instanceof PlatformError && e.code === 'PLATFORM_RESPONSE_TOO_LARGE') throw e;
+      if (outer?.aborted && !timedOut) throw outer.reason ?? e;
+      throw errorFromNetwork(e, req.what, req.url, timedOut, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      if (outer && collector) unwatchAbort(outer, collector);
+    }
+  }
+}
+
+/**
+ * One 'abort' listener per caller signal, however many requests share it: the uploader passes the
+ * same signal to every in-flight event, and a listener per request would trip Node's
+ * MaxListeners warning and cost an EventTarget registration per call.
+ */
+const watchers = new WeakMap<AbortSignal, Set<ResponseCollector>>();
+
+function watchAbort(signal: AbortSignal, collector: ResponseCollector): void {
+  let set = watchers.get(signal);
+  if (!set) {
+    const created = new Set<ResponseCollector>();
+    set = created;
+    watchers.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+        for (const c of created) c.abort(reason);
+        created.clear();
+      },
+      { once: true },
+    );
+  }
+  set.add(collector);
+}
+
+function unwatchAbort(signal: AbortSignal, collector: ResponseCollector): void {
+  watchers.get(signal)?.delete(collector);
+}
+
+function tooLarge(req: HttpRequest, status: number, max: number): PlatformError {
+  return new PlatformError('PLATFORM_RESPONSE_TOO_LARGE', `${req.what}: answer larger than ${max} bytes (platform.maxResponseBytes)`, {
+    class: 'transient',
+    status,
+    details: { status, sent: 'yes' },
+  });
+}
+
+function notJson(req: HttpRequest, status: number, contentType: string): PlatformError {
+  // Most often a captive portal or a proxy's error page: the request did not reach the platform.
+  return new PlatformError(
+    'PLATFORM_NOT_JSON',
+    `${req.what}: HTTP ${status} answer is not JSON (content-type "${contentType || 'none'}"); a proxy or captive portal in between?`,
+    {
+      class: 'transient',
+      status,
+      details: { status, contentType, sent: 'maybe' },
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import type { Database } from 'better-sqlite3';
+import type { Logger } from '../../log.js';
+import type { OutboxRow } from './row.js';
+import { thinArray } from './thinning.js';
+
+/**
+ * Fixes the outbox holds in memory while they cannot be committed: an hour at 10 Hz (about 6 MB of
+ * objects). Past it the oldest half of what is held is thinned like the backlog (every 3rd kept,
+ * transitions kept) and counted in `thinned`: memory is not a place to keep a day of fixes, and a
+ * crash loses what is only there.
+ */
+export const MAX_BUFFER_WHILE_FULL = 36_000;
+/** Rows per transaction while the disk is full: what fits goes in, the rest waits. */
+export const FULL_DISK_CHUNK = 64;
+
+/**
+ * Caps the file at its size (max_page_count), so that what the ballast freed goes to the WAL, not
+ * to more fixes; a checkpoint moves the WAL into the file.
+ */
+export function capAtSize(db: Database): void {
+  try {
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    db.pragma('wal_checkpoint(RESTART)');
+  } catch {
+    // a checkpoint that cannot run now runs with a later commit
+  }
+}
+
+/** Lifts the cap: max_page_count back to what it was at start. */
+export function lift(db: Database, pageLimit: number | undefined): void {
+  try {
+    if (pageLimit !== undefined) db.pragma(`max_page_count = ${pageLimit}`);
+  } catch {
+    // the next full-disk episode caps again from whatever it is
+  }
+}
+
+/** Fixes the file holds without growing: its rows, plus as many again per page as its free pages take. */
+export function fitsWithoutGrowing(db: Database, rows: number): number {
+  try {
+    const pages = db.pragma('page_count', { simple: true }) as number;
+    const free = db.pragma('freelist_count', { simple: true }) as number;
+    return rows + Math.floor((free * rows) / Math.max(1, pages - free));
+  } catch {
+    return rows;
+  }
+}
+
+/** Past MAX_BUFFER_WHILE_FULL, thins what is held in memory; returns what is kept and how many went. */
+export function thinHeld(held: OutboxRow[], logger: Logger): { held: OutboxRow[]; thinned: number } {
+  if (held.length <= MAX_BUFFER_WHILE_FULL) return { held, thinned: 0 };
+  const kept = thinArray(held, (r) => (r.flags & 1) !== 0);
+  const thinned = held.length - kept.length;
+  logger.warn(
+    { thinned, held: kept.length, limit: MAX_BUFFER_WHILE_FULL },
+    'disk full for too long: thinned the oldest fixes held in memory (every 3rd kept, transitions kept)',
+  );
+  return { held: kept, thinned };
+}
