@@ -21,7 +21,7 @@ export type ErrorClass =
  * match on these strings, so they are part of the interface. Add a code here before using it.
  */
 export type ErrorCode =
-  // Answers of the daemon's status socket (src/status/server.ts, src/fix-feed/fix-publisher.ts).
+  // Answers of the daemon's status socket (src/socket/server.ts, src/socket/fix-publisher.ts).
   | 'BAD_REQUEST'
   | 'UNKNOWN_REQUEST'
   | 'REQUEST_TOO_LONG'

@@ -20,7 +20,7 @@ export function registerDemoCommand(program: Command): void {
     .option('--seed <n>', 'seed of the drive and the simulator', numberIn(0, 2 ** 32 - 1), 1)
     .option('--keep', 'keep the temporary directory (config, database, daemon log)')
     .action(async (opts: DemoCliOptions) => {
-      const [{ runDemo }, { useColor }] = await Promise.all([import('../demo/run-demo.js'), import('../status/render.js')]);
+      const [{ runDemo }, { useColor }] = await Promise.all([import('../demo/run-demo.js'), import('../terminal/status-screen.js')]);
       // Ctrl-C ends the demo cleanly: daemon and simulator stopped, the terminal's cursor restored.
       const interrupted = new AbortController();
       const stop = (): void => interrupted.abort();

@@ -1,4 +1,4 @@
-import { printable } from '../status/printable.js';
+import { printable } from '../terminal/printable.js';
 
 /** The columns of `device list`: what a technician matches a vehicle by. */
 const COLUMNS = ['externalDeviceId', 'licensePlate', 'carrierCode', 'externalSystemId', 'active', 'deviceUUID'] as const;

@@ -14,7 +14,7 @@ export function registerDoctorCommand(program: Command): void {
       const [{ doctorExitCode, renderResults, resultsJson }, { runDoctor }, { useColor }] = await Promise.all([
         import('../doctor/check.js'),
         import('../doctor/run-doctor.js'),
-        import('../status/render.js'),
+        import('../terminal/status-screen.js'),
       ]);
       const results = await runDoctor(opts.config);
       // On a terminal long lines wrap under the detail; in a pipe (and with --json) they go out whole.

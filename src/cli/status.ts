@@ -25,9 +25,9 @@ export function registerStatusCommand(program: Command): void {
       const [{ assessHealth }, { renderStatus, useColor }, { fetchSnapshot, statusTarget }, { fitToScreen, wrapToWidth }] =
         await Promise.all([
           import('../status/health.js'),
-          import('../status/render.js'),
+          import('../terminal/status-screen.js'),
           import('../status/status-source.js'),
-          import('../status/screen-fit.js'),
+          import('../terminal/screen-fit.js'),
         ]);
       const target = statusTarget(opts.config);
       const once = async (): Promise<number> => {

@@ -4,8 +4,8 @@
  * even when the demo fails). Anywhere else (CI, a pipe, a log file): the same frame as plain text
  * every few seconds and at every phase change, with no escape codes, so logs stay readable.
  */
-import { renderStatus } from '../status/render.js';
-import { wrapToWidth } from '../status/screen-fit.js';
+import { renderStatus } from '../terminal/status-screen.js';
+import { wrapToWidth } from '../terminal/screen-fit.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { renderDemoHeader, type DemoHeader } from './header.js';
 

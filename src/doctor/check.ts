@@ -1,5 +1,5 @@
-import { printable } from '../status/printable.js';
-import { wrapToWidth } from '../status/screen-fit.js';
+import { printable } from '../terminal/printable.js';
+import { wrapToWidth } from '../terminal/screen-fit.js';
 
 /** One doctor finding: PASS / WARN / FAIL with a one-line fix a technician can act on. */
 export type Verdict = 'PASS' | 'WARN' | 'FAIL' | 'SKIP';

@@ -4,7 +4,7 @@
  * instead of opening the port a second time ("Cannot lock port").
  */
 import type { ReceiverStatus, StatusSnapshot } from '../status/snapshot.js';
-import { printable } from '../status/printable.js';
+import { printable } from '../terminal/printable.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
 /** A sentence older than this means the receiver has gone quiet. */

@@ -7,7 +7,7 @@
 import type { Logger } from '../log.js';
 import { formatGpsdAddress, type GpsdAddress } from '../gnss/sources/gpsd-address.js';
 import { GpsdSource, type GpsdConnector } from '../gnss/sources/gpsd-source.js';
-import { printable } from '../status/printable.js';
+import { printable } from '../terminal/printable.js';
 import { fail, pass, type CheckResult } from './check.js';
 
 export interface GpsdProbe {

@@ -5,7 +5,7 @@
  * simulator on loopback.
  */
 import { describeError } from '../errors.js';
-import { printable } from '../status/printable.js';
+import { printable } from '../terminal/printable.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
 export interface PlatformProbes {

@@ -3,7 +3,7 @@ import { AgentError } from '../errors.js';
 import { ReplaySource } from '../gnss/sources/replay-source.js';
 import { SerialSource } from '../gnss/sources/serial-source.js';
 import type { Logger } from '../log.js';
-import { statusSocketPath } from '../status/socket-path.js';
+import { statusSocketPath } from '../socket/path.js';
 import { DaemonFixFeed, isDaemonListening } from './daemon-feed.js';
 import type { FixFeed } from './fix-feed.js';
 import { GnssFixFeed } from './gnss-feed.js';

@@ -2,11 +2,11 @@ import { connect, type Socket } from 'node:net';
 import { AgentError } from '../errors.js';
 import type { Fix } from '../gnss/fix.js';
 import type { FixFeed } from './fix-feed.js';
-import { encodeLine, MAX_PROTOCOL_LINE, parseFix, SUBSCRIBE_FIXES, SUBSCRIBED_FIXES } from './fix-protocol.js';
-import { LineSocket } from './line-socket.js';
+import { encodeLine, MAX_PROTOCOL_LINE, parseFix, SUBSCRIBE_FIXES, SUBSCRIBED_FIXES } from '../socket/fix-protocol.js';
+import { LineSocket } from '../socket/line-socket.js';
 
 /**
- * Fixes from the running daemon over its status socket (protocol: fix-protocol.ts). Used by
+ * Fixes from the running daemon over its status socket (protocol: src/socket/fix-protocol.ts). Used by
  * `location here` while the daemon holds the serial port: opening the port a second time would
  * split the receiver's bytes between two readers and corrupt both streams.
  */

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { loadConfig, resolveConfigPath, type Config } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
 import { AgentError, ConfigError, isAgentError } from '../errors.js';
-import { requestSnapshot } from './client.js';
+import { requestSnapshot } from '../socket/status-client.js';
 import { databaseSnapshot } from './database-snapshot.js';
 import type { StatusSnapshot } from './snapshot.js';
-import { runDir, statusSocketPath } from './socket-path.js';
+import { runDir, statusSocketPath } from '../socket/path.js';
 
 /** dataDir when the configuration does not say (or cannot be read): the schema's own default. */
 const DEFAULT_DATA_DIR = configSchema.shape.dataDir.parse(undefined);

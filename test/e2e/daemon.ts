@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
-import { requestSnapshot } from '../../src/status/client.js';
+import { requestSnapshot } from '../../src/socket/status-client.js';
 import { formatUuid } from '../../src/store/event-id.js';
 import { waitFor } from '../helpers/wait.js';
 import { CLI } from '../helpers/paths.js';

@@ -11,7 +11,7 @@ import { averageFixes, localDistanceM, type PositionedFix } from '../../src/loca
 import { captureLocation, CaptureError, gateFrom, type CaptureOptions } from '../../src/locations/capture.js';
 import { DaemonFixFeed, isDaemonListening } from '../../src/fix-feed/daemon-feed.js';
 import type { FixFeed } from '../../src/fix-feed/fix-feed.js';
-import { FixPublisher, isFixSubscription } from '../../src/fix-feed/fix-publisher.js';
+import { FixPublisher, isFixSubscription } from '../../src/socket/fix-publisher.js';
 import { GnssFixFeed } from '../../src/fix-feed/gnss-feed.js';
 import { FIXTURE_START, knownPositionLog, KNOWN_POSITION, stationaryLog } from './nmea-writer.js';
 

@@ -3,7 +3,7 @@ import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { StatusServer } from '../../src/status/server.js';
+import { StatusServer } from '../../src/socket/server.js';
 import { parseConfig } from '../../src/config/load.js';
 import { fetchSnapshot, statusTarget } from '../../src/status/status-source.js';
 import { tempDir } from '../helpers/tmp.js';

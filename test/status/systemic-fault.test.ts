@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assessHealth } from '../../src/status/health.js';
-import { renderStatus } from '../../src/status/render.js';
+import { renderStatus } from '../../src/terminal/status-screen.js';
 import { systemicHint } from '../../src/upload/systemic-hint.js';
 import { liveSnapshot } from './fixtures.js';
 

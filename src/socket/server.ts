@@ -1,17 +1,17 @@
 /**
  * The daemon's status socket: answers `{"get":"status"}` with one JSON line and hands
- * `{"subscribe":"fixes"}` to the fix publisher (protocol.ts). A Unix socket, mode 0660: the service
+ * `{"subscribe":"fixes"}` to the fix publisher (status-protocol.ts). A Unix socket, mode 0660: the service
  * user and its group (technicians in the group can run `status` without root), no network exposure.
  */
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describeError, type ErrorCode, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
-import { GET_STATUS, MAX_REQUEST_LINE } from './protocol.js';
-import { ensureSocketDir } from './socket-path.js';
-import type { StatusProvider } from './snapshot.js';
+import { GET_STATUS, MAX_REQUEST_LINE } from './status-protocol.js';
+import { ensureSocketDir } from './path.js';
+import type { StatusProvider } from '../status/snapshot.js';
 
-/** The part of the fix publisher (src/fix-feed/fix-publisher.ts) the server needs. */
+/** The part of the fix publisher (src/socket/fix-publisher.ts) the server needs. */
 export interface FixSubscriptions {
   subscribe(socket: Socket): void;
   stop(): Promise<void>;

@@ -8,8 +8,8 @@
 import { wrapToWidth } from './screen-fit.js';
 import type { SatelliteInView } from '../gnss/fix.js';
 import { printable } from './printable.js';
-import { assessHealth, formatAge, type Health } from './health.js';
-import type { StatusSnapshot } from './snapshot.js';
+import { assessHealth, formatAge, type Health } from '../status/health.js';
+import type { StatusSnapshot } from '../status/snapshot.js';
 
 export interface RenderOptions {
   color: boolean;

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { AgentError } from '../errors.js';
-import { GET_STATUS } from './protocol.js';
-import type { StatusSnapshot } from './snapshot.js';
+import { GET_STATUS } from './status-protocol.js';
+import type { StatusSnapshot } from '../status/snapshot.js';
 
 /** Longest snapshot accepted (a full satellite table is a few KiB). */
 const MAX_RESPONSE = 1024 * 1024;

@@ -2,7 +2,7 @@
  * The status socket's requests (line-delimited JSON, one request line per connection):
  *
  *   client -> daemon  {"get":"status"}       daemon -> client  {"status":{...StatusSnapshot}}  then closes
- *   client -> daemon  {"subscribe":"fixes"}  handed to the fix publisher (src/fix-feed/fix-protocol.ts)
+ *   client -> daemon  {"subscribe":"fixes"}  handed to the fix publisher (src/socket/fix-protocol.ts)
  *   anything else                            daemon -> client  {"error":{"code":"...","message":"..."}}
  *
  * `socat - UNIX-CONNECT:/run/telematics-agent/status.sock <<< '{"get":"status"}'` works by hand.

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { receiverStatus } from '../../src/status/daemon-provider.js';
-import { renderStatus } from '../../src/status/render.js';
-import { liveSnapshot } from './fixtures.js';
+import { renderStatus } from '../../src/terminal/status-screen.js';
+import { liveSnapshot } from '../status/fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 
