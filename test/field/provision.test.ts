@@ -46,7 +46,7 @@ interface Run {
   out: string;
 }
 
-function provision(root: string, args: string[], opts: { input?: string } = {}): Run {
+function provision(root: string, args: string[], opts: { input?: string; script?: string } = {}): Run {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -58,12 +58,16 @@ function provision(root: string, args: string[], opts: { input?: string } = {}):
     npm_config_update_notifier: 'false',
   };
   // setsid: no controlling terminal, so the script can never stop to ask for a password.
-  const r = spawnSync('setsid', ['--wait', 'bash', SCRIPT, '--root', root, '--node', process.execPath, '--probe-seconds', '1', ...args], {
-    encoding: 'utf8',
-    env,
-    input: opts.input ?? '',
-    timeout: 120_000,
-  });
+  const r = spawnSync(
+    'setsid',
+    ['--wait', 'bash', opts.script ?? SCRIPT, '--root', root, '--node', process.execPath, '--probe-seconds', '1', ...args],
+    {
+      encoding: 'utf8',
+      env,
+      input: opts.input ?? '',
+      timeout: 120_000,
+    },
+  );
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -322,6 +326,20 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     expect(manifestBefore).toContain('run\tsystemctl enable telematics-agent.service');
     expect(readFileSync(path.join(root, 'provision-manifest.tsv'), 'utf8')).toBe(manifestBefore);
     expect(existsSync(path.join(root, 'run'))).toBe(false);
+  });
+
+  it('a van of a fleet image gets its own plate and driver from the installed copy of the script (README, fleet image)', () => {
+    expect(first.status, first.out).toBe(0);
+    const configFile = path.join(root, 'etc/telematics-agent/config.json');
+    const before = JSON.parse(readFileSync(configFile, 'utf8')) as { device: Record<string, unknown> };
+    const installed = path.join(root, 'opt/telematics-agent/scripts/provision.sh');
+    const van = provision(root, ['--license-plate', 'VAN-042', '--driver-name', 'Sam Smit'], { script: installed });
+    expect(van.status, van.out).toBe(0);
+    expect(van.out).toContain('keeping the stored password');
+    const after = JSON.parse(readFileSync(configFile, 'utf8')) as { device: Record<string, unknown> };
+    expect(after).toEqual({ ...before, device: { ...before.device, licensePlate: 'VAN-042', driverName: 'Sam Smit' } });
+    // The identity is not in the configuration: each gateway takes its own hardware serial at its first start.
+    expect(after.device.externalDeviceId).toBeUndefined();
   });
 
   it('--uninstall removes the service and the program and keeps the data; --purge removes the rest', () => {
