@@ -16,7 +16,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDecoder } from '../src/gnss/decoder.js';
-import type { Fix, RecordedFix } from '../src/gnss/fix.js';
+import type { Fix, RecordedFix } from '../src/fix/fix.js';
 import { QualityGate } from '../src/gnss/quality-gate.js';
 import { RECORDING_DEFAULTS, RecordingPolicy, type RecordingPolicyOptions } from '../src/gnss/recording-policy.js';
 import { trackFidelity, type Fidelity } from '../src/gnss/track-fidelity.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { configSchema } from '../src/config/schema.js';
 import { Secret } from '../src/config/secret.js';
-import type { RecordedFix } from '../src/gnss/fix.js';
+import type { RecordedFix } from '../src/fix/fix.js';
 import { silentLogger } from '../src/log.js';
 import { AuthorizedClient } from '../src/platform/auth/authorized-client.js';
 import { systemBootClock, type BootClock } from '../src/system/boot-clock.js';

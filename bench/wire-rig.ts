@@ -7,7 +7,7 @@ import { rootCertificates, type TLSSocket } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { configSchema } from '../src/config/schema.js';
-import type { RecordedFix } from '../src/gnss/fix.js';
+import type { RecordedFix } from '../src/fix/fix.js';
 import { GnssPipeline } from '../src/gnss/pipeline.js';
 import type { NmeaSource } from '../src/gnss/sources/source.js';
 import { silentLogger } from '../src/log.js';

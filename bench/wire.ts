@@ -18,7 +18,7 @@
 
 import { rmSync } from 'node:fs';
 import { restartCost } from './wire-restart.js';
-import type { RecordedFix } from '../src/gnss/fix.js';
+import type { RecordedFix } from '../src/fix/fix.js';
 import {
   DEFAULT_IDLE_S,
   DRIVE_MINUTES,

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { AgentError, EXIT_CONFIG } from '../errors.js';
 import { decodeSummary } from '../gnss/decode-summary.js';
 import { createDecoder } from '../gnss/decoder.js';
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 import { correctWeekRollover } from '../gnss/rollover.js';
 
 /** The documented output: these names, in this order, absent when unknown. */

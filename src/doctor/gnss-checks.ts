@@ -4,7 +4,7 @@
  * rate in the CLI, a buffer in the tests.
  */
 import { createDecoder } from '../gnss/decoder.js';
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
 /** Bytes from the receiver for up to `ms` at `baud` (undefined: the configured rate or a file). */

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { AgentError } from '../errors.js';
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 import type { FixFeed } from './fix-feed.js';
 import { encodeLine, MAX_PROTOCOL_LINE, parseFix, SUBSCRIBE_FIXES, SUBSCRIBED_FIXES } from '../socket/fix-protocol.js';
 import { LineSocket } from '../socket/line-socket.js';

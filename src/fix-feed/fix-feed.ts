@@ -1,4 +1,4 @@
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 
 /**
  * Where `location here` gets its fixes. Two implementations: straight from a GNSS source

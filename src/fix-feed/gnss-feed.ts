@@ -1,5 +1,5 @@
 import { createDecoder } from '../gnss/decoder.js';
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 import { correctWeekRollover, type RolloverOptions } from '../gnss/rollover.js';
 import type { NmeaSource } from '../gnss/sources/source.js';
 import type { FixFeed } from './fix-feed.js';

@@ -6,7 +6,7 @@
  * `transition`). Kept for fleets that want it; `path` (path-policy.ts) keeps a better track for a
  * tenth of the events.
  */
-import type { Fix, RecordedFix } from './fix.js';
+import type { Fix, RecordedFix } from '../fix/fix.js';
 import { distanceAndBearing, headingDifference } from './geodesy.js';
 import { MotionDetector, type Motion } from './motion.js';
 

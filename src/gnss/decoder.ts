@@ -3,7 +3,7 @@
  * `nmea decode`, the pipeline, the benchmark and the tests all use it.
  */
 import { EpochAssembler, type EpochAssemblerOptions, type EpochCounters } from './epochs.js';
-import type { Fix, SatelliteInView } from './fix.js';
+import type { Fix, SatelliteInView } from '../fix/fix.js';
 import { LineSplitter, type LineSplitterCounters } from './line-splitter.js';
 import { decodeFrame } from './sentences/decode.js';
 import { frameSentence, type FrameRejection } from './sentences/frame.js';

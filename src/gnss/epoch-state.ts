@@ -10,7 +10,7 @@
  *   not downgraded to 2D by a sentence that cannot tell (RMC) while an altitude is held;
  * - speed and course come from RMC or VTG, whichever came last.
  */
-import { KNOTS_TO_MPS } from './fix.js';
+import { KNOTS_TO_MPS } from '../fix/fix.js';
 import { DAY_MS } from './sentences/fields.js';
 import { satelliteConstellation } from './sentences/talker.js';
 import type { Sentence } from './sentences/types.js';

@@ -9,7 +9,7 @@
  * wraps); an epoch before any date cannot be timestamped and is counted, not emitted.
  */
 import { EpochState, type Carry } from './epoch-state.js';
-import type { Fix, FixMode } from './fix.js';
+import type { Fix, FixMode } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
 import type { Sentence } from './sentences/types.js';
 import { DAY_MS } from './sentences/fields.js';

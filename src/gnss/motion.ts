@@ -3,7 +3,7 @@
  * `movingSpeedKmh`, so a vehicle creeping at the threshold does not flap. The speed is the
  * receiver's Doppler speed over ground, or (GGA-only streams) the speed between the last two fixes.
  */
-import type { Fix } from './fix.js';
+import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
 
 export type Motion = 'moving' | 'stopped';

@@ -20,7 +20,7 @@
  * nothing; a creep (the receiver reports speed and the position has moved more than the tolerance)
  * is recorded.
  */
-import type { Fix, RecordedFix } from './fix.js';
+import type { Fix, RecordedFix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
 import { MotionDetector } from './motion.js';
 

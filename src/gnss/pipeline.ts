@@ -4,7 +4,7 @@
  */
 import type { Logger } from '../log.js';
 import { createDecoder, type Decoder, type DecoderCounters } from './decoder.js';
-import type { Fix, FixSink, RecordedFix, SatelliteInView } from './fix.js';
+import type { Fix, FixSink, RecordedFix, SatelliteInView } from '../fix/fix.js';
 import { QualityGate, type QualityCounters, type QualityGateOptions } from './quality-gate.js';
 import { RecordingPolicy, type RecordingPolicyOptions } from './recording-policy.js';
 import { WeekRolloverCorrector, type RolloverCounters } from './rollover.js';

@@ -2,7 +2,7 @@
  * Stage 5: the quality gate. A fix passes when it is a real, plausible fix; each rejection reason
  * has its own counter. Defaults are the config schema's (`quality.*`).
  */
-import type { Fix } from './fix.js';
+import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
 import { earliestValidTime } from './rollover.js';
 

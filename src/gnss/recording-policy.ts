@@ -9,7 +9,7 @@
  * - `all`: every fix that passed the quality gate.
  */
 import { AdaptivePolicy } from './adaptive-policy.js';
-import type { Fix, RecordedFix } from './fix.js';
+import type { Fix, RecordedFix } from '../fix/fix.js';
 import { PathPolicy } from './path-policy.js';
 
 export type RecordingMode = 'path' | 'adaptive' | 'all';

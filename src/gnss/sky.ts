@@ -4,7 +4,7 @@
  * its last part arrived, so a lost part never shows half a sky. GSV groups may span several epochs
  * (the Garmin 17N spreads them), so the sky is not tied to an epoch.
  */
-import type { SatelliteInView } from './fix.js';
+import type { SatelliteInView } from '../fix/fix.js';
 import type { GsvSentence } from './sentences/types.js';
 import { satelliteConstellation } from './sentences/talker.js';
 

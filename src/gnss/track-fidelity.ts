@@ -4,7 +4,7 @@
  * (largest deviation, 95th percentile, share within 10 m), and every stop of 30 s or more
  * represented by at least two delivered positions during it. Used by `bench:policy` and the tests.
  */
-import type { Fix } from './fix.js';
+import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
 import { speedKmhOf } from './motion.js';
 

@@ -1,4 +1,4 @@
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 
 /**
  * Averaging a stationary receiver's fixes into one surveyed point. Positions are averaged in a

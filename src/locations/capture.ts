@@ -1,5 +1,5 @@
 import { AgentError, type ErrorCode } from '../errors.js';
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 import { averageFixes, hasPosition, type AveragedPosition, type PositionedFix } from './average.js';
 import type { FixFeed } from '../fix-feed/fix-feed.js';
 

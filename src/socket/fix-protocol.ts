@@ -1,4 +1,4 @@
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 
 /**
  * The fix subscription on the daemon's local status socket (a Unix stream socket, config

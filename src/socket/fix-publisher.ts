@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { Fix } from '../gnss/fix.js';
+import type { Fix } from '../fix/fix.js';
 import { encodeLine, fixMessage, SUBSCRIBE_FIXES, SUBSCRIBED_FIXES } from './fix-protocol.js';
 
 /**

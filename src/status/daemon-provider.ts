@@ -3,7 +3,7 @@
  * the composition root (src/agent.ts) already has. Each view is a function, so the provider holds
  * no state of its own and never reaches into a component.
  */
-import type { Fix, SatelliteInView } from '../gnss/fix.js';
+import type { Fix, SatelliteInView } from '../fix/fix.js';
 import type { RegisteredDevice, TokenStatus, DeviceIdentity } from '../platform/contracts.js';
 import type { Clock } from '../system/clock.js';
 import { VERSION } from '../version.js';

@@ -4,7 +4,7 @@
  * and the live sections are absent). Durations are seconds, instants are epoch ms (wall clock,
  * display only); secrets never appear: the token section has its state and age, not the token.
  */
-import type { SatelliteInView } from '../gnss/fix.js';
+import type { SatelliteInView } from '../fix/fix.js';
 import type { ErrorClass } from '../errors.js';
 
 export const SNAPSHOT_SCHEMA = 1;

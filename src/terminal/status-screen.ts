@@ -6,7 +6,7 @@
  * messages) goes through printable(): its control characters are shown, not obeyed.
  */
 import { wrapToWidth } from './screen-fit.js';
-import type { SatelliteInView } from '../gnss/fix.js';
+import type { SatelliteInView } from '../fix/fix.js';
 import { printable } from './printable.js';
 import { assessHealth, formatAge, type Health } from '../status/health.js';
 import type { StatusSnapshot } from '../status/snapshot.js';

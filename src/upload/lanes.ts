@@ -1,5 +1,5 @@
 import type { Config } from '../config/load.js';
-import type { OutboxEntry } from '../store/outbox/row.js';
+import type { QueueEntry } from './upload-queue.js';
 import type { UploadQueue } from './upload-queue.js';
 
 export type Lane = 'live' | 'backlog';
@@ -25,8 +25,8 @@ export class UploadLanes {
   /** Requeued dead letters take seqs below the others (store/outbox/dead-letters.ts): start below any. */
   #cursor = Number.MIN_SAFE_INTEGER;
   #externalChanges = 0;
-  #page: OutboxEntry[] = [];
-  #retry: OutboxEntry[] = [];
+  #page: QueueEntry[] = [];
+  #retry: QueueEntry[] = [];
   #lastLiveSeq = 0;
   #liveBusy = false;
   readonly #stats: Record<Lane, { sent: number; lastFixTime?: number }> = { live: { sent: 0 }, backlog: { sent: 0 } };
@@ -37,7 +37,7 @@ export class UploadLanes {
   }
 
   /** `backlog` false: only the live lane may answer (the backlog pacer has no send left just now). */
-  next(inFlight: (seq: number) => boolean, backlog = true): { entry: OutboxEntry; lane: Lane } | undefined {
+  next(inFlight: (seq: number) => boolean, backlog = true): { entry: QueueEntry; lane: Lane } | undefined {
     const changes = this.#queue.externalChanges?.() ?? 0;
     if (changes !== this.#externalChanges) {
       // Another process put fixes back (requeued dead letters) below the cursor: start over. The
@@ -60,7 +60,7 @@ export class UploadLanes {
     return entry ? { entry, lane: 'backlog' } : undefined;
   }
 
-  sent(lane: Lane, entry: OutboxEntry): void {
+  sent(lane: Lane, entry: QueueEntry): void {
     const s = this.#stats[lane];
     s.sent++;
     s.lastFixTime = entry.time;
@@ -68,7 +68,7 @@ export class UploadLanes {
   }
 
   /** Not delivered (failed or abandoned): it stays queued and is offered again. */
-  requeue(entry: OutboxEntry): void {
+  requeue(entry: QueueEntry): void {
     if (entry.seq === this.#lastLiveSeq) {
       // The live lane tries the newest fix again (or a newer one): after an outage the map gets the
       // current position first, then the backlog drains behind it.
@@ -83,7 +83,7 @@ export class UploadLanes {
   }
 
   /** A dead-lettered live fix frees the live lane too. */
-  done(entry: OutboxEntry): void {
+  done(entry: QueueEntry): void {
     if (entry.seq === this.#lastLiveSeq) this.#liveBusy = false;
   }
 
@@ -91,7 +91,7 @@ export class UploadLanes {
     return this.#stats[lane];
   }
 
-  #nextBacklog(inFlight: (seq: number) => boolean): OutboxEntry | undefined {
+  #nextBacklog(inFlight: (seq: number) => boolean): QueueEntry | undefined {
     const r = this.#retry.findIndex((e) => !inFlight(e.seq));
     if (r >= 0) return this.#retry.splice(r, 1)[0];
     for (;;) {

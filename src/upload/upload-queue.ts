@@ -1,11 +1,17 @@
-import type { OutboxEntry } from '../store/outbox/row.js';
+import type { QueuedFix } from '../fix/fix.js';
 
-/** What the uploader and its lanes need from the outbox. */
+/** A queued fix as the uploader sees it: its place in the queue, and whether it marks a moving/stopped transition. */
+export interface QueueEntry extends QueuedFix {
+  seq: number;
+  transition: boolean;
+}
+
+/** What the uploader and its lanes need from the outbox (src/store/outbox/ implements it). */
 export interface UploadQueue {
-  newest(): OutboxEntry | undefined;
-  after(afterSeq: number, limit: number): OutboxEntry[];
+  newest(): QueueEntry | undefined;
+  after(afterSeq: number, limit: number): QueueEntry[];
   delivered(seq: number): void;
-  deadLetter(entry: OutboxEntry, status: number | undefined, error: string): void;
+  deadLetter(entry: QueueEntry, status: number | undefined, error: string): void;
   onChange(listener: () => void): void;
   /** Grows when another process changed the outbox (requeued dead letters). */
   externalChanges?(): number;

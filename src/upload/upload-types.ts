@@ -2,7 +2,7 @@ import type { Config } from '../config/load.js';
 import type { ErrorClass } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AuthorizedRequester, RegistrationState } from '../platform/contracts.js';
-import type { OutboxEntry } from '../store/outbox/row.js';
+import type { QueueEntry } from './upload-queue.js';
 import type { Clock, Timers } from '../system/clock.js';
 import type { UploadQueue } from './upload-queue.js';
 
@@ -68,7 +68,7 @@ export interface UploaderStatus {
 
 /** A refused event waiting for the rejection rule's verdict (rejection-rule.ts). */
 export interface Refusal {
-  entry: OutboxEntry;
+  entry: QueueEntry;
   namesField: boolean;
   status: number;
   reason: string;

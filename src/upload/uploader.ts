@@ -2,7 +2,7 @@ import { PlatformError, type ErrorClass, errorFields } from '../errors.js';
 import type { PlatformResponse, RegisteredDevice } from '../platform/contracts.js';
 import { errorFromResponse } from '../platform/transport/http-errors.js';
 import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent } from '../platform/otm5/event.js';
-import type { OutboxEntry } from '../store/outbox/row.js';
+import type { QueueEntry } from './upload-queue.js';
 import { systemTimers, type Timers } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
@@ -44,7 +44,7 @@ export class Uploader {
   /** Seqs refused at least once (this process): their further refusals are no evidence about the platform. */
   readonly #everRefused = new Set<number>();
   /** Refused events not shown to be at fault: sent again after the longest backoff (monotonic ms). */
-  readonly #held = new Map<number, { entry: OutboxEntry; notBefore: number }>();
+  readonly #held = new Map<number, { entry: QueueEntry; notBefore: number }>();
   #heldTimer: unknown;
   #fault: SystemicFault | undefined;
 
@@ -170,7 +170,7 @@ export class Uploader {
   }
 
   /** A held event whose wait is over (taken out of #held), and a wake-up for the next one. */
-  #dueHeld(now: number): OutboxEntry | undefined {
+  #dueHeld(now: number): QueueEntry | undefined {
     let next = Infinity;
     for (const [seq, h] of this.#held) {
       if (h.notBefore <= now) {
@@ -191,7 +191,7 @@ export class Uploader {
     return undefined;
   }
 
-  #dispatch(entry: OutboxEntry, lane: Lane): void {
+  #dispatch(entry: QueueEntry, lane: Lane): void {
     const startedAt = this.#o.clock.monotonicMs();
     const promise = this.#send(entry, lane, startedAt).finally(() => {
       this.#inFlight.delete(entry.seq);
@@ -200,7 +200,7 @@ export class Uploader {
     this.#inFlight.set(entry.seq, { lane, promise, startedAt });
   }
 
-  async #send(entry: OutboxEntry, lane: Lane, startedAt: number): Promise<void> {
+  async #send(entry: QueueEntry, lane: Lane, startedAt: number): Promise<void> {
     const device = this.#o.registration.current() ?? this.#device!;
     const event = toLocationUpdateEvent(entry, device, {
       detail: this.#o.upload.eventDetail,
@@ -280,7 +280,7 @@ export class Uploader {
   }
 
   /** The rejection rule (rejection-rule.ts), the refusal side: set the event aside, count the run. */
-  #refusedAnswer(entry: OutboxEntry, response: PlatformResponse, error: PlatformError | undefined): void {
+  #refusedAnswer(entry: QueueEntry, response: PlatformResponse, error: PlatformError | undefined): void {
     const first = !this.#everRefused.has(entry.seq);
     this.#everRefused.add(entry.seq);
     if (first) this.#run.count++;

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
-import type { Fix } from '../../src/gnss/fix.js';
+import type { Fix } from '../../src/fix/fix.js';
 import { decodeFrame } from '../../src/gnss/sentences/decode.js';
 import { frameSentence } from '../../src/gnss/sentences/frame.js';
 import { sentence } from '../../src/sim/receiver/nmea-format.js';

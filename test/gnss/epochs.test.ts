@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
-import type { Fix } from '../../src/gnss/fix.js';
+import type { Fix } from '../../src/fix/fix.js';
 import { sentence as cs } from '../../src/sim/receiver/nmea-format.js';
 
 function run(lines: string[], options = {}): { fixes: Fix[]; decoder: ReturnType<typeof createDecoder> } {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
-import type { Fix } from '../../src/gnss/fix.js';
+import type { Fix } from '../../src/fix/fix.js';
 import { GpsdSource } from '../../src/gnss/sources/gpsd-source.js';
 import { silentLogger } from '../../src/log.js';
 import { HAVE_GPSD, freePort, startGpsfake } from '../helpers/gpsd.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
-import type { Fix } from '../../src/gnss/fix.js';
+import type { Fix } from '../../src/fix/fix.js';
 import { distanceAndBearing } from '../../src/gnss/geodesy.js';
 import { QualityGate } from '../../src/gnss/quality-gate.js';
 import { RecordingPolicy } from '../../src/gnss/recording-policy.js';

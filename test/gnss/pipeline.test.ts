@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { decodeStream, fixToJson } from '../../src/cli/nmea.js';
-import type { RecordedFix } from '../../src/gnss/fix.js';
+import type { RecordedFix } from '../../src/fix/fix.js';
 import { GnssPipeline } from '../../src/gnss/pipeline.js';
 import { ReplaySource } from '../../src/gnss/sources/replay-source.js';
 import { silentLogger } from '../../src/log.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDecoder, type Decoder } from '../../src/gnss/decoder.js';
-import type { Fix } from '../../src/gnss/fix.js';
+import type { Fix } from '../../src/fix/fix.js';
 import { silentLogger } from '../../src/log.js';
 import { SerialSource } from '../../src/gnss/sources/serial-source.js';
 import { HAVE_CORPUS, corpusPath } from './helpers/corpus.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Fix } from '../../src/gnss/fix.js';
+import type { Fix } from '../../src/fix/fix.js';
 import { QualityGate } from '../../src/gnss/quality-gate.js';
 import { WEEK_ROLLOVER_MS, correctWeekRollover } from '../../src/gnss/rollover.js';
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
-import type { Fix, RecordedFix } from '../../src/gnss/fix.js';
+import type { Fix, RecordedFix } from '../../src/fix/fix.js';
 import { QualityGate } from '../../src/gnss/quality-gate.js';
 import { RecordingPolicy, type RecordingPolicyOptions } from '../../src/gnss/recording-policy.js';
 import { trackFidelity } from '../../src/gnss/track-fidelity.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
-import type { Fix, RecordedFix } from '../../src/gnss/fix.js';
+import type { Fix, RecordedFix } from '../../src/fix/fix.js';
 import { GnssPipeline } from '../../src/gnss/pipeline.js';
 import { WEEK_ROLLOVER_MS, WeekRolloverCorrector, correctWeekRollover, earliestValidTime } from '../../src/gnss/rollover.js';
 import type { LinkState, NmeaSource } from '../../src/gnss/sources/source.js';

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Fix } from '../../src/gnss/fix.js';
+import type { Fix } from '../../src/fix/fix.js';
 import { QualityGate } from '../../src/gnss/quality-gate.js';
 import { ReplaySource } from '../../src/gnss/sources/replay-source.js';
 import { silentLogger } from '../../src/log.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
 import { distanceAndBearing } from '../../src/gnss/geodesy.js';
-import type { Fix } from '../../src/gnss/fix.js';
+import type { Fix } from '../../src/fix/fix.js';
 import { checksum, generateDrive, type SyntheticDrive } from '../../src/sim/receiver/index.js';
 
 function decode(drive: SyntheticDrive): { fixes: Fix[]; dec: ReturnType<typeof createDecoder> } {

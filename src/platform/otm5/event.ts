@@ -1,5 +1,5 @@
 import type { RegisteredDevice } from '../contracts.js';
-import type { QueuedFix } from '../../store/outbox/row.js';
+import type { QueuedFix } from '../../fix/fix.js';
 
 /**
  * One recorded fix as an OTM5 `locationUpdateEvent` (platform-notes.md "GPS positions"; schema
@@ -24,12 +24,6 @@ import type { QueuedFix } from '../../store/outbox/row.js';
  * The body is a pure function of the stored fix, the registered identity and the configuration, so
  * a re-send after a crash is the same event under the same id.
  */
-
-/**
- * What the event is made from: a fix as the outbox keeps it, with its id fixed at record time. The
- * store owns the shape (store/ imports no platform type); the mapping accepts it as it is.
- */
-export type EventFix = QueuedFix;
 
 /** `upload.eventDetail`. */
 export type EventDetail = 'position' | 'full';
@@ -71,7 +65,7 @@ export const EVENT_REQUEST_HEADERS: Readonly<Record<string, string>> = Object.fr
 
 const MPS_TO_KMH = 3.6;
 
-export function toLocationUpdateEvent(fix: EventFix, device: RegisteredDevice, options: EventVehicleOptions = {}): LocationUpdateEvent {
+export function toLocationUpdateEvent(fix: QueuedFix, device: RegisteredDevice, options: EventVehicleOptions = {}): LocationUpdateEvent {
   const full = options.detail === 'full';
   const geoReference: LocationUpdateEvent['geoReference'] = {
     type: 'latLonPointGeoReference',

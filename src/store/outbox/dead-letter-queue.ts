@@ -1,9 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { OutboxEntry } from './row.js';
+import type { QueueEntry } from '../../upload/upload-queue.js';
 import type { LastDeadLetter } from './status.js';
 
 export interface PendingDeadLetter {
-  entry: OutboxEntry;
+  entry: QueueEntry;
   /** Whether the fix has an outbox row to delete (a buffered fix was never committed). */
   committed: boolean;
   status: number | undefined;

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { parseUuid } from '../event-id.js';
-import { fromRow, ROW_COLUMNS, toRow, type OutboxEntry, type OutboxRow } from './row.js';
+import { fromRow, ROW_COLUMNS, toRow, type OutboxRow } from './row.js';
+import type { QueueEntry } from '../../upload/upload-queue.js';
 
 /**
  * The dead letters seen from outside the daemon: `telematics-agent outbox requeue-dead-letters`
@@ -62,9 +63,9 @@ export function requeueDeadLetters(db: Database): RequeueResult {
 }
 
 function rowOf(d: DeadRow, seq: number): OutboxRow | string {
-  let fix: OutboxEntry;
+  let fix: QueueEntry;
   try {
-    fix = JSON.parse(d.fix_json) as OutboxEntry;
+    fix = JSON.parse(d.fix_json) as QueueEntry;
   } catch (e) {
     return `stored fix is not JSON (${(e as Error).message})`;
   }
@@ -81,7 +82,7 @@ function rowOf(d: DeadRow, seq: number): OutboxRow | string {
 
 /** One line of `outbox export`. */
 export type ExportLine =
-  | ({ kind: 'pending'; seq: number; fixTime: string } & Omit<OutboxEntry, 'seq'>)
+  | ({ kind: 'pending'; seq: number; fixTime: string } & Omit<QueueEntry, 'seq'>)
   | { kind: 'dead-letter'; eventId: string; fixTime: string; status: number | null; reason: string; failedAt: string; fix: unknown };
 
 /** Pending fixes as committed, oldest first (the daemon's last second may still be in its memory). */

@@ -1,4 +1,4 @@
-import type { FixSink, RecordedFix } from '../../gnss/fix.js';
+import type { FixSink, RecordedFix } from '../../fix/fix.js';
 import { eventIdBytes } from '../event-id.js';
 import type { FullDisk } from '../full-disk.js';
 import type { OutboxBound } from './bound.js';
@@ -8,7 +8,8 @@ import { DataVersion } from './data-version.js';
 import { DeleteSchedule } from './delete-schedule.js';
 import { outboxBound, outboxFullDisk, type OutboxOptions } from './options.js';
 import { committedAfter, oldestCommittedTime } from './pages.js';
-import { fromRow, indexOfSeq, seqRuns, toRow, type OutboxEntry, type OutboxRow } from './row.js';
+import { fromRow, indexOfSeq, seqRuns, toRow, type OutboxRow } from './row.js';
+import type { QueueEntry } from '../../upload/upload-queue.js';
 import { prepareOutboxStatements, type OutboxStatements } from './statements.js';
 import type { OutboxCommitState, OutboxStatus } from './status.js';
 import { thinOldest } from './thinning.js';
@@ -16,7 +17,6 @@ import { COUNTER, OutboxCounters } from './counters.js';
 import { FULL_DISK_CHUNK, capAtSize, fitsWithoutGrowing, lift, thinHeld } from './while-full.js';
 import { isDiskFull } from '../store-faults.js';
 
-export type { OutboxEntry } from './row.js';
 export type { OutboxOptions } from './options.js';
 export type { LastDeadLetter, OutboxCommitState, OutboxStatus } from './status.js';
 export { MAX_BUFFER_WHILE_FULL } from './while-full.js';
@@ -141,7 +141,7 @@ export class Outbox implements FixSink {
   // ---- the uploader's side ------------------------------------------------------------------
 
   /** The newest fix not yet delivered (the live lane's candidate). */
-  newest(): OutboxEntry | undefined {
+  newest(): QueueEntry | undefined {
     const last = this.#buffer.at(-1);
     if (last) return fromRow(last);
     if (this.#newestCommitted === undefined) this.#newestCommitted = this.#st.newest.get() ?? null;
@@ -150,7 +150,7 @@ export class Outbox implements FixSink {
   }
 
   /** Up to `limit` undelivered fixes with seq > afterSeq, oldest first (committed, then buffered). */
-  after(afterSeq: number, limit: number): OutboxEntry[] {
+  after(afterSeq: number, limit: number): QueueEntry[] {
     const out = committedAfter(this.#st.after, afterSeq, limit, (seq) => this.#gone(seq));
     for (const r of this.#buffer) {
       if (out.length >= limit) break;
@@ -168,7 +168,7 @@ export class Outbox implements FixSink {
   }
 
   /** The platform refused this fix for good (400): keep it aside with its answer. */
-  deadLetter(entry: OutboxEntry, status: number | undefined, error: string): void {
+  deadLetter(entry: QueueEntry, status: number | undefined, error: string): void {
     if (this.#dead.has(entry.seq)) return;
     const i = indexOfSeq(this.#buffer, entry.seq);
     // A buffered fix was never committed: there is no outbox row to delete.

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
-import { fromRow, type OutboxEntry, type OutboxRow } from './row.js';
+import { fromRow, type OutboxRow } from './row.js';
+import type { QueueEntry } from '../../upload/upload-queue.js';
 
 /** Rows read at a time while looking for the oldest pending fix past the delivered ones. */
 const OLDEST_SCAN_PAGE = 512;
@@ -11,8 +12,8 @@ export type RowsAfter = Statement<[number, number], OutboxRow>;
  * Up to `limit` committed fixes with seq > afterSeq, oldest first, passing over those `gone` says
  * are delivered or dead-lettered in memory but not yet deleted (the backlog lane's page).
  */
-export function committedAfter(after: RowsAfter, afterSeq: number, limit: number, gone: (seq: number) => boolean): OutboxEntry[] {
-  const out: OutboxEntry[] = [];
+export function committedAfter(after: RowsAfter, afterSeq: number, limit: number, gone: (seq: number) => boolean): QueueEntry[] {
+  const out: QueueEntry[] = [];
   let cursor = afterSeq;
   while (out.length < limit) {
     const rows = after.all(cursor, limit);

@@ -1,4 +1,5 @@
-import type { RecordedFix } from '../../gnss/fix.js';
+import type { RecordedFix } from '../../fix/fix.js';
+import type { QueueEntry } from '../../upload/upload-queue.js';
 import { formatUuid } from '../event-id.js';
 
 /**
@@ -18,32 +19,6 @@ export interface OutboxRow {
   hdop_c: number | null;
   sats: number | null;
   flags: number;
-}
-
-/**
- * A queued fix as the store keeps it: what the OTM5 mapping (platform/otm5/event.ts EventFix, the
- * same shape) needs. Defined here so that store/ imports no platform type.
- */
-export interface QueuedFix {
-  eventId: string;
-  /** Epoch ms UTC from the receiver. */
-  time: number;
-  lat: number;
-  lon: number;
-  /** Metres above mean sea level. */
-  altMSL?: number;
-  /** Speed over ground, m/s. */
-  speed?: number;
-  /** Course over ground, degrees true. */
-  track?: number;
-  hdop?: number;
-  satellitesUsed?: number;
-}
-
-/** A queued fix as the uploader sees it. */
-export interface OutboxEntry extends QueuedFix {
-  seq: number;
-  transition: boolean;
 }
 
 export const FLAG_TRANSITION = 1;
@@ -69,8 +44,8 @@ export function toRow(seq: number, eventId: Buffer, fix: RecordedFix): OutboxRow
   };
 }
 
-export function fromRow(row: OutboxRow): OutboxEntry {
-  const e: OutboxEntry = {
+export function fromRow(row: OutboxRow): QueueEntry {
+  const e: QueueEntry = {
     seq: row.seq,
     eventId: formatUuid(row.event_id),
     time: row.fix_time,

@@ -5,7 +5,7 @@
  * gpsd has them; mode equal.
  */
 import { readFileSync } from 'node:fs';
-import type { Fix } from '../../../src/gnss/fix.js';
+import type { Fix } from '../../../src/fix/fix.js';
 
 export interface GpsdTpv {
   time: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent, type EventFix } from '../../../src/platform/otm5/event.js';
+import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent } from '../../../src/platform/otm5/event.js';
+import type { QueuedFix } from '../../../src/fix/fix.js';
 import { loadOtmSchemas } from '../../helpers/otm-schema.js';
 
 const device = {
@@ -8,7 +9,7 @@ const device = {
   source: 'config',
   deviceUUID: '3f1c2b9e-8a7d-4c1e-9b2a-5d6e7f801234',
 };
-const full: EventFix = {
+const full: QueuedFix = {
   eventId: '2ed6657d-e927-568b-95e1-2665a8aea6a2',
   time: Date.UTC(2026, 10, 22, 8, 30, 15, 100),
   lat: 52.1938879,

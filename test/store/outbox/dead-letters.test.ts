@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { deadLetterLines, pendingLines, requeueDeadLetters } from '../../../src/store/outbox/dead-letters.js';
-import type { OutboxEntry } from '../../../src/store/outbox/outbox.js';
+import type { QueueEntry } from '../../../src/upload/upload-queue.js';
 import { UploadLanes } from '../../../src/upload/lanes.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { fixAt, openOutbox, rowCount, type OpenOutbox } from './helpers.js';
@@ -41,7 +41,7 @@ describe('dead letters', () => {
     const { o, dir, ids } = await withDeadLetters(50, 20);
     const lanes = new UploadLanes(o.outbox, 'oldest-first');
     // The running outbox's uploader has paged past everything pending.
-    const seen: OutboxEntry[] = [];
+    const seen: QueueEntry[] = [];
     for (let next = lanes.next(() => false); next; next = lanes.next(() => false)) seen.push(next.entry);
     expect(seen).toHaveLength(30);
 
@@ -56,7 +56,7 @@ describe('dead letters', () => {
     expect(o.outbox.pendingCount()).toBe(50);
     expect(o.outbox.status().deadLetters).toBe(0);
     expect(rowCount(o.db)).toBe(50);
-    const again: OutboxEntry[] = [];
+    const again: QueueEntry[] = [];
     for (let next = lanes.next(() => false); next; next = lanes.next(() => false)) again.push(next.entry);
     // Everything pending is offered again, the requeued fixes first, each with its original id.
     expect(again.slice(0, 20).map((e) => e.eventId)).toEqual(ids);

@@ -1,5 +1,5 @@
 import { configSchema } from '../../../src/config/schema.js';
-import type { RecordedFix } from '../../../src/gnss/fix.js';
+import type { RecordedFix } from '../../../src/fix/fix.js';
 import { silentLogger } from '../../../src/log.js';
 import { openDatabase, type Database } from '../../../src/store/database.js';
 import { MetaStore } from '../../../src/store/meta.js';

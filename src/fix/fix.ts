@@ -1,6 +1,15 @@
 /**
- * What the GNSS pipeline produces. Units are in the names or documented here; an absent field means
- * the receiver did not say (never 0: a course of 0 and an unknown course are different facts).
+ * One fix, from the receiver to the platform, with one name per stage:
+ *
+ *   Fix                  the GNSS pipeline's epoch (src/gnss/): what the receiver said, nothing invented
+ *   RecordedFix          a Fix the recording policy kept (src/gnss/recording-policy.ts), to the FixSink
+ *   QueuedFix            a recorded fix with the event id it got at record time, as the outbox keeps it
+ *                        (src/store/outbox/row.ts stores it in SQLite's compact columns, OutboxRow)
+ *   QueueEntry           a QueuedFix with its place in the upload queue (src/upload/upload-queue.ts)
+ *   LocationUpdateEvent  the OTM5 event made from a QueuedFix (src/platform/otm5/event.ts)
+ *
+ * Units are in the names or documented here; an absent field means the receiver did not say
+ * (never 0: a course of 0 and an unknown course are different facts).
  */
 
 /** One satellite the receiver reports in view (from GSV), marked used when a GSA lists it. */
@@ -60,3 +69,23 @@ export interface FixSink {
 }
 
 export const KNOTS_TO_MPS = 1852 / 3600;
+
+/**
+ * A recorded fix as the outbox keeps it, with the event id fixed at record time (the idempotency
+ * key of its OTM5 event): what the OTM5 mapping needs, positions at the outbox's precision.
+ */
+export interface QueuedFix {
+  eventId: string;
+  /** Epoch ms UTC from the receiver. */
+  time: number;
+  lat: number;
+  lon: number;
+  /** Metres above mean sea level. */
+  altMSL?: number;
+  /** Speed over ground, m/s. */
+  speed?: number;
+  /** Course over ground, degrees true. */
+  track?: number;
+  hdop?: number;
+  satellitesUsed?: number;
+}
