@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { DEFAULT_MAX_SPREAD_M, DEFAULT_SAMPLES } from '../locations/capture.js';
+import { DEFAULT_MAX_SPREAD_M, DEFAULT_SAMPLES } from '../sites/capture.js';
 import type { CommonOptions, HereOptions } from './location-options.js';
-import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES } from '../locations/location-types.js';
+import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES } from '../sites/site-types.js';
 import { CONFIG_OPTION, numberIn } from './options.js';
 
 /**

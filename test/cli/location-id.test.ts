@@ -2,11 +2,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
-import { stableLocationId } from '../../src/locations/stable-id.js';
-import { validateLocationBatch } from '../../src/locations/validate.js';
+import { stableLocationId } from '../../src/sites/stable-id.js';
+import { validateLocationBatch } from '../../src/sites/validate.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { CUSTOMER, DEPOT } from '../locations/sites.js';
+import { CUSTOMER, DEPOT } from '../sites/sites.js';
 
 /** Issue 13, point 13: a location without an id gets a stable one, the dry run names the real URL, a failure claims no id. */
 

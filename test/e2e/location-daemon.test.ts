@@ -1,13 +1,13 @@
 import { open } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
-import { averageFixes, hasPosition, localDistanceM, type AveragedPosition, type PositionedFix } from '../../src/locations/average.js';
-import type { OtmLocation } from '../../src/locations/location-types.js';
+import { averageFixes, hasPosition, localDistanceM, type AveragedPosition, type PositionedFix } from '../../src/sites/average.js';
+import type { OtmLocation } from '../../src/sites/site-types.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { loadOtmSchemas } from '../helpers/otm-schema.js';
 import { runCli } from '../helpers/run-cli.js';
-import { KNOWN_POSITION, stationaryLog } from '../locations/nmea-writer.js';
+import { KNOWN_POSITION, stationaryLog } from '../sites/nmea-writer.js';
 import { HAVE_SOCAT, startPtyDaemon, type PtyDaemon } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 

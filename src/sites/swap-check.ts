@@ -1,5 +1,5 @@
 import { countriesAt, inCountry, isKnownCountry } from './country-boxes.js';
-import type { LocationIssue } from './location-types.js';
+import type { LocationIssue } from './site-types.js';
 
 /**
  * Latitude and longitude typed the wrong way round is the commonest coordinate mistake (even the

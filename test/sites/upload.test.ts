@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decideRetry, DEFAULT_LOCATION_RETRY, type RetryFacts } from '../../src/locations/retry.js';
-import { problemsFromBody, formatProblem } from '../../src/locations/platform-answer.js';
-import { sendLocations, summaryLine } from '../../src/locations/send.js';
-import { LocationUploader, type RetryNotice } from '../../src/locations/upload.js';
-import type { OtmLocation } from '../../src/locations/location-types.js';
-import { validateLocation } from '../../src/locations/validate.js';
+import { decideRetry, DEFAULT_LOCATION_RETRY, type RetryFacts } from '../../src/sites/retry.js';
+import { problemsFromBody, formatProblem } from '../../src/sites/platform-answer.js';
+import { sendLocations, summaryLine } from '../../src/sites/send.js';
+import { LocationUploader, type RetryNotice } from '../../src/sites/upload.js';
+import type { OtmLocation } from '../../src/sites/site-types.js';
+import { validateLocation } from '../../src/sites/validate.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
 import { CUSTOMER } from './sites.js';
 

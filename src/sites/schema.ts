@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ADDRESS_FIELDS, CONTACT_TYPES, LOCATION_TYPES, UUID_PATTERN } from './location-types.js';
+import { ADDRESS_FIELDS, CONTACT_TYPES, LOCATION_TYPES, UUID_PATTERN } from './site-types.js';
 
 /**
  * The structure of a location as this agent accepts it (platform-spec.md 2.4 and the OTM 5.6

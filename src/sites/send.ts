@@ -1,5 +1,5 @@
 import type { AgentError } from '../errors.js';
-import type { OtmLocation } from './location-types.js';
+import type { OtmLocation } from './site-types.js';
 import { formatProblem } from './platform-answer.js';
 import type { LocationUploader, LocationUploadOutcome, RetryNotice } from './upload.js';
 

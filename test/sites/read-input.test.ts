@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonErrorOffset, lineAndColumn } from '../../src/system/json-position.js';
-import { readLocationInput } from '../../src/locations/read-input.js';
+import { readLocationInput } from '../../src/sites/read-input.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-loc-in-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

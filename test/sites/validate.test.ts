@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildHereLocation } from '../../src/locations/build.js';
-import { CONTACT_TYPES, formatIssue, LOCATION_TYPES, locationForm, type OtmLocation } from '../../src/locations/location-types.js';
-import { formatIssues, validateLocation, validateLocationBatch } from '../../src/locations/validate.js';
+import { buildHereLocation } from '../../src/sites/build.js';
+import { CONTACT_TYPES, formatIssue, LOCATION_TYPES, locationForm, type OtmLocation } from '../../src/sites/site-types.js';
+import { formatIssues, validateLocation, validateLocationBatch } from '../../src/sites/validate.js';
 import { loadOtmSchemas } from '../helpers/otm-schema.js';
 
 const ID = '11c11d75-e114-4b5f-9751-b3a4afa23ecf';

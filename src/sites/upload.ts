@@ -1,6 +1,6 @@
 import { AgentError, PlatformError } from '../errors.js';
 import type { AuthorizedRequester, PlatformResponse } from '../platform/contracts.js';
-import type { OtmLocation } from './location-types.js';
+import type { OtmLocation } from './site-types.js';
 import { problemsFromBody, type PlatformProblem } from './platform-answer.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
 import { configHint, statusMeaning } from '../retry/status-table.js';

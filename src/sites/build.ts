@@ -1,4 +1,4 @@
-import type { Address, ContactDetail } from './location-types.js';
+import type { Address, ContactDetail } from './site-types.js';
 
 /**
  * Builds the location `location here` sends, in the form of platform-spec.md 2.4 that the given

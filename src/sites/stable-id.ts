@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Address } from './location-types.js';
+import type { Address } from './site-types.js';
 
 /**
  * The id of a location given without one: a UUID version 5 (RFC 9562 section 5.5, SHA-1 in a

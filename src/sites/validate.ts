@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ADDRESS_FIELDS, formatIssue, type LocationIssue, type OtmLocation } from './location-types.js';
+import { ADDRESS_FIELDS, formatIssue, type LocationIssue, type OtmLocation } from './site-types.js';
 import { LOCATION_FIELDS, locationSchema } from './schema.js';
 import { countriesAt } from './country-boxes.js';
 import { swapWarnings } from './swap-check.js';

@@ -1,7 +1,9 @@
 /**
- * OTM5 location payload as this agent sends it (platform-spec.md 2.4; OTM 5.6
- * `components/schemas/location`). The enums below are the OTM 5.6 values; the tests check them
- * against ../shared/otm5/otm-api-v5.6.yaml at run time so that a drift cannot pass unnoticed.
+ * A site (depot, customer, yard: an OTM5 `location` entity, what `location put|here` sends) as this
+ * agent sends it (platform-spec.md 2.4; OTM 5.6 `components/schemas/location`). The folder is sites/
+ * so that "location" is not read as a GPS position (src/fix/, OTM5 locationUpdateEvent). The enums
+ * below are the OTM 5.6 values; the tests check them against ../shared/otm5/otm-api-v5.6.yaml at
+ * run time so that a drift cannot pass unnoticed.
  */
 
 /** OTM 5.6 `location.type`. */
