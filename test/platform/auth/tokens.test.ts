@@ -295,8 +295,9 @@ describe('token lifecycle (platform-spec.md sections 3 and 5)', () => {
 });
 
 describe('token lifecycle across real processes', () => {
-  const child = path.join(REPO_ROOT, 'test', 'platform', 'fixtures', 'token-child.mjs');
-  const built = existsSync(path.join(REPO_ROOT, 'dist', 'platform', 'token-manager.js'));
+  const child = path.join(REPO_ROOT, 'test', 'platform', 'auth', 'fixtures', 'token-child.mjs');
+  // dist/ as a whole, not one module of it: a moved module must fail the child's import, not skip the tests.
+  const built = existsSync(path.join(REPO_ROOT, 'dist', 'cli', 'main.js'));
   if (!built) process.stderr.write('skipping cross-process token tests: run `npm run build` first (dist/ is absent)\n');
 
   function runChild(p: Platform, mode: string, n = 1) {
