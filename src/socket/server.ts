@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { GET_STATUS, MAX_REQUEST_LINE } from './status-protocol.js';
 import { ensureSocketDir } from './path.js';
 import type { StatusProvider } from '../status/snapshot.js';
+import { SnapshotLineCache } from './snapshot-cache.js';
 
 /** The part of the fix publisher (src/socket/fix-publisher.ts) the server needs. */
 export interface FixSubscriptions {
@@ -26,33 +27,76 @@ export interface StatusServerOptions {
   mode?: number;
   /** A client that sends no request line within this long is closed. */
   requestTimeoutMs?: number;
-  /** Connections served at once (status requests and fix subscribers together); more are refused. */
+  /** Connections held at once (status requests and fix subscribers together); see MAX_STATUS_CLIENTS. */
   maxClients?: number;
-  /** After the answer, a client that does not read it and close within this long is cut off. */
+  /** Fix subscribers at once (each may queue 64 KiB); the rest of maxClients stays free for status. */
+  maxSubscribers?: number;
+  /** An answered client whose answer did not fit the kernel's buffer is cut off after this long. */
   lingerMs?: number;
+  /** The snapshot is built at most once per this long, however many ask (default 500 ms). */
+  snapshotIntervalMs?: number;
+  /** Monotonic ms (tests). */
+  nowMs?: () => number;
 }
 
 /**
- * The socket is a window onto the daemon, so it must not be a way to starve it (issue 13.5):
- * 1,100 idle connections once used up the daemon's 1,024 file descriptors. `status`,
- * `location here` and doctor need one connection each; 16 leaves room for a few technicians and
- * scripts at once. With LimitNOFILE= in the unit the bound keeps the socket far from the limit.
+ * The socket is a window onto the daemon, so it must not be a way to starve it or to lock the
+ * technician out (issues 13.5, 22.1). A connection costs one descriptor and a few KiB, so 64 keep
+ * the daemon far from its descriptor limit (fds stayed <= 256 under a flood); what bounds the
+ * memory is that an answered client holds nothing (the answer goes into the kernel's buffer and
+ * the connection is closed at once) and that refusals are not kept either.
+ *
+ * Being full does not lock anyone out: a new connection takes the place of the oldest one that
+ * has not asked anything yet (`status`, `location here` and doctor send their request with the
+ * connection, so only an idle or hostile client waits without one). Idle connections held open
+ * by another member of the service group therefore cannot keep a technician's `status` out.
  */
-export const MAX_STATUS_CLIENTS = 16;
+export const MAX_STATUS_CLIENTS = 64;
+export const MAX_FIX_SUBSCRIBERS = 8;
+/**
+ * A waiting connection gives its place only after this long: a burst of connections accepted in
+ * one go (the kernel queues up to 511) would otherwise evict each other, the technician's among
+ * them, before any had its request read. Clients that ask send the request with the connection.
+ */
+const EVICT_AFTER_MS = 250;
+/** At most this many refusals with a line per window; see #throttleRefusals. */
+const REFUSALS_PER_WINDOW = 32;
+const REFUSAL_WINDOW_MS = 100;
+/** A refused client has this long to read its one line. */
+const REFUSAL_LINGER_MS = 1000;
+
+/** waiting: no request yet; asked: its snapshot is being built; flushing: the answer did not fit the kernel's buffer. */
+type Phase = 'waiting' | 'asked' | 'flushing' | 'subscribed';
+
+/** A refusal written and dropped at once: a client that asks again and again costs no memory. */
+function errorLine(code: ErrorCode, message: string): string {
+  return `${JSON.stringify({ error: { code, message } })}\n`;
+}
 
 export class StatusServer {
   readonly #o: StatusServerOptions;
   #server: Server | undefined;
-  readonly #sockets = new Set<Socket>();
+  /** Every connection held, oldest first (Map keeps insertion order). */
+  readonly #sockets = new Map<Socket, { phase: Phase; sinceMs: number }>();
+  /** Refused at accept, their one line on the way (at most MAX_STATUS_CLIENTS). */
+  readonly #refusing = new Set<Socket>();
+  readonly #snapshots: SnapshotLineCache;
+  #refusals = { windowStartMs: -Infinity, count: 0 };
   /** Inode of the socket file this server bound: stop() removes that file and no other. */
   #created: number | undefined;
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
+    this.#snapshots = new SnapshotLineCache(options.provider, options.snapshotIntervalMs ?? 500, options.nowMs);
   }
 
   get socketPath(): string {
     return this.#o.socketPath;
+  }
+
+  /** Snapshots built since start (at most one per snapshotIntervalMs). */
+  get snapshotsBuilt(): number {
+    return this.#snapshots.builds;
   }
 
   async start(): Promise<void> {
@@ -60,6 +104,10 @@ export class StatusServer {
     ensureSocketDir(file);
     await removeStaleSocket(file);
     const server = createServer((socket) => this.#accept(socket));
+    // Past the connections held and the refusals on their way, Node closes a new connection
+    // before it becomes a Socket: a flood of reconnecting clients then costs no JavaScript
+    // objects (each Socket made and dropped grew the heap by tens of MB at thousands a second).
+    server.maxConnections = this.#connectionCap();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(file, () => {
@@ -78,7 +126,7 @@ export class StatusServer {
     this.#server = undefined;
     if (!server) return;
     await this.#o.fixes?.stop().catch(() => undefined);
-    for (const s of this.#sockets) s.destroy();
+    for (const s of [...this.#sockets.keys(), ...this.#refusing]) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     // Never unlink a socket another process bound meanwhile (issue 13.1).
     try {
@@ -91,16 +139,13 @@ export class StatusServer {
 
   #accept(socket: Socket): void {
     socket.on('error', () => socket.destroy());
-    if (this.#sockets.size >= (this.#o.maxClients ?? MAX_STATUS_CLIENTS)) {
-      // One line, then the connection is gone whether or not the client reads it.
-      this.#fail(
-        socket,
-        'TOO_MANY_CLIENTS',
-        `the daemon serves ${this.#o.maxClients ?? MAX_STATUS_CLIENTS} status clients at once; try again`,
-      );
+    const max = this.#o.maxClients ?? MAX_STATUS_CLIENTS;
+    if (this.#sockets.size >= max && !this.#evictOne()) {
+      this.#refuse(socket, 'TOO_MANY_CLIENTS', `the daemon serves ${max} status clients at once; try again`);
+      this.#throttleRefusals();
       return;
     }
-    this.#sockets.add(socket);
+    this.#sockets.set(socket, { phase: 'waiting', sinceMs: this.#now() });
     socket.once('close', () => this.#sockets.delete(socket));
     socket.setEncoding('utf8');
     socket.setTimeout(this.#o.requestTimeoutMs ?? 5000, () => socket.destroy());
@@ -109,7 +154,7 @@ export class StatusServer {
       buffer += chunk;
       const nl = buffer.indexOf('\n');
       if (nl < 0) {
-        if (buffer.length > MAX_REQUEST_LINE) this.#fail(socket, 'REQUEST_TOO_LONG', `request longer than ${MAX_REQUEST_LINE} bytes`);
+        if (buffer.length > MAX_REQUEST_LINE) this.#refuse(socket, 'REQUEST_TOO_LONG', `request longer than ${MAX_REQUEST_LINE} bytes`);
         return;
       }
       socket.off('data', onData);
@@ -119,40 +164,140 @@ export class StatusServer {
     socket.on('data', onData);
   }
 
+  /**
+   * Makes room for a new connection: the oldest answered one still flushing (its client does not
+   * read), else the oldest that has not sent its request. One whose snapshot is being built is
+   * answered within that build; fix subscribers are bounded by maxSubscribers instead.
+   */
+  #evictOne(): boolean {
+    let waiting: Socket | undefined;
+    const before = this.#now() - EVICT_AFTER_MS;
+    for (const [socket, { phase, sinceMs }] of this.#sockets) {
+      if (phase === 'flushing') {
+        socket.destroy();
+        this.#sockets.delete(socket);
+        return true;
+      }
+      if (phase === 'waiting' && sinceMs <= before) waiting ??= socket;
+    }
+    if (!waiting) return false;
+    waiting.destroy();
+    this.#sockets.delete(waiting);
+    return true;
+  }
+
   async #handle(socket: Socket, line: string): Promise<void> {
     let request: unknown;
     try {
       request = JSON.parse(line) as unknown;
     } catch {
-      this.#fail(socket, 'BAD_REQUEST', 'request is not JSON; send {"get":"status"} or {"subscribe":"fixes"}');
+      this.#refuse(socket, 'BAD_REQUEST', 'request is not JSON; send {"get":"status"} or {"subscribe":"fixes"}');
       return;
     }
     const r = (typeof request === 'object' && request !== null ? request : {}) as Record<string, unknown>;
     if (r.get === GET_STATUS.get) {
+      this.#phase(socket, 'asked');
+      let answer: string;
       try {
-        const snapshot = await this.#o.provider.snapshot();
-        this.#answer(socket, `${JSON.stringify({ status: snapshot })}\n`);
+        answer = await this.#snapshots.line();
       } catch (e) {
         this.#o.logger.warn({ err: errorFields(e) }, 'status snapshot failed');
-        this.#fail(socket, 'SNAPSHOT_FAILED', describeError(e));
+        this.#refuse(socket, 'SNAPSHOT_FAILED', describeError(e));
+        return;
       }
+      this.#answer(socket, answer);
       return;
     }
     if (r.subscribe === 'fixes' && this.#o.fixes) {
+      const subscribers = [...this.#sockets.values()].filter((c) => c.phase === 'subscribed').length;
+      const max = this.#o.maxSubscribers ?? MAX_FIX_SUBSCRIBERS;
+      if (subscribers >= max) {
+        this.#refuse(socket, 'TOO_MANY_CLIENTS', `the daemon feeds ${max} fix subscribers at once; try again`);
+        return;
+      }
+      this.#phase(socket, 'subscribed');
       this.#o.fixes.subscribe(socket);
       return;
     }
-    this.#fail(socket, 'UNKNOWN_REQUEST', 'unknown request; send {"get":"status"} or {"subscribe":"fixes"}');
+    this.#refuse(socket, 'UNKNOWN_REQUEST', 'unknown request; send {"get":"status"} or {"subscribe":"fixes"}');
   }
 
-  #fail(socket: Socket, code: ErrorCode, message: string): void {
-    this.#answer(socket, `${JSON.stringify({ error: { code, message } })}\n`);
+  #connectionCap(): number {
+    return (this.#o.maxClients ?? MAX_STATUS_CLIENTS) + MAX_STATUS_CLIENTS;
   }
 
-  /** Sends the one answer and closes; a client that never reads it does not keep its buffer. */
+  /**
+   * A client refused with a line comes straight back; a hundred of them made the daemon build
+   * and drop thousands of Sockets a second, which grew its heap by 70 MB. Past
+   * REFUSALS_PER_WINDOW refusals in a window, new connections are closed by Node before they
+   * become Sockets until the window ends; the status client takes a silent close as "busy" and
+   * asks again.
+   */
+  #throttleRefusals(): void {
+    const now = this.#now();
+    if (now - this.#refusals.windowStartMs >= REFUSAL_WINDOW_MS) this.#refusals = { windowStartMs: now, count: 0 };
+    if (++this.#refusals.count < REFUSALS_PER_WINDOW || this.#refusals.count > REFUSALS_PER_WINDOW) return;
+    const server = this.#server;
+    if (!server) return;
+    server.maxConnections = 1; // 0 would mean "no limit"
+    setTimeout(
+      () => {
+        if (this.#server === server) server.maxConnections = this.#connectionCap();
+      },
+      Math.max(1, REFUSAL_WINDOW_MS - (now - this.#refusals.windowStartMs)),
+    ).unref();
+  }
+
+  #phase(socket: Socket, phase: Phase): void {
+    const c = this.#sockets.get(socket);
+    if (c) c.phase = phase;
+  }
+
+  #now(): number {
+    return this.#o.nowMs?.() ?? performance.now();
+  }
+
+  /**
+   * An error line, then end of file. The request may still be unread in the socket (a refusal at
+   * accept, a request too long), and closing a Unix socket with unread input resets the peer
+   * before it reads the line; so input is drained and the socket half-closed, and it goes after
+   * one second at most. Refusals kept that way are bounded like the connections; past that, one
+   * is dropped at once.
+   */
+  #refuse(socket: Socket, code: ErrorCode, message: string): void {
+    if (socket.destroyed) return;
+    const admitted = this.#sockets.has(socket);
+    if (!admitted && this.#refusing.size >= MAX_STATUS_CLIENTS) {
+      socket.destroy();
+      return;
+    }
+    if (admitted) this.#phase(socket, 'flushing');
+    else {
+      this.#refusing.add(socket);
+      socket.once('close', () => this.#refusing.delete(socket));
+    }
+    socket.removeAllListeners('data');
+    socket.resume();
+    socket.setTimeout(REFUSAL_LINGER_MS, () => socket.destroy());
+    socket.end(errorLine(code, message));
+  }
+
+  /**
+   * Sends the one answer and closes. A Unix socket hands written bytes to the peer's receive
+   * queue, so once Node has written them all (nearly always at once: an answer is a few KiB) the
+   * connection is closed and the client still reads its answer, then end of file. Only an answer
+   * the kernel could not take whole keeps the connection, bounded by lingerMs and by eviction.
+   */
   #answer(socket: Socket, line: string): void {
-    socket.end(line);
-    setTimeout(() => socket.destroy(), this.#o.lingerMs ?? 5000).unref();
+    if (socket.destroyed) return;
+    socket.write(line);
+    if (socket.writableLength === 0) {
+      socket.destroy();
+      return;
+    }
+    this.#phase(socket, 'flushing');
+    socket.once('drain', () => socket.destroy());
+    socket.setTimeout(this.#o.lingerMs ?? 5000, () => socket.destroy());
   }
 }
 

@@ -6,70 +6,126 @@ import type { StatusSnapshot } from '../status/snapshot.js';
 /** Longest snapshot accepted (a full satellite table is a few KiB). */
 const MAX_RESPONSE = 1024 * 1024;
 
+/** One attempt's outcome: an answer, a final failure, or "busy: ask again" (refused, evicted, backlog full). */
+type Attempt = { snapshot: StatusSnapshot } | { error: AgentError; again: boolean; backlogFull?: boolean };
+
 /**
  * Asks the running daemon for its snapshot. Rejects with DAEMON_NOT_RUNNING when nothing listens
  * (no socket, or a stale one after a crash), so that the caller can fall back to the database.
+ *
+ * A busy daemon is asked again until `timeoutMs` has passed (issue 22.1): when other local clients
+ * hold its connections, it refuses with TOO_MANY_CLIENTS or gives a waiting connection's place to
+ * a newer one, and a full listen backlog answers EAGAIN. Each of those says "running, ask again",
+ * never "not running".
  */
-export function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<StatusSnapshot> {
-  return new Promise((resolve, reject) => {
+export async function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<StatusSnapshot> {
+  const deadline = performance.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    const left = deadline - performance.now();
+    const outcome = await askOnce(socketPath, Math.max(1, left), timeoutMs);
+    if ('snapshot' in outcome) return outcome.snapshot;
+    // Jittered 10-60 ms, growing a little: a crowd of retrying clients does not come back in step.
+    // A full listen backlog is asked again within a few ms: the place frees as soon as the daemon
+    // accepts, and costs the daemon nothing until then.
+    const pause = outcome.backlogFull ? 1 + Math.random() * 3 : Math.min(60, 10 + attempt * 5) * (0.5 + Math.random() / 2);
+    if (!outcome.again || performance.now() + pause >= deadline) throw outcome.error;
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
+function askOnce(socketPath: string, waitMs: number, timeoutMs: number): Promise<Attempt> {
+  return new Promise((resolve) => {
     const socket = connect({ path: socketPath });
     let data = '';
-    const fail = (e: AgentError): void => {
+    let settled = false;
+    const settle = (a: Attempt): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
       socket.destroy();
-      reject(e);
+      resolve(a);
     };
     const timer = setTimeout(
       () =>
-        fail(
-          new AgentError('DAEMON_NOT_ANSWERING', `the daemon did not answer on ${socketPath} within ${timeoutMs} ms`, {
+        settle({
+          error: new AgentError('DAEMON_NOT_ANSWERING', `the daemon did not answer on ${socketPath} within ${timeoutMs} ms`, {
             class: 'transient',
           }),
-        ),
-      timeoutMs,
+          again: false,
+        }),
+      waitMs,
     );
     socket.setEncoding('utf8');
     socket.once('connect', () => socket.write(`${JSON.stringify(GET_STATUS)}\n`));
     socket.on('data', (chunk: string) => {
       data += chunk;
-      if (data.length > MAX_RESPONSE) fail(new AgentError('STATUS_TOO_LARGE', 'the daemon sent more than 1 MiB', { class: 'internal' }));
+      if (data.length > MAX_RESPONSE)
+        settle({ error: new AgentError('STATUS_TOO_LARGE', 'the daemon sent more than 1 MiB', { class: 'internal' }), again: false });
     });
     socket.once('error', (e: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED')
-        fail(new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }));
+      // The daemon closes as soon as its answer is written; the answer is read before any error.
+      if (data.includes('\n')) settle(parseAnswer(data, socketPath));
+      else if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED')
+        settle({
+          error: new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }),
+          again: false,
+        });
       else if (e.code === 'EACCES' || e.code === 'EPERM')
-        fail(
-          new AgentError(
+        settle({
+          error: new AgentError(
             'DAEMON_SOCKET_DENIED',
             `permission denied on ${socketPath}: run as the service user, a member of its group, or root`,
             { class: 'config', cause: e },
           ),
-        );
-      else fail(new AgentError('DAEMON_SOCKET_ERROR', `cannot read ${socketPath}: ${e.message}`, { class: 'transient', cause: e }));
-    });
-    socket.once('close', () => {
-      clearTimeout(timer);
-      const line = data.split('\n')[0] ?? '';
-      let message: { status?: StatusSnapshot; error?: { code?: string; message?: string } };
-      try {
-        message = JSON.parse(line) as typeof message;
-      } catch {
-        reject(new AgentError('DAEMON_BAD_ANSWER', `the daemon's answer on ${socketPath} is not JSON`, { class: 'internal' }));
-        return;
-      }
-      if (message.status) resolve(message.status);
-      else if (message.error?.code === 'TOO_MANY_CLIENTS')
-        reject(
-          new AgentError('TOO_MANY_CLIENTS', `the daemon is busy: ${message.error.message ?? 'too many status clients'}`, {
-            class: 'transient',
-          }),
-        );
+          again: false,
+        });
       else
-        reject(
-          new AgentError('DAEMON_STATUS_ERROR', `the daemon answered: ${message.error?.code ?? 'error'}: ${message.error?.message ?? ''}`, {
-            class: 'transient',
-          }),
-        );
+        settle({
+          error: new AgentError('DAEMON_SOCKET_ERROR', `cannot read ${socketPath}: ${e.message}`, { class: 'transient', cause: e }),
+          // A full listen backlog (EAGAIN) or a connection given to a newer client (ECONNRESET, EPIPE): busy.
+          again: e.code === 'EAGAIN' || e.code === 'ECONNRESET' || e.code === 'EPIPE',
+          backlogFull: e.code === 'EAGAIN',
+        });
     });
+    socket.once('close', () => settle(parseAnswer(data, socketPath)));
   });
+}
+
+function parseAnswer(data: string, socketPath: string): Attempt {
+  if (data === '')
+    // Closed without a word: the daemon gave this connection's place to a newer one before reading it.
+    return {
+      error: new AgentError('TOO_MANY_CLIENTS', 'the daemon is busy: it closed the connection before answering; try again', {
+        class: 'transient',
+      }),
+      again: true,
+    };
+  const line = data.split('\n')[0] ?? '';
+  let message: { status?: StatusSnapshot; error?: { code?: string; message?: string } };
+  try {
+    message = JSON.parse(line) as typeof message;
+  } catch {
+    return {
+      error: new AgentError('DAEMON_BAD_ANSWER', `the daemon's answer on ${socketPath} is not JSON`, { class: 'internal' }),
+      again: false,
+    };
+  }
+  if (message.status) return { snapshot: message.status };
+  if (message.error?.code === 'TOO_MANY_CLIENTS')
+    return {
+      error: new AgentError('TOO_MANY_CLIENTS', `the daemon is busy: ${message.error.message ?? 'too many status clients'}`, {
+        class: 'transient',
+      }),
+      again: true,
+    };
+  return {
+    error: new AgentError(
+      'DAEMON_STATUS_ERROR',
+      `the daemon answered: ${message.error?.code ?? 'error'}: ${message.error?.message ?? ''}`,
+      {
+        class: 'transient',
+      },
+    ),
+    again: false,
+  };
 }

@@ -14,6 +14,13 @@ import { runDir, statusSocketPath } from '../socket/path.js';
 /** dataDir when the configuration does not say (or cannot be read): the schema's own default. */
 const DEFAULT_DATA_DIR = configSchema.shape.dataDir.parse(undefined);
 
+/**
+ * How long `status` keeps asking a busy daemon before it reads the database instead. A daemon
+ * answers in milliseconds; other local clients flooding its socket can make it refuse or queue
+ * the technician's connection for a while (issue 22.1), and "not running" is then the wrong answer.
+ */
+export const STATUS_ANSWER_MS = 3000;
+
 export interface StatusTarget {
   socketPath: string;
   dataDir: string;
@@ -67,14 +74,14 @@ export function statusTarget(configPath: string | undefined, env: NodeJS.Process
 export async function fetchSnapshot(target: StatusTarget, wallMs: () => number = Date.now): Promise<StatusSnapshot> {
   if (target.unreadableConfig !== undefined) {
     try {
-      return await requestSnapshot(target.socketPath, 1000);
+      return await requestSnapshot(target.socketPath, STATUS_ANSWER_MS);
     } catch (e) {
       throw unreadableConfigError(e, target.unreadableConfig, target.socketPath);
     }
   }
   let snapshot: StatusSnapshot;
   try {
-    snapshot = await requestSnapshot(target.socketPath, 1000);
+    snapshot = await requestSnapshot(target.socketPath, STATUS_ANSWER_MS);
   } catch (e) {
     if (!isAgentError(e) || e.errorClass === 'internal') throw e;
     snapshot = databaseSnapshot({

@@ -67,7 +67,7 @@ describe('status with an unreadable configuration: the reason the socket did not
     );
     const e = await failure(socketPath);
     expect(e.code).toBe('DAEMON_NOT_ANSWERING');
-    expect(e.message).toMatch(/^the agent is running but the daemon did not answer on .* within 1000 ms/);
+    expect(e.message).toMatch(/^the agent is running but the daemon did not answer on .* within 3000 ms/);
     expect(e.message).not.toMatch(/neither/);
   });
 });
