@@ -17,6 +17,7 @@ import { TokenManager } from '../src/platform/auth/token-manager.js';
 import { PlatformSimulator, type SimUrls } from '../src/sim/index.js';
 import { openDatabase, type Database } from '../src/store/database.js';
 import { MetaStore } from '../src/store/meta.js';
+import { openStores } from '../src/store/stores.js';
 import { Outbox } from '../src/store/outbox/outbox.js';
 import { systemClock, type Clock } from '../src/system/clock.js';
 
@@ -149,7 +150,7 @@ export function benchTokenManager(
   clocks?: { clock: Clock; bootClock: BootClock },
 ): TokenManager {
   return new TokenManager({
-    db,
+    records: openStores(db).tokens,
     http,
     authUrl,
     credentials: { username: 'agent', password: new Secret('pw') },

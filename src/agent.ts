@@ -18,7 +18,7 @@ import { Ballast } from './store/ballast.js';
 import { openDatabase, replaceDamagedDatabase, type CarriedFixes, type OpenDatabaseOptions } from './store/database.js';
 import { FullDisk } from './store/full-disk.js';
 import { isCorrupt, type StoreError } from './store/store-faults.js';
-import { MetaStore } from './store/meta.js';
+import { openStores } from './store/stores.js';
 import { Outbox } from './store/outbox/outbox.js';
 import { systemClock, type Clock } from './system/clock.js';
 import type { IdentityProbes } from './system/identity.js';
@@ -123,7 +123,9 @@ export class Agent {
     this.#onStop('database', () => {
       db.close();
     });
-    const meta = new MetaStore(db);
+    // Every record store over this database, built once here and handed over as interfaces.
+    const stores = openStores(db);
+    const meta = stores.meta;
     // The data counter continues today's and this month's figures across restarts.
     const wire = new WireCounter(() => clock.wallMs());
     try {
@@ -134,7 +136,7 @@ export class Agent {
 
     const platform = buildPlatform({
       config,
-      db,
+      records: stores,
       logger,
       clock,
       wire,

@@ -5,6 +5,7 @@ import { oneShotFailure } from './failure-message.js';
 import { createLogger, type Logger } from '../log.js';
 import { buildPlatform, type PlatformParts } from '../platform/build.js';
 import { openDatabase, type Database } from '../store/database.js';
+import { openStores } from '../store/stores.js';
 import { systemClock } from '../system/clock.js';
 
 /**
@@ -29,7 +30,7 @@ export function openPlatformContext(configPath: string | undefined): PlatformCon
     destination: pino.destination({ dest: 2, sync: true }),
   });
   const db = openDatabase({ dataDir: config.dataDir, logger });
-  const platform = buildPlatform({ config, db, logger, clock: systemClock });
+  const platform = buildPlatform({ config, records: openStores(db), logger, clock: systemClock });
   return {
     config,
     db,

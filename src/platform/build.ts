@@ -1,14 +1,14 @@
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
-import type { Database } from '../store/database.js';
 import type { Clock } from '../system/clock.js';
 import { systemProbes, type IdentityProbes } from '../system/identity.js';
 import { AuthorizedClient } from './auth/authorized-client.js';
 import { systemBootClock, type BootClock } from '../system/boot-clock.js';
 import { DeviceRegistrar } from './device/registrar.js';
 import { createPlatformDispatcher, PlatformDispatcher, type PlatformTransport } from './transport/dispatcher.js';
-import { MetaStore } from '../store/meta.js';
-import { ticketKeyOf, TlsSessionStore } from './transport/tls-session-store.js';
+import { ticketKeyOf, TlsSessionStore, type SessionRecords } from './transport/tls-session-store.js';
+import type { TokenRecords } from './auth/token-records.js';
+import type { DeviceRecords } from './device/device-records.js';
 import { PlatformHttp } from './transport/http.js';
 import { SecretRedactor } from './auth/secret-redactor.js';
 import { StartSpread } from './device/start-spread.js';
@@ -16,9 +16,17 @@ import { TokenManager } from './auth/token-manager.js';
 import { errorFields } from '../errors.js';
 import { WireCounter } from './transport/wire-counter.js';
 
+/** The records the platform side keeps in the database, opened once by the caller (store/stores.ts openStores). */
+export interface PlatformRecords {
+  tokens: TokenRecords;
+  devices: DeviceRecords;
+  /** The TLS session tickets. */
+  meta: SessionRecords;
+}
+
 export interface PlatformDeps {
   config: Config;
-  db: Database;
+  records: PlatformRecords;
   logger: Logger;
   clock: Clock;
   /** Default: the kernel's monotonic clock and boot id. */
@@ -51,7 +59,7 @@ export interface PlatformParts {
 
 /** Builds the platform side from the frozen configuration: for src/agent.ts and the CLI commands. */
 export function buildPlatform(deps: PlatformDeps): PlatformParts {
-  const { config, db, logger, clock } = deps;
+  const { config, records, logger, clock } = deps;
   const p = config.platform;
   const ownDispatcher = deps.dispatcher === undefined;
   const wire = deps.wire ?? new WireCounter(() => clock.wallMs());
@@ -75,7 +83,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
       ? new StartSpread({ windowS: p.startupJitterS, clock, logger: logger.child({ component: 'platform' }) })
       : undefined;
   const tokens = new TokenManager({
-    db,
+    records: records.tokens,
     http,
     authUrl: p.authUrl,
     credentials: { username: config.credentials.username, password: config.credentials.password },
@@ -97,7 +105,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   });
   const requester = new AuthorizedClient({ http, tokens, logger: logger.child({ component: 'platform' }) });
   const registrar = new DeviceRegistrar({
-    db,
+    records: records.devices,
     requester,
     deviceUrl: p.deviceUrl,
     device: config.device,
@@ -107,7 +115,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     ...(startSpread ? { startSpread } : {}),
     tuning: { retryMinS: p.registrationRetryMinS, retryMaxS: p.registrationRetryMaxS, configRetryS: p.registrationConfigRetryS },
   });
-  const tickets = dispatcher instanceof PlatformDispatcher ? ticketStore(dispatcher, config, db, clock) : undefined;
+  const tickets = dispatcher instanceof PlatformDispatcher ? ticketStore(dispatcher, config, records.meta, clock) : undefined;
   let saveTimer: NodeJS.Timeout | undefined;
   const saveTickets = (): void => {
     try {
@@ -153,10 +161,10 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
 }
 
 /** Persists the dispatcher's TLS session tickets in the database (tls-session-store.ts), keyed to the configured origins. */
-function ticketStore(dispatcher: PlatformDispatcher, config: Config, db: Database, clock: Clock): TlsSessionStore {
+function ticketStore(dispatcher: PlatformDispatcher, config: Config, meta: SessionRecords, clock: Clock): TlsSessionStore {
   const p = config.platform;
   return new TlsSessionStore({
-    meta: new MetaStore(db),
+    meta,
     cache: dispatcher.sessions,
     trust: dispatcher.trust,
     keys: new Set([p.authUrl, p.deviceUrl, p.planningUrl].map(ticketKeyOf)),

@@ -1,23 +1,8 @@
+import type { DeviceRecords, StoredIdentity, StoredRegistration } from '../platform/device/device-records.js';
 import type { Database } from './database.js';
 
-/** Tables device_identity and device_registration of migration 1. */
-
-export interface StoredIdentity {
-  externalDeviceId: string;
-  source: string;
-  chosenAt: number;
-}
-
-export interface StoredRegistration {
-  externalSystemId: string;
-  externalDeviceId: string;
-  deviceUUID: string;
-  configHash: string;
-  response: Record<string, unknown>;
-  registeredAt: number;
-}
-
-export class DeviceStore {
+/** DeviceRecords (platform/device/device-records.ts) in tables device_identity and device_registration of migration 1. */
+export class DeviceStore implements DeviceRecords {
   readonly #getIdentity;
   readonly #insertIdentity;
   readonly #getRegistration;

@@ -1,14 +1,6 @@
+import type { LockHolder, RefreshState, StoredToken, StoredTokenPair, TokenCounter, TokenRecords } from '../platform/auth/token-records.js';
 import type { Database } from './database.js';
-import { MetaStore } from './meta.js';
-
-/** The token pair as stored (the platform's TokenPair has this shape; store/ does not import platform types). */
-export interface StoredTokenPair {
-  accessToken: string;
-  refreshToken: string;
-  idToken?: string;
-  tokenType: string;
-  expiresInS: number;
-}
+import type { MetaStore } from './meta.js';
 
 /**
  * The token pair in SQLite (table token_pair of migration 1) plus three facts in `meta`:
@@ -19,25 +11,6 @@ export interface StoredTokenPair {
  *   token.lock          {owner, pid, acquiredAt}: who may talk to the token service right now.
  * The pair and its facts change in one transaction, so a power cut leaves the old or the new pair.
  */
-
-export type RefreshState = 'usable' | 'sending' | 'spent';
-
-export type TokenCounter = 'auth.passwordGrants' | 'auth.refreshes';
-
-export interface StoredToken {
-  pair: StoredTokenPair;
-  generation: number;
-  obtainedAtWallMs: number;
-  bootId: string | undefined;
-  bootMs: number | undefined;
-  refreshState: RefreshState;
-}
-
-export interface LockHolder {
-  owner: string;
-  pid: number;
-  acquiredAt: number;
-}
 
 interface Row {
   access_token: string;
@@ -53,16 +26,17 @@ const KEY_STATE = 'token.refreshState';
 const KEY_BOOT = 'token.boot';
 const KEY_LOCK = 'token.lock';
 
-export class TokenStore {
+/** TokenRecords (platform/auth/token-records.ts) in SQLite; built once by openStores (stores.ts). */
+export class TokenStore implements TokenRecords {
   readonly #db: Database;
   readonly #meta: MetaStore;
   readonly #select;
   readonly #upsert;
   readonly #discard;
 
-  constructor(db: Database) {
+  constructor(db: Database, meta: MetaStore) {
     this.#db = db;
-    this.#meta = new MetaStore(db);
+    this.#meta = meta;
     this.#select = db.prepare<[], Row>(
       'SELECT access_token, refresh_token, id_token, token_type, expires_in_s, obtained_at, generation FROM token_pair WHERE id = 1',
     );

@@ -12,6 +12,7 @@ import { AuthorizedClient } from '../../src/platform/auth/authorized-client.js';
 import { TokenManager, type TokenManagerTuning } from '../../src/platform/auth/token-manager.js';
 import { PlatformSimulator, type PlatformSimulatorOptions, type SimUrls } from '../../src/sim/index.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
+import { openStores } from '../../src/store/stores.js';
 import { ManualClock } from '../../src/system/clock.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -111,7 +112,7 @@ export async function startPlatform(
       const db = o.db ?? openDb();
       const password = o.password instanceof Secret ? o.password : new Secret(o.password ?? 'pw');
       const tokens = new TokenManager({
-        db,
+        records: openStores(db).tokens,
         http: o.http ?? http,
         authUrl: urls.authUrl,
         credentials: { username: 'agent', password },

@@ -1,4 +1,4 @@
-import type { StoredToken } from '../../store/token-store.js';
+import type { StoredToken } from './token-records.js';
 import type { BootClock } from '../../system/boot-clock.js';
 import type { TokenPair } from './token-pair.js';
 

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PlatformError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { isCorrupt } from '../../store/store-faults.js';
-import type { LockHolder, StoredToken, TokenStore } from '../../store/token-store.js';
+import type { LockHolder, StoredToken, TokenRecords } from './token-records.js';
 import type { Clock } from '../../system/clock.js';
 import { bookkeepingWrite, storeErrorCode } from './token-bookkeeping.js';
 
@@ -15,7 +15,7 @@ export interface TokenLockTuning {
 }
 
 export interface TokenLockOptions {
-  store: TokenStore;
+  store: TokenRecords;
   /** Wall time: the lock row records when it was taken. */
   clock: Clock;
   logger: Logger;
@@ -50,7 +50,7 @@ export class TokenLock {
     const pollMs = 25;
     let announced = false;
     for (let waited = 0; ; waited += pollMs) {
-      let r: ReturnType<TokenStore['tryLock']>;
+      let r: ReturnType<TokenRecords['tryLock']>;
       try {
         r = store.tryLock(this.#owner, clock.wallMs(), (h) => this.#isStale(h));
       } catch (e) {

@@ -2,7 +2,6 @@ import { passwordFixHint } from '../../config/password-source.js';
 import type { Secret } from '../../config/secret.js';
 import { AgentError, errorFields } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { Database } from '../../store/database.js';
 import type { Clock } from '../../system/clock.js';
 import { abortable } from '../transport/abortable.js';
 import type { BootClock } from '../../system/boot-clock.js';
@@ -17,7 +16,7 @@ import type { SecretRedactor } from './secret-redactor.js';
 import type { StartSpread } from '../device/start-spread.js';
 import { checkStoredPair, type TokenPair } from './token-pair.js';
 import { UnsavedPair } from './unsaved-pair.js';
-import { TokenStore, type StoredToken, type TokenCounter } from '../../store/token-store.js';
+import type { StoredToken, TokenCounter, TokenRecords } from './token-records.js';
 import type { PlatformHttp } from '../transport/http.js';
 
 export interface TokenManagerTuning extends TokenBackoffTuning, TokenLockTuning {
@@ -28,7 +27,8 @@ export interface TokenManagerTuning extends TokenBackoffTuning, TokenLockTuning 
 }
 
 export interface TokenManagerOptions {
-  db: Database;
+  /** The stored pair, its refresh state and the lock (store/token-store.ts in the agent). */
+  records: TokenRecords;
   http: PlatformHttp;
   /** platform.authUrl (ends in /api/v1). */
   authUrl: string;
@@ -73,7 +73,7 @@ type Reason = 'none' | 'due' | 'rejected';
  */
 export class TokenManager {
   readonly #o: TokenManagerOptions;
-  readonly #store: TokenStore;
+  readonly #store: TokenRecords;
   readonly #client: TokenClient;
   readonly #backoff: TokenBackoff;
   readonly #stopping = new AbortController();
@@ -90,7 +90,7 @@ export class TokenManager {
 
   constructor(options: TokenManagerOptions) {
     this.#o = options;
-    this.#store = new TokenStore(options.db);
+    this.#store = options.records;
     this.#client = new TokenClient({
       http: options.http,
       authUrl: options.authUrl,

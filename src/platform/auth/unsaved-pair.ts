@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import type { TokenCounter, TokenStore } from '../../store/token-store.js';
+import type { TokenCounter, TokenRecords } from './token-records.js';
 import type { Clock } from '../../system/clock.js';
 import type { HeldToken } from './held-token.js';
 import { storeErrorCode } from './token-bookkeeping.js';
@@ -24,7 +24,7 @@ interface Unsaved {
 const UNSAVED_RETRY_MS = 5_000;
 
 export interface UnsavedPairOptions {
-  store: TokenStore;
+  store: TokenRecords;
   clock: Clock;
   logger: Logger;
 }

@@ -1,18 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentError, PlatformError, errorFields } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { Database } from '../../store/database.js';
 import type { Clock } from '../../system/clock.js';
 import { probeHardwareId, type IdentityProbes } from '../../system/identity.js';
 import type { AuthorizedRequester, DeviceIdentity, RegisteredDevice, RegistrationState } from '../contracts.js';
 import { bodyHash, deviceBody, type DeviceSection } from './body.js';
 import { DeviceClient } from './client.js';
-import { DeviceStore } from '../../store/device-store.js';
+import type { DeviceRecords } from './device-records.js';
 import type { StartSpread } from './start-spread.js';
 import { registrationDelayMs, type RegistrationRetryTuning } from './registration-delay.js';
 
 export interface DeviceRegistrarOptions {
-  db: Database;
+  /** The identity and last registration (store/device-store.ts in the agent). */
+  records: DeviceRecords;
   requester: AuthorizedRequester;
   /** platform.deviceUrl. */
   deviceUrl: string;
@@ -50,7 +50,7 @@ export interface RegistrationStatus {
  */
 export class DeviceRegistrar implements RegistrationState {
   readonly #o: DeviceRegistrarOptions;
-  readonly #store: DeviceStore;
+  readonly #store: DeviceRecords;
   readonly #client: DeviceClient;
   readonly #waiters = new Set<(d: RegisteredDevice) => void>();
   #abort = new AbortController();
@@ -62,7 +62,7 @@ export class DeviceRegistrar implements RegistrationState {
 
   constructor(options: DeviceRegistrarOptions) {
     this.#o = options;
-    this.#store = new DeviceStore(options.db);
+    this.#store = options.records;
     this.#client = new DeviceClient({ requester: options.requester, deviceUrl: options.deviceUrl, wallMs: () => options.clock.wallMs() });
   }
 

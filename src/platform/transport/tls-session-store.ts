@@ -20,7 +20,6 @@
  * (EC)DHE (what node offers) keeps recorded traffic secret from the ticket's holder.
  */
 import { createHash } from 'node:crypto';
-import type { MetaStore } from '../../store/meta.js';
 import type { TlsSessionCache } from './connector.js';
 
 export const TLS_SESSIONS_META_KEY = 'tls.sessions';
@@ -49,8 +48,15 @@ export function ticketKeyOf(url: string): string {
   return `${host}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
 }
 
+/** Where the tickets are kept: one key/value fact (store/meta.ts's MetaStore in the agent). */
+export interface SessionRecords {
+  get(key: string): string | undefined;
+  setJson(key: string, value: unknown): void;
+  delete(key: string): void;
+}
+
 export interface TlsSessionStoreOptions {
-  meta: MetaStore;
+  meta: SessionRecords;
   cache: TlsSessionCache;
   /** trustFingerprint() of the roots the dispatcher verifies with. */
   trust: string;

@@ -3,6 +3,7 @@ import { silentLogger } from '../../../src/log.js';
 import type { DeviceSection } from '../../../src/platform/device/body.js';
 import { DeviceRegistrar } from '../../../src/platform/device/registrar.js';
 import { DeviceStore } from '../../../src/store/device-store.js';
+import { openStores } from '../../../src/store/stores.js';
 import { registrationDelayMs } from '../../../src/platform/device/registration-delay.js';
 import { PlatformError, type ErrorCode } from '../../../src/errors.js';
 import { probeHardwareId, type IdentityProbes } from '../../../src/system/identity.js';
@@ -56,7 +57,7 @@ function registrar(
   const { client, db } = p.agent(o.password ? { password: o.password } : {});
   const sleep = o.sleep ?? recordingSleep(true);
   const r = new DeviceRegistrar({
-    db,
+    records: openStores(db).devices,
     requester: client,
     deviceUrl: p.urls.deviceUrl,
     device: o.device ?? DEVICE,
