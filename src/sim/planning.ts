@@ -13,7 +13,7 @@ export interface ReceivedEvent {
   deliveries: number;
   /** The account that sent it. */
   username: string;
-  /** Its first arrival asked for `Prefer: return=minimal`. */
+  /** Its first arrival asked for `Prefer: return=minimal` (honoured or not). */
   preferMinimal: boolean;
 }
 
@@ -39,15 +39,21 @@ export class SimPlanningService {
   readonly #clock: Clock;
   readonly #stats: SimStats;
 
-  constructor(options: { clock: Clock; stats: SimStats }) {
+  readonly #honourMinimal: boolean;
+
+  /** `honourPreferMinimal`: see PlatformSimulatorOptions.honourPreferMinimal (default false). */
+  constructor(options: { clock: Clock; stats: SimStats; honourPreferMinimal?: boolean }) {
     this.#clock = options.clock;
     this.#stats = options.stats;
+    this.#honourMinimal = options.honourPreferMinimal ?? false;
   }
 
   /**
-   * `prefer`: the request's Prefer header. With `return=minimal` (RFC 7240 4.2) the answer is 204
-   * with no body and `Preference-Applied: return=minimal`; without it, 200 echoes the entity as the
-   * OTM5 API documents. Errors are answered in full either way.
+   * `prefer`: the request's Prefer header. 200 echoes the entity, as the generic OTM5 API
+   * documents. Only a simulator told to honour `return=minimal` (RFC 7240 4.2) answers it with 204,
+   * no body and `Preference-Applied: return=minimal`: whether the platform does is not documented
+   * (platform-notes.md), so every figure of data cost counts the echo. Errors are answered in full
+   * either way.
    */
   putEvent(username: string, parsed: { ok: true; value: unknown } | { ok: false; message: string }, prefer?: string | string[]): Reply {
     if (!parsed.ok) {
@@ -63,7 +69,7 @@ export class SimPlanningService {
     const event = { ...parsed.value, id: typeof parsed.value.id === 'string' ? parsed.value.id : randomUUID() };
     const minimal = preference(prefer, 'return') === 'minimal';
     const answer = (entity: Record<string, unknown>): Reply =>
-      minimal ? { status: 204, headers: { 'preference-applied': 'return=minimal' } } : json(200, entity);
+      minimal && this.#honourMinimal ? { status: 204, headers: { 'preference-applied': 'return=minimal' } } : json(200, entity);
     const seen = this.events.get(event.id);
     if (seen) {
       seen.deliveries += 1;

@@ -33,6 +33,12 @@ export interface PlatformSimulatorOptions {
   seed?: number;
   /** Spelling of the device UUID field in answers; default deviceUUID. */
   uuidFieldName?: string;
+  /**
+   * Answer an event PUT that asks for `Prefer: return=minimal` with 204 and no body. Default
+   * false: the event is echoed in a 200, as the generic OTM5 API documents, because whether the
+   * platform honours the preference is not documented (platform-notes.md; issue 21).
+   */
+  honourPreferMinimal?: boolean;
 }
 
 /**
@@ -122,7 +128,11 @@ export class PlatformSimulator {
       stats: this.#stats,
       ...(options.uuidFieldName ? { uuidFieldName: options.uuidFieldName } : {}),
     });
-    this.#planning = new SimPlanningService({ clock: this.#clock, stats: this.#stats });
+    this.#planning = new SimPlanningService({
+      clock: this.#clock,
+      stats: this.#stats,
+      ...(options.honourPreferMinimal !== undefined ? { honourPreferMinimal: options.honourPreferMinimal } : {}),
+    });
   }
 
   async start(options: SimStartOptions = {}): Promise<SimUrls> {

@@ -1,6 +1,7 @@
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../system/clock.js';
 import { json, type Reply } from './http-io.js';
+import { keycloakToken, type TokenKind } from './keycloak-token.js';
 import type { Random } from './random.js';
 import type { SimStats } from './stats.js';
 
@@ -60,9 +61,9 @@ export interface TokenAnswerFault {
 const LITERAL_PLACEHOLDER = '"__expires_in_literal__"';
 
 /**
- * The token service of spec 4.1: password and refresh grants, form-encoded, JWT-shaped tokens,
- * rotation of the refresh token on every refresh. Lifetimes run on the injected clock's monotonic
- * time so that tests can move time by hand.
+ * The token service of spec 4.1: password and refresh grants, form-encoded, tokens of the real
+ * platform's length and shape (keycloak-token.ts), rotation of the refresh token on every
+ * refresh. Lifetimes run on the injected clock's monotonic time so that tests can move time by hand.
  */
 export class SimTokenService {
   readonly #o: TokenServiceOptions;
@@ -118,7 +119,7 @@ export class SimTokenService {
     this.#o.stats.passwordGrants += 1;
     const now = this.#o.clock.monotonicMs();
     const sessionEndsAtMs = this.#o.sessionMaxS === undefined ? Number.POSITIVE_INFINITY : now + this.#o.sessionMaxS * 1000;
-    return this.#answer(this.#issue(username, randomUUID(), sessionEndsAtMs, true));
+    return this.#answer(this.#issue(username, randomUUID(), sessionEndsAtMs));
   }
 
   refresh(form: URLSearchParams): Reply {
@@ -141,7 +142,7 @@ export class SimTokenService {
     }
     record.state = 'rotated';
     this.#o.stats.refreshes += 1;
-    return this.#answer(this.#issue(record.username, record.session, record.sessionEndsAtMs, false));
+    return this.#answer(this.#issue(record.username, record.session, record.sessionEndsAtMs));
   }
 
   /** The user a bearer token belongs to, or undefined when it is unknown or expired. */
@@ -196,7 +197,11 @@ export class SimTokenService {
     };
   }
 
-  #issue(username: string, session: string, sessionEndsAtMs: number, withIdToken: boolean): Record<string, unknown> {
+  /**
+   * Both grants answer with three tokens, as Keycloak does for a session opened with the `openid`
+   * scope (the sample response's id_token): the refresh grant too (issue 21: "three tokens down").
+   */
+  #issue(username: string, session: string, sessionEndsAtMs: number): Record<string, unknown> {
     const o = this.#o;
     const now = o.clock.monotonicMs();
     const ttlMs = o.accessTtlS * 1000;
@@ -204,29 +209,20 @@ export class SimTokenService {
     const early = o.earlyExpiryFraction > 0 && o.random() < o.earlyExpiryFraction;
     const accessLifeMs = early ? Math.max(1, Math.round(ttlMs * (0.1 + 0.4 * o.random()))) : ttlMs;
     if (early) o.stats.earlyExpiries += 1;
-    const access = this.#jwt(username, 'Bearer', o.accessTtlS);
-    const refresh = this.#jwt(username, 'Refresh', o.refreshTtlS);
+    const access = this.#jwt(username, 'Bearer', o.accessTtlS, session);
+    const refresh = this.#jwt(username, 'Refresh', o.refreshTtlS, session);
     this.#access.set(access, { username, expiresAtMs: now + accessLifeMs });
     this.#refresh.set(refresh, { username, session, expiresAtMs: now + o.refreshTtlS * 1000, sessionEndsAtMs, state: 'valid' });
     const pair: Record<string, unknown> = { access_token: access, refresh_token: refresh, token_type: 'bearer', expires_in: o.accessTtlS };
-    if (withIdToken) pair.id_token = this.#jwt(username, 'ID', o.accessTtlS);
-    this.#issued.push(access, refresh, ...(withIdToken ? [String(pair.id_token)] : []));
+    pair.id_token = this.#jwt(username, 'ID', o.accessTtlS, session);
+    this.#issued.push(access, refresh, String(pair.id_token));
     return pair;
   }
 
-  #jwt(sub: string, typ: string, ttlS: number): string {
-    const iat = Math.floor(this.#o.clock.wallMs() / 1000);
-    const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
-    const payload = b64url(
-      JSON.stringify({ iss: 'telematics-agent-platform-simulator', sub, typ, iat, exp: iat + ttlS, jti: randomUUID() }),
-    );
-    const sig = createHmac('sha256', this.#key).update(`${header}.${payload}`).digest('base64url');
-    return `${header}.${payload}.${sig}`;
+  #jwt(username: string, kind: TokenKind, ttlS: number, session: string): string {
+    const iatS = Math.floor(this.#o.clock.wallMs() / 1000);
+    return keycloakToken(this.#key, { kind, username, session, iatS, ttlS });
   }
-}
-
-function b64url(s: string): string {
-  return Buffer.from(s, 'utf8').toString('base64url');
 }
 
 /** Spec 2.2: the 401 body of both token operations. */

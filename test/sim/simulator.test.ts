@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { request } from 'undici';
 import { ManualClock } from '../../src/system/clock.js';
 import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
@@ -81,6 +81,21 @@ describe('platform simulator: token service (spec 4.1, 2.1, 2.2)', () => {
     expect(pair.token_type).toBe('bearer');
     expect(pair.expires_in).toBe(60);
     for (const t of [pair.access_token, pair.refresh_token, pair.id_token]) expect(t.split('.')).toHaveLength(3);
+    // The real platform's size and shape (platform-notes.md "Token size"): an RS256 Keycloak JWT of
+    // about 1,300 characters with kid in its header, a 256-byte signature and Keycloak's claims.
+    expect(pair.access_token.length).toBeGreaterThan(1200);
+    expect(pair.access_token.length).toBeLessThan(1400);
+    const [head, body, sig] = pair.access_token.split('.') as [string, string, string];
+    expect(JSON.parse(Buffer.from(head, 'base64url').toString())).toMatchObject({ alg: 'RS256', typ: 'JWT', kid: expect.any(String) });
+    expect(Buffer.from(sig, 'base64url')).toHaveLength(256);
+    const claims = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
+    for (const c of ['jti', 'exp', 'nbf', 'iat', 'iss', 'aud', 'sub', 'typ', 'azp', 'auth_time', 'session_state', 'acr'])
+      expect(claims).toHaveProperty(c);
+    for (const c of ['allowed-origins', 'resource_access', 'scope', 'name', 'preferred_username', 'given_name', 'family_name', 'email'])
+      expect(claims).toHaveProperty(c);
+    expect(claims).toMatchObject({ typ: 'Bearer', preferred_username: 'u', exp: (claims.iat as number) + 60 });
+    expect(pair.refresh_token.length).toBeGreaterThan(600);
+    expect(pair.id_token.length).toBeGreaterThan(900);
     const bad = await form(`${urls.authUrl}/auth/password`, { username: 'u', password: 'wrong' });
     expect(bad.status).toBe(401);
     expect(bad.body).toMatchObject({ error: 'invalid_grant' });
@@ -93,6 +108,8 @@ describe('platform simulator: token service (spec 4.1, 2.1, 2.2)', () => {
     const second = await form(`${urls.authUrl}/auth/refresh`, { refresh_token: first.refresh_token });
     expect(second.status).toBe(200);
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
+    // Three tokens down on a refresh too, as Keycloak answers a session opened with scope openid.
+    expect(String(second.body.id_token).split('.')).toHaveLength(3);
     const reuse = await form(`${urls.authUrl}/auth/refresh`, { refresh_token: first.refresh_token });
     expect(reuse.status).toBe(401);
     expect(reuse.body.error).toBe('invalid_grant');
@@ -183,9 +200,23 @@ describe('platform simulator: planning host (events, locations)', () => {
     expect(sim.stats.duplicates).toBe(1);
   });
 
-  it('honours Prefer: return=minimal (RFC 7240): 204, no body, Preference-Applied; echoes the event without it', async () => {
+  it('echoes the event in a 200 even when asked for Prefer: return=minimal (the platform may ignore it)', async () => {
     const { access_token: t } = await login();
     const url = `${urls.planningUrl}/otm/api/v5/events`;
+    const r = await call('PUT', url, t, event('asked'), { prefer: 'return=minimal' });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual(event('asked'));
+    expect(r.headers['preference-applied']).toBeUndefined();
+    expect(sim.events.get('asked')?.preferMinimal).toBe(true);
+  });
+
+  it('honours Prefer: return=minimal (RFC 7240) when told to: 204, no body, Preference-Applied; echoes the event without it', async () => {
+    const minimalSim = new PlatformSimulator({ users: [{ username: 'u', password: 'p' }], honourPreferMinimal: true, clock });
+    const u = await minimalSim.start({ port: 0 });
+    onTestFinished(() => minimalSim.stop());
+    const pair = await form(`${u.authUrl}/auth/password`, { username: 'u', password: 'p' });
+    const t = String(pair.body.access_token);
+    const url = `${u.planningUrl}/otm/api/v5/events`;
     for (const prefer of ['return=minimal', 'respond-async, RETURN = "minimal"; x=1']) {
       const id = `m-${prefer.length}`;
       for (let i = 0; i < 2; i++) {
@@ -195,7 +226,7 @@ describe('platform simulator: planning host (events, locations)', () => {
         expect(r.text).toBe('');
         expect(r.headers['preference-applied']).toBe('return=minimal');
       }
-      expect(sim.events.get(id)).toMatchObject({ deliveries: 2, preferMinimal: true });
+      expect(minimalSim.events.get(id)).toMatchObject({ deliveries: 2, preferMinimal: true });
     }
     const full = await call('PUT', url, t, event('echo'), { prefer: 'return=representation' });
     expect(full.status).toBe(200);
@@ -204,7 +235,7 @@ describe('platform simulator: planning host (events, locations)', () => {
     const none = await call('PUT', url, t, event('plain'));
     expect(none.status).toBe(200);
     expect(none.json).toEqual(event('plain'));
-    expect(sim.events.get('plain')?.preferMinimal).toBe(false);
+    expect(minimalSim.events.get('plain')?.preferMinimal).toBe(false);
     // Errors stay in full: the client needs them to classify the refusal.
     const bad = await call('PUT', url, t, { id: 'bad' }, { prefer: 'return=minimal' });
     expect(bad.status).toBe(400);
