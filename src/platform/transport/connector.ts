@@ -8,7 +8,9 @@
  *   by it);
  * - TLS session tickets are held strongly per origin (undici's own cache holds them through
  *   WeakRefs, so a ticket could be collected in a parked hour and the next heartbeat pay a full
- *   handshake); a resumed handshake skips the certificate chain (issue 16: about 3.4 KB full).
+ *   handshake); a resumed handshake skips the certificate chain (issue 16: about 3.4 KB full);
+ * - over h2, undici's session talks to the TLS socket through the header indexer, which has the
+ *   bearer token indexed in HPACK (nghttp2 never indexes `authorization`; issue 21).
  *
  * When an idle h2 connection closes is the dispatcher's (dispatcher.ts): idle means no request in
  * flight, which the socket cannot see (the h2 session's reads and writes do not reset its timer).
@@ -17,6 +19,7 @@
  */
 import net, { type Socket } from 'node:net';
 import tls, { type TLSSocket } from 'node:tls';
+import { H2HeaderIndexer } from './transport/h2-header-indexer.js';
 import type { WireCounter } from './wire-counter.js';
 
 export interface PlatformConnectorOptions {
@@ -26,6 +29,11 @@ export interface PlatformConnectorOptions {
   http2: boolean;
   connectTimeoutMs: number;
   wire?: WireCounter;
+  /**
+   * h2 only: index the bearer token in HPACK through the header indexer (default true), so that
+   * it crosses the link once per connection instead of once per request (h2-header-indexer.ts).
+   */
+  indexAuthorization?: boolean;
 }
 
 export interface ConnectParams {
@@ -242,7 +250,8 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
       const resumed = secure.isSessionReused();
       if (session && !resumed) sessions.refused(key, session);
       o.wire?.negotiated(origin, protocol, resumed, tcp.bytesWritten + tcp.bytesRead);
-      finish(null, secure);
+      // undici needs of the socket only what the indexer has (client-h2.js: events, destroy, ref, alpnProtocol).
+      finish(null, protocol === 'h2' && o.indexAuthorization !== false ? (new H2HeaderIndexer(secure) as unknown as Socket) : secure);
     });
     secure.on('error', (err) => {
       // A handshake that failed with a ticket offered may have failed because of it; once the

@@ -42,6 +42,8 @@ export interface PlatformDispatcherOptions {
   wire?: WireCounter;
   /** TLS session tickets (default a new, empty cache); tls-session-store.ts keeps them across restarts. */
   sessions?: TlsSessionCache;
+  /** h2: index the bearer in HPACK (default true; false only to measure nghttp2 alone: bench:wire, tests). */
+  indexAuthorization?: boolean;
 }
 
 /** What PlatformHttp needs of a dispatcher (an undici Agent is one too, for tests). */
@@ -55,8 +57,9 @@ export interface PlatformTransport {
  * HTTP/2 where the server offers it, HTTP/1.1 otherwise.
  *
  * Per origin (auth, device, planning hosts) one undici Client carries every request while the
- * origin speaks h2 or is not known yet: with h2 that is one multiplexed connection (HPACK then
- * sends the bearer token once per connection, not once per request), and a second request that
+ * origin speaks h2 or is not known yet: with h2 that is one multiplexed connection (through the
+ * header indexer, HPACK sends the bearer token once per connection, not once per request: nghttp2
+ * alone never indexes it; connector.ts), and a second request that
  * arrives while the first connection is still being set up waits for it instead of opening
  * another (an undici Pool opens a second connection for it: issue 16, "a second connection for a
  * single event"). Once an origin answered ALPN with http/1.1, its requests go to a Pool of up to
@@ -94,6 +97,7 @@ export class PlatformDispatcher implements PlatformTransport {
         http2,
         connectTimeoutMs: Math.min(10_000, options.requestTimeoutMs),
         wire: this.wire,
+        ...(options.indexAuthorization !== undefined ? { indexAuthorization: options.indexAuthorization } : {}),
       },
       this.sessions,
     );
