@@ -158,9 +158,18 @@ export class H2HeaderIndexer extends Duplex {
     callback();
   }
 
+  /**
+   * The error now, 'close' a turn of the event loop later, as a TLS socket does (its handle closes
+   * asynchronously). node:http2 sits on this stream through a JSStreamSocket and fails its streams
+   * on the error; undici's 'close' listener re-queues the requests still running. A Duplex emits
+   * both in one tick, so undici saw the close first and opened a new connection for a request that
+   * then failed anyway (a connection the server cut cost a second, idle one).
+   */
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
-    this.#tls.destroy(err ?? undefined);
-    callback(err);
+    this.#tls.destroy();
+    const told = err !== null && this.listenerCount('error') > 0;
+    if (told) this.emit('error', err);
+    setImmediate(() => callback(told ? null : err));
   }
 
   /** nghttp2's bytes in, the bytes for the wire out (header blocks re-encoded, the rest as it was). */
