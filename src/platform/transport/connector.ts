@@ -19,7 +19,7 @@
  */
 import net, { type Socket } from 'node:net';
 import tls, { type TLSSocket } from 'node:tls';
-import { H2HeaderIndexer } from './transport/h2-header-indexer.js';
+import { H2HeaderIndexer } from './h2-header-indexer.js';
 import type { WireCounter } from './wire-counter.js';
 
 export interface PlatformConnectorOptions {

@@ -1,10 +1,10 @@
 import { constants as http2constants, createSecureServer, type IncomingHttpHeaders } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createPlatformDispatcher } from '../../src/platform/dispatcher.js';
-import { PlatformHttp } from '../../src/platform/http.js';
-import { makeThrowawayCa } from '../../src/sim/throwaway-ca.js';
-import { tempDir } from '../helpers/tmp.js';
+import { createPlatformDispatcher } from '../../../src/platform/transport/dispatcher.js';
+import { PlatformHttp } from '../../../src/platform/transport/http.js';
+import { makeThrowawayCa } from '../../../src/sim/throwaway-ca.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 let ca: ReturnType<typeof makeThrowawayCa>;
 /** A bearer of the real platform's length (platform-notes.md "Token size"). */
