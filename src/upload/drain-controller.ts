@@ -1,0 +1,126 @@
+/**
+ * How many backlog requests may be in flight (issue 20): a scavenger in the spirit of LEDBAT
+ * (RFC 6817) and TCP's AIMD. The backlog takes what the link and the platform give and yields as
+ * soon as they push back, so that a lone vehicle drains a day in minutes while a thousand coming
+ * back from the same outage share what the platform can serve.
+ *
+ * - Base latency: the smallest latency seen, kept as per-minute minima over the last
+ *   `baseHistoryMin` minutes (RFC 6817 2.4.1, BASE_HISTORY), so a route change or a platform that
+ *   got faster is learnt and one lucky sample does not stay for ever.
+ * - Queueing delay: the smallest of the last CURRENT_FILTER samples (RFC 6817's noise filter)
+ *   minus the base. Below `targetMs` the window grows: by one per answer until the first decrease
+ *   (slow start), then by (1 - delay/target)/window per answer (LEDBAT's linear controller: at most
+ *   one request per round trip). Above it, the platform's queue is growing: the window shrinks.
+ * - Multiplicative decrease on pushback (429, 503), timeouts, dropped connections, and a queueing
+ *   delay above the target: by a factor drawn from [0.5, 0.7) (jittered: a fleet that met the same
+ *   platform does not move in step), at most once per round trip (the answers of one burst are one
+ *   congestion event), never below one request.
+ * - Growth only while the window is used (RFC 6817 2.4.2: cwnd should not grow when not limited
+ *   by it), never above `ceiling`.
+ *
+ * Pure: state and one signal in, the next state out, with the time and the random draw given.
+ * The retry policy (retry-decision.ts: Retry-After, backoff, the one probe per backoff while the
+ * platform refuses everything) stays where it was; this decides only the backlog's share.
+ */
+
+export interface DrainTuning {
+  /** Backlog requests in flight at most (upload.backlogMaxInFlight). */
+  ceiling: number;
+  /** Queueing delay above the base latency that the backlog tolerates (upload.latencyTargetMs). */
+  targetMs: number;
+  /** Minutes of per-minute latency minima the base is the minimum of. */
+  baseHistoryMin: number;
+}
+
+/** Why the backlog goes no faster just now (status shows it). */
+export type DrainLimit = 'pushback' | 'latency' | 'link' | 'ceiling' | 'growing';
+
+export type DrainSignal =
+  /** A request answered (2xx, or any answer that is no pushback): its latency is a sample. */
+  | { kind: 'answer'; latencyMs: number; windowLimited: boolean }
+  /** 429 or 503: the platform asks for less. */
+  | { kind: 'pushback' }
+  /** No answer in time, or the connection dropped. */
+  | { kind: 'timeout' };
+
+export interface DrainState {
+  /** Backlog requests allowed in flight (fractional: grows a little per answer). */
+  window: number;
+  slowStart: boolean;
+  /** Per-minute latency minima, oldest first: minute index (floor(ms / 60 s)) and its minimum. */
+  base: { minute: number; minMs: number }[];
+  /** The last CURRENT_FILTER latency samples. */
+  recent: number[];
+  /** Monotonic ms of the last decrease (-Infinity: none yet). */
+  lastDecreaseAt: number;
+  /** What last held the window back, and when. */
+  limit: DrainLimit;
+  limitAt: number;
+}
+
+/** RFC 6817 2.4.2: the current delay is the minimum of a few recent samples (noise filter). */
+export const CURRENT_FILTER = 4;
+
+export function initialDrainState(): DrainState {
+  return { window: 1, slowStart: true, base: [], recent: [], lastDecreaseAt: -Infinity, limit: 'growing', limitAt: -Infinity };
+}
+
+/** The base latency (ms), or undefined before the first sample. */
+export function baseLatencyMs(s: DrainState): number | undefined {
+  return s.base.length === 0 ? undefined : Math.min(...s.base.map((b) => b.minMs));
+}
+
+/** The filtered current latency (ms), or undefined before the first sample. */
+export function currentLatencyMs(s: DrainState): number | undefined {
+  return s.recent.length === 0 ? undefined : Math.min(...s.recent);
+}
+
+/** Queueing delay above the base (ms); 0 before any sample. */
+export function queueingDelayMs(s: DrainState): number {
+  const base = baseLatencyMs(s);
+  const cur = currentLatencyMs(s);
+  return base === undefined || cur === undefined ? 0 : Math.max(0, cur - base);
+}
+
+/**
+ * The next state after `signal` at `nowMs`. `random` in [0, 1) draws the decrease factor.
+ */
+export function drainStep(s: DrainState, signal: DrainSignal, nowMs: number, tuning: DrainTuning, random: number): DrainState {
+  const ceiling = Math.max(1, tuning.ceiling);
+  if (signal.kind === 'pushback' || signal.kind === 'timeout') {
+    return decrease(s, nowMs, random, signal.kind === 'pushback' ? 'pushback' : 'link');
+  }
+  const latency = Math.max(0, signal.latencyMs);
+  const minute = Math.floor(nowMs / 60_000);
+  const base = s.base.filter((b) => b.minute > minute - Math.max(1, tuning.baseHistoryMin));
+  const last = base.at(-1);
+  if (last && last.minute === minute) base[base.length - 1] = { minute, minMs: Math.min(last.minMs, latency) };
+  else base.push({ minute, minMs: latency });
+  const recent = [...s.recent, latency].slice(-CURRENT_FILTER);
+  const next: DrainState = { ...s, base, recent };
+  const queueing = queueingDelayMs(next);
+  if (queueing > tuning.targetMs) return decrease(next, nowMs, random, 'latency');
+  if (!signal.windowLimited) return next;
+  const offTarget = tuning.targetMs > 0 ? 1 - queueing / tuning.targetMs : 1;
+  const grown = next.slowStart ? next.window + 1 : next.window + offTarget / next.window;
+  return { ...next, window: Math.min(ceiling, grown) };
+}
+
+/** The whole requests the window allows in flight now. */
+export function drainAllowance(s: DrainState, tuning: Pick<DrainTuning, 'ceiling'>): number {
+  return Math.max(1, Math.min(Math.max(1, tuning.ceiling), Math.floor(s.window)));
+}
+
+/** Why the backlog goes no faster now: a slowdown is named for a minute after it happened. */
+export function drainLimit(s: DrainState, nowMs: number, tuning: Pick<DrainTuning, 'ceiling'>): DrainLimit {
+  if ((s.limit === 'pushback' || s.limit === 'latency' || s.limit === 'link') && nowMs - s.limitAt < 60_000) return s.limit;
+  return Math.floor(s.window) >= tuning.ceiling ? 'ceiling' : 'growing';
+}
+
+function decrease(s: DrainState, nowMs: number, random: number, why: DrainLimit): DrainState {
+  // One decrease per round trip: the answers of requests sent before the last decrease belong to it.
+  const rtt = currentLatencyMs(s) ?? 0;
+  if (nowMs - s.lastDecreaseAt < rtt) return { ...s, slowStart: false };
+  const factor = 0.5 + 0.2 * Math.min(Math.max(random, 0), 0.999_999);
+  return { ...s, window: Math.max(1, s.window * factor), slowStart: false, lastDecreaseAt: nowMs, limit: why, limitAt: nowMs };
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/system/clock.js';
+import {
+  baseLatencyMs,
+  drainAllowance,
+  drainLimit,
+  drainStep,
+  initialDrainState,
+  queueingDelayMs,
+  type DrainSignal,
+  type DrainState,
+  type DrainTuning,
+} from '../../src/upload/drain-controller.js';
+
+/**
+ * The backlog's window (issue 20) as a table: latency samples and answers in, window out, on the
+ * manual clock. Each row: what happens at which clock time, and the window and limit after it.
+ */
+const TUNING: DrainTuning = { ceiling: 32, targetMs: 100, baseHistoryMin: 10 };
+const ok = (latencyMs: number, windowLimited = true): DrainSignal => ({ kind: 'answer', latencyMs, windowLimited });
+
+interface Row {
+  atMs: number;
+  signal: DrainSignal;
+  random?: number;
+  window: number;
+  limit?: string;
+}
+
+function run(rows: Row[], start: DrainState = initialDrainState(), tuning = TUNING): DrainState {
+  const clock = new ManualClock();
+  let s = start;
+  for (const [i, r] of rows.entries()) {
+    clock.advance(r.atMs - clock.monotonicMs());
+    s = drainStep(s, r.signal, clock.monotonicMs(), tuning, r.random ?? 0);
+    expect(s.window, `row ${i} window`).toBeCloseTo(r.window, 6);
+    if (r.limit) expect(drainLimit(s, clock.monotonicMs(), tuning), `row ${i} limit`).toBe(r.limit);
+  }
+  return s;
+}
+
+describe('drain controller (LEDBAT-like window of backlog requests in flight)', () => {
+  it('slow start: one more per answer at the base latency, up to the ceiling', () => {
+    const rows: Row[] = [];
+    for (let k = 1; k <= 40; k++) rows.push({ atMs: k * 10, signal: ok(300), window: Math.min(32, 1 + k) });
+    const s = run(rows);
+    expect(drainAllowance(s, TUNING)).toBe(32);
+    expect(drainLimit(s, 400, TUNING)).toBe('ceiling');
+  });
+
+  it('does not grow while the window is not used (application-limited)', () => {
+    run([
+      { atMs: 0, signal: ok(300), window: 2 },
+      { atMs: 10, signal: ok(300, false), window: 2 },
+      { atMs: 20, signal: ok(300, false), window: 2 },
+    ]);
+  });
+
+  it('latency above base + target: halves (jittered 0.5..0.7), at most once per round trip, then grows linearly', () => {
+    const s = run([
+      ...Array.from({ length: 9 }, (_, k): Row => ({ atMs: k * 10, signal: ok(300), window: 2 + k })), // 10
+      // Queueing delay: the filtered current latency is the least of the last four samples.
+      { atMs: 100, signal: ok(450), window: 11 },
+      { atMs: 110, signal: ok(450), window: 12 },
+      { atMs: 120, signal: ok(450), window: 13 },
+      { atMs: 130, signal: ok(450), random: 0, window: 6.5, limit: 'latency' }, // 450 - 300 > 100: x0.5
+      { atMs: 200, signal: ok(450), random: 0, window: 6.5, limit: 'latency' }, // within one RTT (450 ms) of it
+      { atMs: 600, signal: ok(450), random: 0.5, window: 3.9, limit: 'latency' }, // next round trip: x0.6
+      // Back near the base: congestion avoidance, (1 - delay/target) / window per answer.
+      { atMs: 700, signal: ok(300), window: 3.9 + 1 / 3.9, limit: 'latency' },
+    ]);
+    expect(s.slowStart).toBe(false);
+    expect(queueingDelayMs(s)).toBe(0);
+  });
+
+  it('a delay under the target still grows, slower the nearer it is', () => {
+    const start = { ...initialDrainState(), window: 4, slowStart: false, base: [{ minute: 0, minMs: 300 }], recent: [300, 300, 300, 300] };
+    let w = 4;
+    const rows: Row[] = [];
+    // The filter still holds a 300 among the last four: no delay yet, a full 1/window step.
+    for (let k = 0; k < 3; k++) rows.push({ atMs: k, signal: ok(350), window: (w += 1 / w) });
+    // All four at 350: 50 ms of a 100 ms target, half a step.
+    rows.push({ atMs: 3, signal: ok(350), window: (w += 0.5 / w) });
+    run(rows, start);
+  });
+
+  it('pushback (429/503) and timeouts: multiplicative decrease, never below one, named in status', () => {
+    const start = { ...initialDrainState(), window: 20, slowStart: false, recent: [300], base: [{ minute: 0, minMs: 300 }] };
+    const s = run(
+      [
+        { atMs: 1000, signal: { kind: 'pushback' }, random: 0, window: 10, limit: 'pushback' },
+        { atMs: 1100, signal: { kind: 'pushback' }, random: 0, window: 10, limit: 'pushback' }, // same burst
+        { atMs: 1400, signal: { kind: 'pushback' }, random: 0.999, window: 6.998, limit: 'pushback' }, // x 0.6998
+        { atMs: 2000, signal: { kind: 'timeout' }, random: 0, window: 3.499, limit: 'link' },
+        { atMs: 3000, signal: { kind: 'timeout' }, random: 0, window: 1.7495 },
+        { atMs: 4000, signal: { kind: 'timeout' }, random: 0, window: 1 },
+        { atMs: 5000, signal: { kind: 'pushback' }, random: 0, window: 1 },
+      ],
+      start,
+    );
+    expect(drainAllowance(s, TUNING)).toBe(1);
+    // A minute later the slowdown is history: the window is what it is.
+    expect(drainLimit(s, 5000 + 60_000, TUNING)).toBe('growing');
+  });
+
+  it('the base is a windowed minimum: a lucky sample is forgotten after baseHistoryMin minutes', () => {
+    const clock = new ManualClock();
+    let s = initialDrainState();
+    s = drainStep(s, ok(200), clock.monotonicMs(), TUNING, 0);
+    for (let m = 1; m <= 10; m++) {
+      clock.advance(60_000);
+      s = drainStep(s, ok(300), clock.monotonicMs(), TUNING, 0);
+      expect(baseLatencyMs(s)).toBe(m < 10 ? 200 : 300);
+    }
+    // With the base at 300 again, 350 is within target: no decrease.
+    const before = s.window;
+    for (let k = 0; k < 4; k++) s = drainStep(s, ok(350), clock.monotonicMs() + k, TUNING, 0);
+    expect(s.window).toBeGreaterThan(before);
+  });
+
+  it('the ceiling bounds the allowance, and a ceiling of 1 is one request', () => {
+    const s = { ...initialDrainState(), window: 50 };
+    expect(drainAllowance(s, { ceiling: 8 })).toBe(8);
+    expect(drainAllowance(s, { ceiling: 1 })).toBe(1);
+    expect(drainAllowance(initialDrainState(), { ceiling: 8 })).toBe(1);
+  });
+});
