@@ -10,7 +10,6 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BACKLOG_RATE_PER_S } from '../src/config/schema.js';
 import { driveVariants } from './fleet/drives.js';
 import { Fleet, scaledConfig } from './fleet/fleet.js';
 import { runScenario, type Figures, type Plan } from './fleet/scenario.js';
@@ -25,7 +24,8 @@ function arg(name: string, fallback: number): number {
 const jsonArg = process.argv.indexOf('--json');
 const N = arg('n', 1000);
 const SPEED = arg('speed', 10);
-const RATE = arg('rate', BACKLOG_RATE_PER_S);
+// --rate R: a backlog rate ceiling (upload.backlogMaxRatePerS); 0 (default) lets the drain adapt.
+const RATE = arg('rate', 0);
 const JITTER_S = arg('startup-jitter', 30);
 const JSON_FILE = jsonArg >= 0 ? process.argv[jsonArg + 1]! : path.join(process.cwd(), 'dist', 'bench-fleet.json');
 
@@ -52,15 +52,15 @@ const wallStart = performance.now();
 // memory (/dev/shm) where there is one: what is measured here is the platform traffic, not the disk.
 const DATA_ROOT = existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
 const dir = mkdtempSync(path.join(DATA_ROOT, 'bench-fleet-'));
-const scaled = scaledConfig({ speed: SPEED, backlogRatePerS: RATE, startupJitterS: JITTER_S });
+const scaled = scaledConfig({ speed: SPEED, backlogMaxRatePerS: RATE, startupJitterS: JITTER_S });
 say(`data directories in ${DATA_ROOT} (memory: the disk is not what is measured)`);
 say(
-  `bench:fleet  N=${N}  speed ${SPEED}x (1 real s = ${SPEED} simulated s)  upload.backlogRatePerS ${RATE}  platform.startupJitterS ${JITTER_S}`,
+  `bench:fleet  N=${N}  speed ${SPEED}x (1 real s = ${SPEED} simulated s)  upload.backlogMaxRatePerS ${RATE || 'none (adaptive)'}  platform.startupJitterS ${JITTER_S}`,
 );
 say(
   `scaled together by ${SPEED}: replay, access token lifetime 3600 s -> ${3600 / SPEED} s, refresh token 86400 s -> ${86_400 / SPEED} s, ` +
     `upload backoff ${scaled.upload.minBackoffMs} .. ${scaled.upload.maxBackoffMs} ms, token service backoff ${scaled.platform.tokenServiceRetryMinS} .. ${scaled.platform.tokenServiceRetryMaxS} s, ` +
-    `backlog pace ${scaled.upload.backlogRatePerS}/s, start-up spread ${scaled.platform.startupJitterS} s, commit every ${scaled.storage.commitIntervalMs} ms (all real time)`,
+    `backlog rate ceiling ${scaled.upload.backlogMaxRatePerS || 'none'}/s, start-up spread ${scaled.platform.startupJitterS} s, commit every ${scaled.storage.commitIntervalMs} ms (all real time)`,
 );
 for (const f of scaled.floors) say(`  floor: ${f}`);
 say(
@@ -79,7 +79,7 @@ const sim = await simChildProcess({ accessTtlS: 3600 / SPEED, refreshTtlS: 86_40
 let fleet: Fleet | undefined;
 try {
   const variants = driveVariants(20, PLAN.endMin + 35);
-  fleet = new Fleet({ n: N, dir, urls: sim.urls, variants, scaling: { speed: SPEED, backlogRatePerS: RATE, startupJitterS: JITTER_S } });
+  fleet = new Fleet({ n: N, dir, urls: sim.urls, variants, scaling: { speed: SPEED, backlogMaxRatePerS: RATE, startupJitterS: JITTER_S } });
   const figures = await runScenario(fleet, sim, PLAN, (s) => say(`  [${((performance.now() - wallStart) / 1000).toFixed(0)} s] ${s}`));
   await fleet.stop();
   fleet.writeLog(path.join(path.dirname(JSON_FILE), 'bench-fleet-errors.log'));

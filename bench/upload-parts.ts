@@ -27,7 +27,7 @@ export async function drain(n: number, concurrency: number, external: boolean): 
     requester: p.client,
     registration: registered,
     eventsUrl: `${p.urls.planningUrl}/otm/api/v5/events`,
-    upload: { ...configSchema.shape.upload.parse({}), concurrency, backlogRatePerS: 0 },
+    upload: { ...configSchema.shape.upload.parse({}), concurrency },
     clock: systemClock,
     logger: silentLogger(),
   });

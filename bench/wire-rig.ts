@@ -198,8 +198,8 @@ export async function rig(s: Scenario): Promise<Rig> {
     requester: client,
     registration: registered,
     eventsUrl: `${urls.planningUrl}${config.platform.eventsPath}`,
-    // The backlog pace is per second of real time: scaled with the replay like every other timer.
-    upload: { ...config.upload, backlogRatePerS: config.upload.backlogRatePerS * s.speedup },
+    // The drain adapts to the link (issue 20); a configured rate ceiling would be per real second.
+    upload: config.upload,
     clock: systemClock,
     logger: silentLogger(),
   });

@@ -26,6 +26,7 @@ import { SdNotify } from './system/sd-notify.js';
 import type { DiskSummary } from './status/snapshot.js';
 import { repairedFacts } from './status/store-view.js';
 import { Uploader } from './upload/uploader.js';
+import { replacedKeyWarnings } from './config/warnings.js';
 
 /**
  * The composition root of `telematics-agent run` (STYLE.md "Shape of the daemon"): builds every
@@ -164,6 +165,7 @@ export class Agent {
     await outbox.start();
     this.#onStop('outbox', () => outbox.stop());
 
+    const eventsOrigin = new URL(config.platform.planningUrl).origin;
     const uploader = new Uploader({
       queue: outbox,
       requester: platform.requester,
@@ -173,6 +175,8 @@ export class Agent {
       upload: config.upload,
       clock,
       logger: logger.child({ component: 'upload' }),
+      // Over HTTP/1.1 the dispatcher runs platform.maxConnections at once; over h2, streams.
+      slots: () => (wire.protocolOf(eventsOrigin) === 'http/1.1' ? config.platform.maxConnections : Infinity),
     });
     // Runs after the uploader stopped (stops go newest first), so its last grace-time answers count.
     this.#onStop('upload facts', () => saveLastUploadError(meta, uploader.status().lastError));
@@ -216,6 +220,7 @@ export class Agent {
       },
       'agent running',
     );
+    for (const w of replacedKeyWarnings(config)) logger.warn({ key: w.path }, w.message);
   }
 
   /**

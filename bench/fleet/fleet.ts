@@ -20,8 +20,8 @@ import { FLEET_USER } from './sim-core.js';
  */
 export interface FleetScaling {
   speed: number;
-  /** upload.backlogRatePerS of the agent, per simulated second (the fleet sets speed x this). */
-  backlogRatePerS: number;
+  /** upload.backlogMaxRatePerS of the agent, per simulated second (the fleet sets speed x this); 0: none. */
+  backlogMaxRatePerS: number;
   /** platform.startupJitterS, simulated seconds. */
   startupJitterS: number;
 }
@@ -53,7 +53,7 @@ export function scaledConfig(s: FleetScaling): {
     upload: {
       minBackoffMs: Math.max(100, Math.round(1000 / s.speed)),
       maxBackoffMs: Math.max(1000, Math.round(300_000 / s.speed)),
-      backlogRatePerS: s.backlogRatePerS * s.speed,
+      ...(s.backlogMaxRatePerS > 0 ? { backlogMaxRatePerS: s.backlogMaxRatePerS * s.speed } : {}),
     },
     // No 4 MiB ballast file per agent: a thousand of them would be 4 GB of writes for nothing measured here.
     storage: { commitIntervalMs: Math.max(50, Math.round(1000 / s.speed)), ballastBytes: 0 },

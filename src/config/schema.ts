@@ -232,14 +232,14 @@ export const storageSchema = z
   .prefault({});
 
 /**
- * The default backlog pace, chosen from `npm run bench:fleet` (README "Fleet behaviour"). 0.1/s is
- * 360 events an hour, five to nine times what a driving vehicle records with the default path
- * policy (40-70 an hour). The backlog of a 5-minute outage is a handful of events per vehicle, so
- * it drains in about a minute and the measured recovery peak stays under 1.6x the steady rate; a
- * fleet that all comes back from hours offline sends up to about 7x its steady rate until the
- * backlogs are gone (0.03 would hold that near 3x, at 108 fixes an hour of drain).
+ * The backlog's latency target (issue 20): the queueing delay above the base latency the backlog
+ * lane tolerates before it yields. RFC 6817 (LEDBAT) caps its TARGET at 100 ms; bench:drain measured
+ * the drains and the live lane's delay with it (README "Draining a backlog").
  */
-export const BACKLOG_RATE_PER_S = 0.1;
+export const LATENCY_TARGET_MS = 100;
+
+/** Requests in flight at most, both lanes (issue 20: bench:drain, 300 ms RTT; README "Draining a backlog"). */
+export const UPLOAD_CONCURRENCY = 32;
 
 export const uploadSchema = z
   .strictObject({
@@ -247,17 +247,40 @@ export const uploadSchema = z
       .enum(['live-first', 'oldest-first'])
       .default('live-first')
       .describe('"live-first": the newest fix at once, the backlog oldest-first behind it; "oldest-first": strictly in order.'),
-    concurrency: z.number().int().min(1).max(32).default(4).describe('Event requests in flight at once.'),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .default(UPLOAD_CONCURRENCY)
+      .describe(
+        'Event requests in flight at most, both lanes. The backlog grows its share (all but one, kept for the live lane) while the platform answers near its base latency, and yields on pushback; HTTP/2 carries them as streams of one connection, HTTP/1.1 on at most platform.maxConnections.',
+      ),
     minBackoffMs: z.number().int().min(100).default(1000).describe('First retry delay after 429/5xx/network errors.'),
     maxBackoffMs: z.number().int().min(1000).default(300_000).describe('Longest retry delay.'),
+    latencyTargetMs: z
+      .number()
+      .int()
+      .min(5)
+      .max(10_000)
+      .default(LATENCY_TARGET_MS)
+      .describe(
+        'Backlog lane: the rise of request latency above its base (the least seen over 10 minutes) at which the backlog yields (the platform queue is growing); below it the backlog takes more requests in flight, above it halves them.',
+      ),
+    backlogMaxRatePerS: z
+      .number()
+      .min(0)
+      .max(1000)
+      .optional()
+      .describe(
+        'Backlog events per second at most, a ceiling over the adaptive drain. Default none (0): the drain adapts to the platform.',
+      ),
     backlogRatePerS: z
       .number()
       .min(0)
       .max(1000)
-      .default(BACKLOG_RATE_PER_S)
-      .describe(
-        'Backlog events sent per second at most (a token bucket, one second of burst); the live lane still sends the newest fix at once. Keeps a fleet recovering from an outage near its steady rate. 0 = unpaced.',
-      ),
+      .optional()
+      .describe('Replaced by upload.backlogMaxRatePerS (the drain adapts; this is now a ceiling over it). Still read, with a warning.'),
     eventDetail: z
       .enum(['position', 'full'])
       .default('position')

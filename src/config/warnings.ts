@@ -10,7 +10,7 @@ import type { Config } from './load.js';
  * and says so only in its log and status).
  */
 export function configWarnings(config: Config): ConfigIssue[] {
-  const warnings: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [...replacedKeyWarnings(config)];
   const replay = config.gnss.replayFile;
   if (replay !== undefined) {
     const problem = !existsSync(replay) ? 'does not exist' : statSync(replay).isFile() ? undefined : 'is not a file';
@@ -44,4 +44,25 @@ function hasInlinePassword(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Keys of an earlier version that still work but have a replacement: `config check` lists them and
+ * the daemon logs them at start, so a configuration written for the previous version still starts.
+ */
+export function replacedKeyWarnings(config: Pick<Config, 'upload'>): ConfigIssue[] {
+  const out: ConfigIssue[] = [];
+  const old = config.upload.backlogRatePerS;
+  if (old !== undefined) {
+    const ceiling = config.upload.backlogMaxRatePerS;
+    out.push({
+      path: 'upload.backlogRatePerS',
+      message:
+        `replaced by upload.backlogMaxRatePerS: the backlog now drains as fast as the platform allows and yields when it pushes back; ` +
+        (ceiling === old
+          ? `${old} is read as upload.backlogMaxRatePerS, a ceiling over it${old === 0 ? ' (0: none)' : ''}. Rename the key, or remove it to let the drain adapt`
+          : `upload.backlogMaxRatePerS (${ceiling}) is set and wins; remove upload.backlogRatePerS`),
+    });
+  }
+  return out;
 }

@@ -33,7 +33,7 @@ export function writeDemoConfig(o: DemoConfigOptions): string {
     credentials: { username: DEMO_USER.username, passwordFile },
     device: { externalSystemId: 'demo-fleet', externalDeviceId: 'demo-gateway-1', carrierCode: 'SIM', licensePlate: 'DEMO-01' },
     gnss: { replayFile: o.replayFile, replaySpeed: o.replaySpeed },
-    upload: { minBackoffMs: 200, maxBackoffMs: 2000, backlogRatePerS: 0 },
+    upload: { minBackoffMs: 200, maxBackoffMs: 2000 },
     dataDir: path.join(o.dir, 'data'),
     log: { level: 'warn' },
     status: { socketPath: path.join(o.dir, 'status.sock') },

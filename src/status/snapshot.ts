@@ -87,6 +87,12 @@ export interface UploadSummary {
   lastError?: { code: string; class: ErrorClass | string; message: string; at?: number };
   /** Free-form lane facts from the uploader (live, backlog). */
   lanes?: Record<string, unknown>;
+  /**
+   * The backlog's drain (issue 20): requests allowed in flight and their ceiling, backlog events
+   * delivered per second (last 30 s), and why no faster: pushback (429/503), latency (the
+   * platform's queue grows), link (timeouts, drops), ceiling, rate-ceiling, or growing.
+   */
+  drain?: { window: number; ceiling: number; limit: string; ratePerS: number; baseLatencyMs?: number; latencyMs?: number };
   /** The platform refuses every event (issue 11.1): the status, since when, and what to check. */
   fault?: { kind: string; status?: number; code: string; message: string; hint: string; since: number };
 }

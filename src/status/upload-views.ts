@@ -23,6 +23,7 @@ export function uploadSummary(u: UploaderStatus, o: OutboxCommitState): UploadSu
       ? { lastError: { code: u.lastError.code, class: u.lastError.class, message: u.lastError.message, at: u.lastError.at } }
       : {}),
     ...(u.fault ? { fault: { ...u.fault } } : {}),
+    drain: { ...u.drain },
     lanes: {
       state: u.state,
       order: u.order,

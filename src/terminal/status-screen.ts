@@ -127,6 +127,8 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   const u = s.upload;
   const recorded = ob.recorded === undefined ? '' : `recorded ${ob.recorded}  `;
   lines.push(row('upload', `${recorded}sent today ${ob.sentToday}  last success ${ago(u.lastSuccessAt, o.nowMs)}`));
+  const drain = drainLine(ob.pending, u.drain);
+  if (drain) lines.push(row('drain', drain));
   if (u.lastError)
     lines.push(
       row('', printable(`last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs)}: ${u.lastError.message}`)),
@@ -180,4 +182,24 @@ export function satelliteTable(sats: readonly SatelliteInView[], maxLines: numbe
 
 function fmt(v: number | undefined, width: number): string {
   return (v === undefined ? '-' : String(Math.round(v))).padStart(width);
+}
+
+const DRAIN_LIMITS: Record<string, string> = {
+  pushback: 'slowed: the platform pushes back (429/503)',
+  latency: 'slowed: the platform answers slower (its queue grows)',
+  link: 'slowed: timeouts or dropped connections',
+  ceiling: 'at its ceiling (upload.concurrency)',
+  'rate-ceiling': 'at its ceiling (upload.backlogMaxRatePerS)',
+  growing: 'speeding up',
+};
+
+/**
+ * The backlog's drain (issue 20), while there is one: how fast, about how long to go, and why no
+ * faster. A backlog of one fix is the live one in flight: no line.
+ */
+export function drainLine(pending: number, d: NonNullable<StatusSnapshot['upload']['drain']> | undefined): string | undefined {
+  if (!d || pending <= 1) return undefined;
+  const eta = d.ratePerS > 0 ? `about ${formatAge(pending / d.ratePerS)} to go` : 'not moving';
+  const latency = d.latencyMs !== undefined && d.baseLatencyMs !== undefined ? `, latency ${d.latencyMs} ms (base ${d.baseLatencyMs})` : '';
+  return `${pending} to send at ${d.ratePerS.toFixed(1)}/s, ${eta}; ${d.window} of ${d.ceiling} in flight, ${DRAIN_LIMITS[d.limit] ?? d.limit}${latency}`;
 }

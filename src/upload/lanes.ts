@@ -8,9 +8,19 @@ export type Lane = 'live' | 'backlog';
 const PAGE = 256;
 
 /**
+ * A fix at most this much older (GNSS time) than the newest one is still live: a 10 Hz receiver
+ * over a 300 ms link has several fixes of the last second in flight at once (issue 20), and the
+ * live lane sends them oldest first; anything older is the backlog's.
+ */
+export const LIVE_SPAN_MS = 5000;
+/** Fixes after the last live one looked at for a live send. */
+const LIVE_SCAN = 16;
+
+/**
  * Which fix goes next (issue 5 "Two lanes"):
  * - live: the newest fix not yet covered by the backlog goes out at once (the map shows where the
- *   vehicle is now, even behind a week of backlog); one live request at a time;
+ *   vehicle is now, even behind a week of backlog); with a live request still in flight, the next
+ *   fixes of the last LIVE_SPAN_MS go too, oldest first (several live requests in flight: issue 20);
  * - backlog: everything else, oldest first, paged from the outbox by a cursor over seq.
  * With upload.order "oldest-first" only the backlog lane runs.
  *
@@ -28,7 +38,9 @@ export class UploadLanes {
   #page: QueueEntry[] = [];
   #retry: QueueEntry[] = [];
   #lastLiveSeq = 0;
-  #liveBusy = false;
+  /** GNSS time of the fix at #lastLiveSeq. */
+  #lastLiveTime: number | undefined;
+  readonly #liveInFlight = new Set<number>();
   readonly #stats: Record<Lane, { sent: number; lastFixTime?: number }> = { live: { sent: 0 }, backlog: { sent: 0 } };
 
   constructor(queue: UploadQueue, order: Config['upload']['order']) {
@@ -36,8 +48,40 @@ export class UploadLanes {
     this.#order = order;
   }
 
-  /** `backlog` false: only the live lane may answer (the backlog pacer has no send left just now). */
-  next(inFlight: (seq: number) => boolean, backlog = true): { entry: QueueEntry; lane: Lane } | undefined {
+  /** Live fixes in flight. */
+  get liveInFlight(): number {
+    return this.#liveInFlight.size;
+  }
+
+  /** The live lane's next fix, if there is one (order live-first only). */
+  nextLive(inFlight: (seq: number) => boolean): QueueEntry | undefined {
+    this.#checkExternal();
+    if (this.#order !== 'live-first') return undefined;
+    const newest = this.#queue.newest();
+    if (!newest || newest.seq <= this.#cursor || newest.seq <= this.#lastLiveSeq) return undefined;
+    let pick: QueueEntry | undefined = inFlight(newest.seq) ? undefined : newest;
+    if (this.#lastLiveTime !== undefined && this.#lastLiveTime >= newest.time - LIVE_SPAN_MS) {
+      // The live lane is running (its last fix is recent): the recent fixes after it, oldest first.
+      const from = Math.max(this.#lastLiveSeq, this.#cursor);
+      const recent = this.#queue.after(from, LIVE_SCAN).find((e) => !inFlight(e.seq) && e.time >= newest.time - LIVE_SPAN_MS);
+      if (recent) pick = recent;
+    }
+    if (!pick) return undefined;
+    if (pick.seq > this.#lastLiveSeq) {
+      this.#lastLiveSeq = pick.seq;
+      this.#lastLiveTime = pick.time;
+    }
+    this.#liveInFlight.add(pick.seq);
+    return pick;
+  }
+
+  /** The backlog lane's next fix, oldest first, if there is one. */
+  nextBacklog(inFlight: (seq: number) => boolean): QueueEntry | undefined {
+    this.#checkExternal();
+    return this.#nextBacklog(inFlight);
+  }
+
+  #checkExternal(): void {
     const changes = this.#queue.externalChanges?.() ?? 0;
     if (changes !== this.#externalChanges) {
       // Another process put fixes back (requeued dead letters) below the cursor: start over. The
@@ -47,33 +91,21 @@ export class UploadLanes {
       this.#page = [];
       this.#retry = [];
     }
-    if (this.#order === 'live-first' && !this.#liveBusy) {
-      const newest = this.#queue.newest();
-      if (newest && newest.seq > this.#cursor && newest.seq > this.#lastLiveSeq && !inFlight(newest.seq)) {
-        this.#lastLiveSeq = newest.seq;
-        this.#liveBusy = true;
-        return { entry: newest, lane: 'live' };
-      }
-    }
-    if (!backlog) return undefined;
-    const entry = this.#nextBacklog(inFlight);
-    return entry ? { entry, lane: 'backlog' } : undefined;
   }
 
   sent(lane: Lane, entry: QueueEntry): void {
     const s = this.#stats[lane];
     s.sent++;
     s.lastFixTime = entry.time;
-    if (lane === 'live') this.#liveBusy = false;
+    this.#liveInFlight.delete(entry.seq);
   }
 
   /** Not delivered (failed or abandoned): it stays queued and is offered again. */
   requeue(entry: QueueEntry): void {
-    if (entry.seq === this.#lastLiveSeq) {
-      // The live lane tries the newest fix again (or a newer one): after an outage the map gets the
-      // current position first, then the backlog drains behind it.
-      this.#liveBusy = false;
-      this.#lastLiveSeq = entry.seq - 1;
+    if (this.#liveInFlight.delete(entry.seq)) {
+      // The live lane tries it again (or a newer one): after an outage the map gets the current
+      // position first, then the backlog drains behind it.
+      this.#lastLiveSeq = Math.min(this.#lastLiveSeq, entry.seq - 1);
     }
     if (entry.seq > this.#cursor) return; // the live lane or the cursor will meet it
     const i = this.#retry.findIndex((e) => e.seq > entry.seq);
@@ -84,7 +116,7 @@ export class UploadLanes {
 
   /** A dead-lettered live fix frees the live lane too. */
   done(entry: QueueEntry): void {
-    if (entry.seq === this.#lastLiveSeq) this.#liveBusy = false;
+    this.#liveInFlight.delete(entry.seq);
   }
 
   stats(lane: Lane): { sent: number; lastFixTime?: number } {

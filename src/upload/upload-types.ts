@@ -5,6 +5,7 @@ import type { AuthorizedRequester, RegistrationState } from '../platform/contrac
 import type { QueueEntry } from './upload-queue.js';
 import type { Clock, Timers } from '../system/clock.js';
 import type { UploadQueue } from './upload-queue.js';
+import type { DrainStatus } from './drain-meter.js';
 
 /** The uploader's options and the status it reports (uploader.ts). */
 export interface UploaderOptions {
@@ -21,6 +22,11 @@ export interface UploaderOptions {
   timers?: Timers;
   logger: Logger;
   random?: () => number;
+  /**
+   * Requests the transport runs at once for the events origin (default unbounded: HTTP/2 streams);
+   * the agent answers platform.maxConnections once the origin spoke HTTP/1.1.
+   */
+  slots?: () => number;
 }
 
 export interface UploadError {
@@ -54,6 +60,8 @@ export interface UploaderStatus {
   inFlight: number;
   live: { inFlight: number; sent: number; lastFixTime?: string };
   backlog: { inFlight: number; sent: number; lastFixTime?: string };
+  /** The backlog lane's adaptive drain (issue 20). */
+  drain: DrainStatus;
   deadLettered: number;
   /** Refused events kept queued: waiting for the rejection rule's verdict, or held for the longest backoff. */
   held: number;

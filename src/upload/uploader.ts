@@ -7,6 +7,7 @@ import { systemTimers, type Timers } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
 import { BacklogPacer } from './backlog-pacer.js';
+import { DrainMeter } from './drain-meter.js';
 import { spreadMs } from '../retry/backoff.js';
 import type { Refusal, SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 import { judgeRefusal, namesEventField, SYSTEMIC_RUN } from './rejection-rule.js';
@@ -26,7 +27,7 @@ export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from
 export class Uploader {
   readonly #o: UploaderOptions;
   readonly #lanes: UploadLanes;
-  readonly #inFlight = new Map<number, { lane: Lane; promise: Promise<void>; startedAt: number }>();
+  readonly #inFlight = new Map<number, { lane: Lane; promise: Promise<void>; startedAt: number; limited: boolean }>();
   #abort = new AbortController();
   #device: RegisteredDevice | undefined;
   #running = false;
@@ -49,14 +50,23 @@ export class Uploader {
   #fault: SystemicFault | undefined;
 
   readonly #timers: Timers;
+  /** upload.backlogMaxRatePerS: an optional rate ceiling over the adaptive window. */
   readonly #pacer: BacklogPacer;
   #paceTimer: unknown;
+  /** The backlog's window (drain-controller.ts) and its figures for status. */
+  readonly #drain: DrainMeter;
 
   constructor(options: UploaderOptions) {
     this.#o = options;
     this.#timers = options.timers ?? systemTimers;
     this.#lanes = new UploadLanes(options.queue, options.upload.order);
-    this.#pacer = new BacklogPacer(options.upload.backlogRatePerS, options.clock.monotonicMs());
+    this.#pacer = new BacklogPacer(options.upload.backlogMaxRatePerS ?? 0, options.clock.monotonicMs());
+    this.#drain = new DrainMeter({
+      // One request of upload.concurrency is kept for the live lane.
+      ceiling: Math.max(1, options.upload.concurrency - 1),
+      targetMs: options.upload.latencyTargetMs,
+      baseHistoryMin: 10,
+    });
   }
 
   async start(): Promise<void> {
@@ -120,6 +130,7 @@ export class Uploader {
       inFlight: this.#inFlight.size,
       live: lane('live'),
       backlog: lane('backlog'),
+      drain: this.#drain.status(now, this.#slots(), this.#pacer.paced ? this.#o.upload.backlogMaxRatePerS : undefined),
       deadLettered: this.#deadLettered,
       held: this.#refused.size + this.#held.size,
       consecutiveFailures: this.#failures,
@@ -128,6 +139,15 @@ export class Uploader {
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
       ...(this.#fault ? { fault: this.#fault } : {}),
     };
+  }
+
+  /**
+   * Requests the transport runs at once: upload.concurrency, and over HTTP/1.1 no more than
+   * platform.maxConnections (beyond that they would queue in the dispatcher, the live fix behind
+   * the backlog's).
+   */
+  #slots(): number {
+    return Math.max(1, Math.min(this.#o.upload.concurrency, this.#o.slots?.() ?? Infinity));
   }
 
   #pump(): void {
@@ -139,24 +159,45 @@ export class Uploader {
       return;
     }
     // While failing, probe with one request at a time.
-    const limit = this.#failures > 0 ? 1 : this.#o.upload.concurrency;
+    const probing = this.#failures > 0;
+    const slots = this.#slots();
     // Refused events are the uploader's, not the lanes', until the rejection rule sends them back.
     const busy = (seq: number) => this.#inFlight.has(seq) || this.#refused.has(seq) || this.#held.has(seq);
-    while (this.#inFlight.size < limit) {
+    for (;;) {
+      if (probing && this.#inFlight.size >= 1) return;
+      const live = this.#lanes.liveInFlight;
+      // The live lane first, never held behind the backlog: the backlog leaves it a slot.
+      if (this.#inFlight.size < slots) {
+        const entry = this.#lanes.nextLive(busy);
+        if (entry) {
+          this.#dispatch(entry, 'live', false);
+          continue;
+        }
+      }
+      // The backlog: its window (drain-controller.ts), one slot kept free for the live lane (with a
+      // single slot, the backlog has it while no live fix is in flight).
+      const backlog = this.#inFlight.size - live;
+      const room = slots > 1 ? slots - 1 - live : 1 - live;
+      const allowed = probing ? 1 : Math.min(this.#drain.allowance(), room);
+      if (backlog >= allowed) return;
+      const limited = backlog + 1 >= allowed;
       const held = this.#dueHeld(now);
       if (held) {
-        this.#dispatch(held, 'backlog');
+        this.#dispatch(held, 'backlog', limited);
         continue;
       }
-      // The backlog lane is paced (upload.backlogRatePerS); the live lane never waits for it.
+      // upload.backlogMaxRatePerS, when set, is a ceiling over the window.
       const paceWaitMs = this.#pacer.take(now);
-      const next = this.#lanes.next(busy, paceWaitMs === 0);
-      if (paceWaitMs === 0 && next?.lane !== 'backlog') this.#pacer.giveBack();
-      if (!next) {
-        if (paceWaitMs > 0) this.#schedulePace(paceWaitMs);
+      if (paceWaitMs > 0) {
+        this.#schedulePace(paceWaitMs);
         return;
       }
-      this.#dispatch(next.entry, next.lane);
+      const entry = this.#lanes.nextBacklog(busy);
+      if (!entry) {
+        this.#pacer.giveBack();
+        return;
+      }
+      this.#dispatch(entry, 'backlog', limited);
     }
   }
 
@@ -191,16 +232,17 @@ export class Uploader {
     return undefined;
   }
 
-  #dispatch(entry: QueueEntry, lane: Lane): void {
+  /** `limited`: the backlog's window was full with this one (its answer may grow the window). */
+  #dispatch(entry: QueueEntry, lane: Lane, limited: boolean): void {
     const startedAt = this.#o.clock.monotonicMs();
-    const promise = this.#send(entry, lane, startedAt).finally(() => {
+    const promise = this.#send(entry, lane, startedAt, limited).finally(() => {
       this.#inFlight.delete(entry.seq);
       this.#pump();
     });
-    this.#inFlight.set(entry.seq, { lane, promise, startedAt });
+    this.#inFlight.set(entry.seq, { lane, promise, startedAt, limited });
   }
 
-  async #send(entry: QueueEntry, lane: Lane, startedAt: number): Promise<void> {
+  async #send(entry: QueueEntry, lane: Lane, startedAt: number, limited: boolean): Promise<void> {
     const device = this.#o.registration.current() ?? this.#device!;
     const event = toLocationUpdateEvent(entry, device, {
       detail: this.#o.upload.eventDetail,
@@ -244,6 +286,8 @@ export class Uploader {
       this.#lanes.requeue(entry); // abandoned at shutdown: still queued, sent after the restart
       return;
     }
+    const endedAt = this.#o.clock.monotonicMs();
+    this.#drain.observe(result, endedAt - startedAt, limited, endedAt, this.#random());
     // Failures of requests started before the last failure belong to the same outage: one step.
     const failures = startedAt >= this.#lastFailureAt ? this.#failures + 1 : Math.max(1, this.#failures);
     const decision = decideUpload(result, failures, this.#o.upload, this.#random());
@@ -251,6 +295,7 @@ export class Uploader {
       case 'sent':
         this.#o.queue.delivered(entry.seq);
         this.#lanes.sent(lane, entry);
+        if (lane === 'backlog') this.#drain.delivered(endedAt);
         this.#failures = 0;
         this.#lastSuccessAt = this.#o.clock.wallMs();
         this.#everRefused.delete(entry.seq);

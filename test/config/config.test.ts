@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, maskedConfig, parseConfig } from '../../src/config/load.js';
 import { stagingAddress } from '../../src/config/addresses.js';
 import { ConfigError } from '../../src/errors.js';
+import { replacedKeyWarnings } from '../../src/config/warnings.js';
 import { tempDir } from '../helpers/tmp.js';
 
 type Json = Record<string, unknown>;
@@ -389,5 +390,26 @@ describe('placeholders (<...> values sim leaves to fill in)', () => {
     const issues = issuesOf(() => parse(json));
     expect(issues.map((i) => i.path)).toEqual(['dataDir']);
     expect(JSON.stringify(issues)).not.toContain('S3cret');
+  });
+});
+
+describe('upload.backlogRatePerS (replaced by upload.backlogMaxRatePerS, issue 20)', () => {
+  it('a file written for the previous version starts: the old key is read as the ceiling, with a warning naming its replacement', () => {
+    const config = parse(set(validConfig(), 'upload.backlogRatePerS', 0.1));
+    expect(config.upload.backlogMaxRatePerS).toBe(0.1);
+    const [w, ...rest] = replacedKeyWarnings(config);
+    expect(rest).toEqual([]);
+    expect(w?.path).toBe('upload.backlogRatePerS');
+    expect(w?.message).toContain('replaced by upload.backlogMaxRatePerS');
+    expect(w?.message).toContain('0.1 is read as upload.backlogMaxRatePerS');
+  });
+
+  it('the new key wins over the old one, and without either the drain has no ceiling and no warning', () => {
+    const both = parse(set(set(validConfig(), 'upload.backlogRatePerS', 0.1), 'upload.backlogMaxRatePerS', 5));
+    expect(both.upload.backlogMaxRatePerS).toBe(5);
+    expect(replacedKeyWarnings(both)[0]?.message).toContain('upload.backlogMaxRatePerS (5) is set and wins');
+    const plain = parse(validConfig());
+    expect(plain.upload.backlogMaxRatePerS).toBeUndefined();
+    expect(replacedKeyWarnings(plain)).toEqual([]);
   });
 });

@@ -1,16 +1,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BACKLOG_RATE_PER_S, configSchema } from '../../src/config/schema.js';
+import { configSchema, LATENCY_TARGET_MS, UPLOAD_CONCURRENCY } from '../../src/config/schema.js';
 import { leafKeys } from '../../src/config/schema-keys.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 describe('README configuration table', () => {
-  it('shows the schema default of upload.backlogRatePerS (chosen from bench:fleet)', () => {
+  it('shows the schema defaults of the drain (chosen from bench:drain)', () => {
     const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-    const row = readme.match(/^\| `upload\.backlogRatePerS` \| `([^`]+)` \|/m);
-    expect(row?.[1]).toBe(String(BACKLOG_RATE_PER_S));
-    expect(configSchema.shape.upload.parse({}).backlogRatePerS).toBe(BACKLOG_RATE_PER_S);
+    const row = (key: string) => readme.match(new RegExp(`^\\| \`upload\\.${key}\` \\| \`([^\`]+)\` \\|`, 'm'))?.[1];
+    expect(row('latencyTargetMs')).toBe(String(LATENCY_TARGET_MS));
+    expect(row('concurrency')).toBe(String(UPLOAD_CONCURRENCY));
+    const defaults = configSchema.shape.upload.parse({});
+    expect(defaults.latencyTargetMs).toBe(LATENCY_TARGET_MS);
+    expect(defaults.concurrency).toBe(UPLOAD_CONCURRENCY);
+    expect(defaults.backlogMaxRatePerS).toBeUndefined();
   });
 
   it('documents every configuration key of the schema, and no key that does not exist', () => {

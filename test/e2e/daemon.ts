@@ -47,7 +47,7 @@ export function writeConfig(c: DaemonConfig): string {
     device: DEVICE,
     gnss: c.gnss,
     recording: { mode: 'all' },
-    upload: { minBackoffMs: 100, maxBackoffMs: 1000, backlogRatePerS: 0, ...c.upload },
+    upload: { minBackoffMs: 100, maxBackoffMs: 1000, ...c.upload },
     storage: { commitIntervalMs: 200, ...c.storage },
     dataDir: path.join(c.dir, 'data'),
     log: { level: 'info' },

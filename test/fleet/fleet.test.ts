@@ -36,7 +36,7 @@ describe('a fleet of 20 agents (bench:fleet, short)', () => {
       dir: tempDir(),
       urls: sim.urls,
       variants: driveVariants(4, PLAN.endMin + 35),
-      scaling: { speed: SPEED, backlogRatePerS: 0.1, startupJitterS: 30 },
+      scaling: { speed: SPEED, backlogMaxRatePerS: 0.1, startupJitterS: 30 },
     });
     onTestFinished(() => fleet.stop());
     const f = await runScenario(fleet, sim, PLAN);

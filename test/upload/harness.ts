@@ -55,7 +55,7 @@ export async function uploadRig(
     registration,
     eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
     ...(opts.licensePlate ? { licensePlate: opts.licensePlate } : {}),
-    upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 2000, backlogRatePerS: 0, ...upload },
+    upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 2000, ...upload },
     // Backoff waits are real timers (100 ms and up here) unless the test moves a manual clock.
     clock: opts.clock ?? systemClock,
     ...(opts.clock ? { timers: opts.clock } : {}),

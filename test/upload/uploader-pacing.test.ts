@@ -5,7 +5,7 @@ import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, untilWithBackoffs, uploadRig, type UploadRig } from './harness.js';
 
 /**
- * Issue 15 "Recovery": the backlog lane is paced by upload.backlogRatePerS while the live lane sends
+ * Issue 15 "Recovery": the backlog lane's rate ceiling (upload.backlogMaxRatePerS, over the adaptive window) holds while the live lane sends
  * the newest fix at once, and a 429 with Retry-After holds both lanes. The uploader runs on a manual
  * clock, so what is asserted is which request went when on that clock, never a real-time duration.
  */
@@ -24,7 +24,7 @@ function watchEvents(r: UploadRig): { at: number; status: number | 'dropped' }[]
   return seen;
 }
 
-describe('backlog pacing (upload.backlogRatePerS)', () => {
+describe('backlog rate ceiling (upload.backlogMaxRatePerS)', () => {
   it('the pacer: one second of burst at most, then one send per 1/rate', () => {
     const p = new BacklogPacer(2, 0);
     expect(p.take(0)).toBe(500); // starts empty: a backlog found at start begins at the paced rate
@@ -39,7 +39,7 @@ describe('backlog pacing (upload.backlogRatePerS)', () => {
 
   it('drains the backlog at the configured rate, every fix once', async () => {
     clock = new ManualClock();
-    rig = await uploadRig({ concurrency: 4, backlogRatePerS: 2 }, { clock });
+    rig = await uploadRig({ concurrency: 4, backlogMaxRatePerS: 2 }, { clock });
     const seen = watchEvents(rig);
     for (let i = 0; i < 40; i++) rig.outbox.record(fixAt(i));
     rig.outbox.flush();
@@ -59,7 +59,7 @@ describe('backlog pacing (upload.backlogRatePerS)', () => {
 
   it('the live lane sends the newest fix at once while the backlog waits for the pacer', async () => {
     clock = new ManualClock();
-    rig = await uploadRig({ concurrency: 4, backlogRatePerS: 0.1 }, { clock });
+    rig = await uploadRig({ concurrency: 4, backlogMaxRatePerS: 0.1 }, { clock });
     for (let i = 0; i < 20; i++) rig.outbox.record(fixAt(i));
     rig.outbox.flush();
     rig.registration.register();

@@ -42,7 +42,7 @@ describe('dead letters', () => {
     const lanes = new UploadLanes(o.outbox, 'oldest-first');
     // The running outbox's uploader has paged past everything pending.
     const seen: QueueEntry[] = [];
-    for (let next = lanes.next(() => false); next; next = lanes.next(() => false)) seen.push(next.entry);
+    for (let next = lanes.nextBacklog(() => false); next; next = lanes.nextBacklog(() => false)) seen.push(next);
     expect(seen).toHaveLength(30);
 
     // Another process (the CLI) on its own connection.
@@ -57,7 +57,7 @@ describe('dead letters', () => {
     expect(o.outbox.status().deadLetters).toBe(0);
     expect(rowCount(o.db)).toBe(50);
     const again: QueueEntry[] = [];
-    for (let next = lanes.next(() => false); next; next = lanes.next(() => false)) again.push(next.entry);
+    for (let next = lanes.nextBacklog(() => false); next; next = lanes.nextBacklog(() => false)) again.push(next);
     // Everything pending is offered again, the requeued fixes first, each with its original id.
     expect(again.slice(0, 20).map((e) => e.eventId)).toEqual(ids);
     expect(again.slice(0, 20).every((e) => e.seq < 1)).toBe(true);
