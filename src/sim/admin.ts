@@ -1,4 +1,5 @@
-import { isRouteName, ROUTES, type FaultSpec } from './faults.js';
+import { isRouteName, ROUTES, type FaultSpec, type RouteName } from './faults.js';
+import type { CapacitySpec } from './capacity.js';
 import { isPlainObject, json, parseJson, type Reply } from './http-io.js';
 import type { SimDevice } from './devices.js';
 import type { Faults } from './faults.js';
@@ -17,6 +18,7 @@ import type { SimUser, TokenAnswerFault } from './tokens.js';
  *   GET    /_sim/faults           active faults per route
  *   POST   /_sim/faults           {"events": {"status500Rate": 0.5}, "auth.refresh": null}  (null clears)
  *   DELETE /_sim/faults           clears every fault
+ *   POST   /_sim/capacity         {"events": {"ratePerS": 50, "queueBound": 100, "rejectStatus": 429, "retryAfterS": 2}, "devices": null}
  *   POST   /_sim/tokens/expire    {"access": true, "refresh": true}
  *   POST   /_sim/tokens/answer    {"expiresIn": 0.001} | {"expiresInLiteral": "1e999"} | {"accessTokenSuffix": "\n"}, "limit"?: n ({} clears)
  *   POST   /_sim/users            {"username": "...", "password": "...", "carriers": ["..."]}
@@ -33,6 +35,7 @@ export interface AdminTarget {
   expireRefreshTokens(): void;
   setTokenAnswerFault(fault: TokenAnswerFault | undefined): void;
   setUser(user: SimUser): void;
+  setCapacity(route: RouteName, spec: CapacitySpec | undefined): void;
 }
 
 export function handleAdmin(sim: AdminTarget, method: string, pathname: string, body: string): Reply {
@@ -54,6 +57,8 @@ export function handleAdmin(sim: AdminTarget, method: string, pathname: string, 
       return json(200, { cleared: true });
     case 'POST /_sim/faults':
       return setFaults(sim, body);
+    case 'POST /_sim/capacity':
+      return setCapacity(sim, body);
     case 'POST /_sim/tokens/expire': {
       const parsed = parseJson(body || '{}');
       if (!parsed.ok || !isPlainObject(parsed.value)) return badRequest('body must be {"access": true, "refresh": true}');
@@ -109,6 +114,21 @@ function setFaults(sim: AdminTarget, body: string): Reply {
     return badRequest((e as Error).message);
   }
   return json(200, Object.fromEntries(ROUTES.map((r) => [r, sim.faults.get(r) ?? null])));
+}
+
+function setCapacity(sim: AdminTarget, body: string): Reply {
+  const parsed = parseJson(body);
+  if (!parsed.ok || !isPlainObject(parsed.value)) return badRequest('body must be an object of route -> capacity (or null to clear)');
+  try {
+    for (const [route, spec] of Object.entries(parsed.value)) {
+      if (!isRouteName(route)) return badRequest(`unknown route "${route}"; routes: ${ROUTES.join(', ')}`);
+      if (spec !== null && !isPlainObject(spec)) return badRequest(`capacity of ${route} must be an object or null`);
+      sim.setCapacity(route, spec === null ? undefined : (spec as unknown as CapacitySpec));
+    }
+  } catch (e) {
+    return badRequest((e as Error).message);
+  }
+  return json(200, sim.stats.capacity ?? {});
 }
 
 function badRequest(message: string): Reply {

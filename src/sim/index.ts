@@ -7,3 +7,5 @@ export type { ReceivedEvent, StoredLocation } from './planning.js';
 export type { OtmError } from './otm-validate.js';
 export { configSnippet } from './snippet.js';
 export { RequestTimeline, type TimelineBucket, type TimelineSnapshot } from './timeline.js';
+export { CapacityModel, type CapacitySpec, type Admission } from './capacity.js';
+export { LinkRelay, type LinkOptions } from './link-relay.js';

@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../system/clock.js';
 import { handleAdmin } from './admin.js';
 import { SimDeviceService, type SimDevice } from './devices.js';
-import { Faults, type FaultSpec, type RouteName } from './faults.js';
+import { Faults, isRouteName, type FaultSpec, type RouteName } from './faults.js';
+import { CapacityModel, type CapacitySpec } from './capacity.js';
 import { bearerOf, json, parseForm, parseJson, readBody, RequestTooLarge, sendReply, type Reply } from './http-io.js';
 import { SimPlanningService, type ReceivedEvent, type StoredLocation } from './planning.js';
 import { seededRandom } from './random.js';
@@ -102,6 +103,7 @@ export class PlatformSimulator {
   readonly #devices: SimDeviceService;
   readonly #planning: SimPlanningService;
   readonly #listeners = new Set<RequestListener>();
+  readonly #capacity = new Map<RouteName, CapacityModel>();
   #server: Server | Http2SecureServer | undefined;
   readonly #sockets = new Set<Socket>();
   readonly #sessions = new Set<ServerHttp2Session>();
@@ -231,7 +233,8 @@ export class PlatformSimulator {
 
   /** A snapshot of the counters. */
   get stats(): SimStats {
-    return structuredClone({ ...this.#stats, faults: { ...this.faults.fired } });
+    const capacity = Object.fromEntries([...this.#capacity].map(([r, m]) => [r, { ...m.spec, ...m.counters }]));
+    return structuredClone({ ...this.#stats, faults: { ...this.faults.fired }, capacity });
   }
 
   /** Received events by id, in order of first arrival (duplicates counted in `deliveries`). */
@@ -249,6 +252,16 @@ export class PlatformSimulator {
 
   setFaults(route: RouteName, spec: FaultSpec | undefined): void {
     this.faults.set(route, spec);
+  }
+
+  /**
+   * Limits what `route` serves (capacity.ts): a queue served at spec.ratePerS, 429 or 503 past its
+   * bound; undefined: unlimited again (the default). Counters in stats.capacity.
+   */
+  setCapacity(route: RouteName, spec: CapacitySpec | undefined): void {
+    if (!isRouteName(route)) throw new Error(`unknown route "${route}"`);
+    if (spec) this.#capacity.set(route, new CapacityModel(spec));
+    else this.#capacity.delete(route);
   }
 
   /** Every access token stops working now (as a platform restart or key rotation would do). */
@@ -316,6 +329,23 @@ export class PlatformSimulator {
       if (!(e instanceof RequestTooLarge)) throw e;
       sendReply(res, json(413, { status: 413, error: 'Payload Too Large' }, { connection: 'close' }));
       return;
+    }
+    const capacity = this.#capacity.get(route);
+    if (capacity) {
+      // The platform's queue (issue 20): wait for the service, or be turned away at once.
+      const admission = capacity.admit(performance.now());
+      if (admission.kind === 'reject') {
+        const retryAfter = admission.retryAfterS !== undefined ? { 'retry-after': String(admission.retryAfterS) } : undefined;
+        this.#notify(route, admission.status);
+        sendReply(res, json(admission.status, { status: admission.status, error: 'over capacity' }, retryAfter));
+        return;
+      }
+      try {
+        await sleep(admission.waitMs, undefined, { signal: this.#stopping.signal });
+      } catch {
+        res.destroy();
+        return;
+      }
     }
     const decision = this.faults.decide(route, isServiceRoute(route));
     if (decision.action.kind === 'drop') {

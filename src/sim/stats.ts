@@ -34,6 +34,8 @@ export interface SimStats {
   devicesUpdated: number;
   /** Connections accepted, and how many of them speak HTTP/2 (ALPN h2) or HTTP/1.1. */
   connections: { opened: number; h2: number; http1: number };
+  /** Routes with a capacity limit (capacity.ts): the limit, requests served and turned away, longest wait. */
+  capacity?: Record<string, { ratePerS: number; queueBound?: number; served: number; rejected: number; maxWaitMs: number }>;
 }
 
 export function emptyStats(): SimStats {
