@@ -1,9 +1,7 @@
-import { pino } from 'pino';
-import { loadConfig, type Config } from '../config/load.js';
+import type { Config } from '../config/load.js';
 import { DEFAULT_LOCATIONS_PATH, defaultAddress } from '../config/addresses.js';
 import { AgentError, ConfigError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
 import { QualityGate } from '../gnss/quality-gate.js';
-import { createLogger } from '../log.js';
 import { buildHereLocation } from '../sites/build.js';
 import { captureLocation, DEFAULT_MAX_SPREAD_M, defaultTimeoutMs, gateFrom, type CaptureResult } from '../sites/capture.js';
 import { chooseFeed } from '../fix-feed/choose-feed.js';
@@ -15,6 +13,7 @@ import { validateLocationBatch } from '../sites/validate.js';
 import type { CommonOptions, HereOptions } from './location-options.js';
 import { oneShotFailure, rejectedPasswordSentence } from './failure-message.js';
 import { openPlatformContext } from './platform-context.js';
+import { cliLogger, loadCliConfig } from './context.js';
 
 /** The work of `location put|here` (location.ts declares the commands and loads this on use). */
 
@@ -61,12 +60,8 @@ async function here(opts: HereOptions, signal: AbortSignal): Promise<number> {
     );
     return EXIT_CONFIG;
   }
-  const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
-  // As for the other one-shot commands (platform-context.ts): JSON log lines only when asked for.
-  const logger = createLogger({
-    level: config.log.level === 'info' ? 'fatal' : config.log.level,
-    destination: pino.destination({ dest: 2, sync: true }),
-  });
+  const config = loadCliConfig(opts.config);
+  const logger = cliLogger(config);
   const feed = await chooseFeed(config, logger, opts.source);
   const gate = new QualityGate({ ...config.quality, minMode: 3 });
   const tty = process.stderr.isTTY === true;
@@ -184,7 +179,7 @@ async function deliver(
  */
 function dryRunConfig(configPath: string | undefined): Config | string {
   try {
-    return loadConfig(configPath === undefined ? {} : { path: configPath });
+    return loadCliConfig(configPath);
   } catch (e) {
     const url = `${defaultAddress('planningUrl', 'production')}${DEFAULT_LOCATIONS_PATH}`;
     const why = e instanceof ConfigError ? (e.issues[0]?.message ?? e.message) : describeError(e);

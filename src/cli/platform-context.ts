@@ -1,12 +1,12 @@
-import { pino } from 'pino';
-import { loadConfig, type Config } from '../config/load.js';
+import type { Config } from '../config/load.js';
 import { EXIT_CONFIG, EXIT_FAILURE, isAgentError } from '../errors.js';
 import { oneShotFailure } from './failure-message.js';
-import { createLogger, type Logger } from '../log.js';
+import type { Logger } from '../log.js';
 import { buildPlatform, type PlatformParts } from '../platform/build.js';
-import { openDatabase, type Database } from '../store/database.js';
+import type { Database } from '../store/database.js';
 import { openStores } from '../store/stores.js';
 import { systemClock } from '../system/clock.js';
+import { cliLogger, loadCliConfig, openCliDatabase } from './context.js';
 
 /**
  * What a one-shot platform command (register, device show) needs: configuration, the shared
@@ -22,14 +22,9 @@ export interface PlatformContext {
 }
 
 export function openPlatformContext(configPath: string | undefined): PlatformContext {
-  const config = loadConfig(configPath === undefined ? {} : { path: configPath });
-  // The command prints its own outcome as a sentence; the components' JSON log lines on stderr
-  // only when asked for (log.level other than the default info).
-  const logger = createLogger({
-    level: config.log.level === 'info' ? 'fatal' : config.log.level,
-    destination: pino.destination({ dest: 2, sync: true }),
-  });
-  const db = openDatabase({ dataDir: config.dataDir, logger });
+  const config = loadCliConfig(configPath);
+  const logger = cliLogger(config);
+  const db = openCliDatabase(config, logger);
   const platform = buildPlatform({ config, records: openStores(db), logger, clock: systemClock });
   return {
     config,

@@ -8,8 +8,8 @@ import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 
 import type { Config } from '../config/load.js';
-import { createPlatformDispatcher } from '../platform/transport/dispatcher.js';
-import { PlatformHttp } from '../platform/transport/http.js';
+import { platformDispatcher, platformHttp } from '../platform/build.js';
+import type { PlatformTransport } from '../platform/transport/dispatcher.js';
 import { SecretRedactor } from '../platform/auth/secret-redactor.js';
 import { TokenClient } from '../platform/auth/token-client.js';
 import { deviceUuidOf } from '../platform/device/body.js';
@@ -24,11 +24,21 @@ import { checkReceiverViaDaemon } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
 import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
 import { parseGpsdAddress } from '../gnss/sources/gpsd-address.js';
+import { defaultSerialPortFactory, type SerialPortFactory } from '../gnss/sources/serial-source.js';
 import { silentLogger } from '../log.js';
 import { checkConfig, checkDisk, checkPasswordFile, checkSerialDevice, defaultSerialFacts, SERVICE_USER } from './local-checks.js';
 import { CannotAsk, checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
 
-export async function runDoctor(configPath: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<CheckResult[]> {
+/** The hardware seams doctor reads through (the serial port: the source's factory unless a test gives another). */
+export interface DoctorSeams {
+  portFactory?: SerialPortFactory;
+}
+
+export async function runDoctor(
+  configPath: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  seams: DoctorSeams = {},
+): Promise<CheckResult[]> {
   const { result, config } = checkConfig(configPath, env);
   const results = [result];
   if (!config) return results;
@@ -59,7 +69,7 @@ export async function runDoctor(configPath: string | undefined, env: NodeJS.Proc
   } else {
     results.push(
       ...(await checkReceiver({
-        read: gpsd ? async () => gpsd.bytes : nmeaReader(config),
+        read: gpsd ? async () => gpsd.bytes : nmeaReader(config, seams.portFactory ?? defaultSerialPortFactory),
         configuredBaud: config.gnss.path ? config.gnss.baudRate : undefined,
         listenMs: config.gnss.path ? 5000 : 1000,
         wallMs: Date.now,
@@ -68,14 +78,21 @@ export async function runDoctor(configPath: string | undefined, env: NodeJS.Proc
       })),
     );
   }
-  const probes = platformProbes(config, daemon);
-  const addresses = await checkAddresses(
-    { authUrl: config.platform.authUrl, deviceUrl: config.platform.deviceUrl, planningUrl: config.platform.planningUrl },
-    probes,
-  );
-  results.push(...addresses);
-  results.push(await checkCredentials(probes, addresses));
-  results.push(await checkRegistration(probes));
+  // The daemon's factories: its deadline, connections, TLS trust and protocol (platform.*); closed
+  // at the end so that its idle connections and pings do not hold the command open.
+  const dispatcher = platformDispatcher(config);
+  try {
+    const probes = platformProbes(config, daemon, dispatcher);
+    const addresses = await checkAddresses(
+      { authUrl: config.platform.authUrl, deviceUrl: config.platform.deviceUrl, planningUrl: config.platform.planningUrl },
+      probes,
+    );
+    results.push(...addresses);
+    results.push(await checkCredentials(probes, addresses));
+    results.push(await checkRegistration(probes));
+  } finally {
+    await dispatcher.close().catch(() => undefined);
+  }
   results.push(checkDisk(config.dataDir, config.storage.minFreeBytes));
   return results;
 }
@@ -107,15 +124,15 @@ async function gpsdProbe(config: Config): Promise<GpsdProbe | undefined> {
   });
 }
 
-function nmeaReader(config: Config): NmeaReader {
+/** The receiver's bytes through the serial source's port seam (serial-source.ts), at the baud rate asked. */
+function nmeaReader(config: Config, portFactory: SerialPortFactory): NmeaReader {
   if (!config.gnss.path) {
     const file = config.gnss.replayFile ?? '';
     return async () => readFileSync(file).subarray(0, 64 * 1024);
   }
   const path = config.gnss.path;
   return async (baud, ms) => {
-    const { SerialPort } = await import('serialport');
-    const port = new SerialPort({ path, baudRate: baud ?? config.gnss.baudRate, autoOpen: false });
+    const port = portFactory({ path, baudRate: baud ?? config.gnss.baudRate });
     await new Promise<void>((resolve, reject) => port.open((e) => (e ? reject(e) : resolve())));
     const chunks: Buffer[] = [];
     port.on('data', (c: Buffer) => chunks.push(c));
@@ -125,16 +142,10 @@ function nmeaReader(config: Config): NmeaReader {
   };
 }
 
-function platformProbes(config: Config, daemon: StatusSnapshot | undefined): PlatformProbes {
-  const dispatcher = createPlatformDispatcher({
-    maxConnections: 2,
-    requestTimeoutMs: 10_000,
-    http2: config.platform.http2,
-    ...(config.platform.caFile ? { caFile: config.platform.caFile } : {}),
-  });
+function platformProbes(config: Config, daemon: StatusSnapshot | undefined, dispatcher: PlatformTransport): PlatformProbes {
   // Doctor prints what the token service said: an echo of the password in it is redacted (issue 11.5).
   const redactor = new SecretRedactor();
-  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: config.platform.maxResponseBytes, redactor });
+  const http = platformHttp(config, dispatcher, redactor);
   // The credentials check's token, kept only to ask the device service (never stored or printed).
   let pair: TokenPair | undefined;
   // Why there is no token to ask the device service with (doctor-checks registration says so).

@@ -63,21 +63,11 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   const p = config.platform;
   const ownDispatcher = deps.dispatcher === undefined;
   const wire = deps.wire ?? new WireCounter(() => clock.wallMs());
-  const dispatcher =
-    deps.dispatcher ??
-    createPlatformDispatcher({
-      ...(p.caFile !== undefined ? { caFile: p.caFile } : {}),
-      maxConnections: p.maxConnections,
-      requestTimeoutMs: p.requestTimeoutMs,
-      http2: p.http2,
-      idleTimeoutMs: platformIdleTimeoutS(config) * 1000,
-      pingIntervalMs: p.pingIntervalS * 1000,
-      wire,
-    });
+  const dispatcher = deps.dispatcher ?? platformDispatcher(config, wire);
   // One redactor for everything this agent hears from the platform; the token manager keeps it told
   // of the live secrets (issue 11.5).
   const redactor = new SecretRedactor();
-  const http = new PlatformHttp({ dispatcher, requestTimeoutMs: p.requestTimeoutMs, maxResponseBytes: p.maxResponseBytes, redactor });
+  const http = platformHttp(config, dispatcher, redactor);
   const startSpread =
     deps.spreadStart && p.startupJitterS > 0
       ? new StartSpread({ windowS: p.startupJitterS, clock, logger: logger.child({ component: 'platform' }) })
@@ -170,6 +160,30 @@ function ticketStore(dispatcher: PlatformDispatcher, config: Config, meta: Sessi
     keys: new Set([p.authUrl, p.deviceUrl, p.planningUrl].map(ticketKeyOf)),
     wallMs: () => clock.wallMs(),
   });
+}
+
+/**
+ * The platform dispatcher as the configuration says (platform.caFile, maxConnections,
+ * requestTimeoutMs, http2, idle timeout, pings): for buildPlatform and for `doctor`, which asks the
+ * platform over the same kind of connection the daemon uses.
+ */
+export function platformDispatcher(config: Config, wire?: WireCounter): PlatformDispatcher {
+  const p = config.platform;
+  return createPlatformDispatcher({
+    ...(p.caFile !== undefined ? { caFile: p.caFile } : {}),
+    maxConnections: p.maxConnections,
+    requestTimeoutMs: p.requestTimeoutMs,
+    http2: p.http2,
+    idleTimeoutMs: platformIdleTimeoutS(config) * 1000,
+    pingIntervalMs: p.pingIntervalS * 1000,
+    ...(wire ? { wire } : {}),
+  });
+}
+
+/** PlatformHttp over `dispatcher` with the configured deadline and answer bound; `redactor` hides the secrets in answers. */
+export function platformHttp(config: Config, dispatcher: PlatformTransport, redactor: SecretRedactor): PlatformHttp {
+  const p = config.platform;
+  return new PlatformHttp({ dispatcher, requestTimeoutMs: p.requestTimeoutMs, maxResponseBytes: p.maxResponseBytes, redactor });
 }
 
 /**
