@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createDecoder, type Decoder } from '../../src/gnss/decoder.js';
 import type { Fix } from '../../src/fix/fix.js';
 import { silentLogger } from '../../src/log.js';
@@ -46,19 +46,20 @@ async function writeInRandomChunks(feed: string, data: Buffer, seed: number): Pr
 }
 
 describe.skipIf(!HAVE_SOCAT || !HAVE_CORPUS)('serial source on a real pty', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'gnss-pty-'));
-  const dev = path.join(dir, 'receiver');
-  const feed = path.join(dir, 'feed');
-  let socat: ChildProcess | undefined;
-  let source: SerialSource | undefined;
-
-  afterAll(async () => {
-    await source?.stop();
-    socat?.kill();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('decodes like nmea decode, and resumes after the writer restarts', async () => {
+    // Made inside the test: a folder made at describe level is made even when the describe is
+    // skipped (no socat, no ../shared), and its clean-up then never runs.
+    const dir = mkdtempSync(path.join(tmpdir(), 'gnss-pty-'));
+    const dev = path.join(dir, 'receiver');
+    const feed = path.join(dir, 'feed');
+    let socat: ChildProcess | undefined;
+    let source: SerialSource | undefined;
+    onTestFinished(async () => {
+      await source?.stop();
+      socat?.kill();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
     const data = readFileSync(corpusPath(LOG));
     const expected = decodeFile(corpusPath(LOG));
     expect(expected.length).toBeGreaterThan(50);

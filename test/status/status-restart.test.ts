@@ -13,6 +13,8 @@ import { waitFor } from '../helpers/wait.js';
 import { startDaemon, writeConfig, type Daemon } from '../e2e/daemon.js';
 
 const HAVE_SCRIPT = spawnSync('sh', ['-c', 'command -v script && command -v timeout']).status === 0;
+if (!HAVE_SCRIPT)
+  console.warn('status-restart.test.ts: the status --watch terminal check is skipped: script(1) (util-linux) or timeout(1) is missing');
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
