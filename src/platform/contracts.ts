@@ -10,6 +10,11 @@ export interface PlatformResponse {
   body: unknown;
   /** Raw body text (bounded by platform.maxResponseBytes). */
   text: string;
+  /**
+   * Set when a 2xx answer to a request with `answerBodyOptional` was larger than
+   * platform.maxResponseBytes: its body was not read past the bound (body undefined, text '').
+   */
+  oversized?: { limitBytes: number; declaredBytes?: number };
 }
 
 export interface PlatformRequest {
@@ -27,6 +32,12 @@ export interface PlatformRequest {
    * uploader's requests go out one at a time however many it has in flight (issue 20).
    */
   idempotent?: boolean;
+  /**
+   * The 2xx status is the whole answer (an event the platform took): a 2xx whose body is larger
+   * than platform.maxResponseBytes is then returned with `oversized` and its body unread, instead
+   * of failing as PLATFORM_RESPONSE_TOO_LARGE (issue 22.5). Non-2xx answers are bounded as ever.
+   */
+  answerBodyOptional?: boolean;
 }
 
 /**

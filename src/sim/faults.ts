@@ -54,6 +54,11 @@ export interface FaultSpec {
    * accepting every other.
    */
   rejectEvents?: number;
+  /**
+   * Process the request, then answer its 2xx as 200 with the entity padded to `bytes` (a platform
+   * that echoes more than anyone asked for, ignoring Prefer: return=minimal; issue 22.5).
+   */
+  oversizedAnswer?: { rate: number; bytes: number };
   /** Fire at most this many times, then the fault removes itself. */
   limit?: number;
 }
@@ -70,6 +75,8 @@ export interface FaultDecision {
   action: FaultAction;
   latencyMs: number;
   dripMs: number;
+  /** oversizedAnswer: pad a 2xx answer to this many bytes. */
+  padToBytes?: number;
 }
 
 export class Faults {
@@ -134,13 +141,14 @@ export class Faults {
     else if (spec.echo && hit(spec.echo.rate)) action = { kind: 'echo', status: spec.echo.status, format: spec.echo.format ?? 'json' };
     else if (hit(spec.dropAnswerRate)) action = { kind: 'dropAnswer' };
     else if (spec.status !== undefined) action = { kind: 'status', status: spec.status };
-    const shaped = (spec.latencyMs ?? 0) > 0 || (spec.dripMs ?? 0) > 0;
+    const pad = action.kind === 'pass' && spec.oversizedAnswer && hit(spec.oversizedAnswer.rate) ? spec.oversizedAnswer.bytes : undefined;
+    const shaped = (spec.latencyMs ?? 0) > 0 || (spec.dripMs ?? 0) > 0 || pad !== undefined;
     if (action.kind !== 'pass' || shaped) {
       spec.fired += 1;
       this.fired[route] += 1;
       if (spec.limit !== undefined && spec.fired >= spec.limit) this.#specs.delete(route);
     }
-    return { action, latencyMs: spec.latencyMs ?? 0, dripMs: spec.dripMs ?? 0 };
+    return { action, latencyMs: spec.latencyMs ?? 0, dripMs: spec.dripMs ?? 0, ...(pad !== undefined ? { padToBytes: pad } : {}) };
   }
 }
 
@@ -165,6 +173,13 @@ function validateSpec(route: RouteName, spec: FaultSpec): void {
       throw new RangeError(`fault ${route}.echo.status must be an HTTP status from 200 to 599`);
     if (format !== undefined && format !== 'json' && format !== 'text')
       throw new RangeError(`fault ${route}.echo.format must be json or text`);
+  }
+  if (spec.oversizedAnswer !== undefined) {
+    const { rate, bytes } = spec.oversizedAnswer;
+    if (typeof rate !== 'number' || rate < 0 || rate > 1)
+      throw new RangeError(`fault ${route}.oversizedAnswer.rate must be a number from 0 to 1`);
+    if (!Number.isInteger(bytes) || bytes < 0 || bytes > 64 * 1024 * 1024)
+      throw new RangeError(`fault ${route}.oversizedAnswer.bytes must be a whole number of bytes up to 64 MiB`);
   }
   if (spec.status !== undefined && (!Number.isInteger(spec.status) || spec.status < 200 || spec.status > 599))
     throw new RangeError(`fault ${route}.status must be an HTTP status from 200 to 599`);

@@ -69,3 +69,10 @@ export function faultReply(status: number, retryAfterS: number | undefined): Rep
       return json(status, { status, error: `HTTP ${status}`, message: 'answered by the fault injection (a wrong path, a proxy, ...)' });
   }
 }
+
+/** Fault `oversizedAnswer`: the 2xx answer as 200, its entity (or an empty object) padded to `bytes` of JSON. */
+export function paddedReply(reply: Reply, bytes: number): Reply {
+  const entity = typeof reply.body === 'object' && reply.body !== null && !Array.isArray(reply.body) ? reply.body : {};
+  const base = JSON.stringify({ ...entity, padding: '' }).length;
+  return json(200, { ...entity, padding: 'x'.repeat(Math.max(0, bytes - base)) });
+}

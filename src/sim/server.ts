@@ -15,7 +15,7 @@ import { seededRandom } from './random.js';
 import { AUTH_BASE, DEVICE_BASE, isServiceRoute, matchRoute, type Match } from './routes.js';
 import { emptyStats, type SimStats } from './stats.js';
 import { SimTokenService, type SimUser, type TokenAnswerFault } from './tokens.js';
-import { dropConnection, echoReply, eventIdOf, faultReply, refusedEventField, unauthorized } from './replies.js';
+import { dropConnection, echoReply, eventIdOf, faultReply, paddedReply, refusedEventField, unauthorized } from './replies.js';
 
 export interface PlatformSimulatorOptions {
   /** Accounts; default one user `agent` / `agent-password`. */
@@ -364,6 +364,7 @@ export class PlatformSimulator {
     else if (decision.action.kind === 'echo') reply = echoReply(req, body, decision.action.status, decision.action.format);
     else if (route === 'events' && this.faults.rejectsEvent(eventIdOf(body))) reply = json(400, [refusedEventField()]);
     else reply = this.#serve(req, match, body);
+    if (decision.padToBytes !== undefined && reply.status >= 200 && reply.status < 300) reply = paddedReply(reply, decision.padToBytes);
     if (decision.action.kind === 'dropAnswer') {
       req.socket.destroy();
       this.#notify(route, 'dropped');

@@ -57,7 +57,14 @@ export class LocationUploader {
       let response: PlatformResponse | undefined;
       let failure: unknown;
       try {
-        response = await this.#o.requester.send({ method: 'PUT', url: this.#o.url, json: location, ...(signal ? { signal } : {}) });
+        // A 2xx is stored whatever its answer's size (issue 22.5): an oversized one is cut off and the location reported as sent.
+        response = await this.#o.requester.send({
+          method: 'PUT',
+          url: this.#o.url,
+          json: location,
+          answerBodyOptional: true,
+          ...(signal ? { signal } : {}),
+        });
       } catch (e) {
         if (signal?.aborted) throw e;
         failure = e;

@@ -12,6 +12,7 @@ import { spreadMs } from '../retry/backoff.js';
 import type { Refusal, SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 import { judgeRefusal, namesEventField, SYSTEMIC_RUN } from './rejection-rule.js';
 import { systemicHint } from './systemic-hint.js';
+import { OversizedAnswers } from './oversized-answers.js';
 
 export type { UploadQueue } from './upload-queue.js';
 export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
@@ -38,6 +39,7 @@ export class Uploader {
   #resumeTimer: unknown;
   #deadLettered = 0;
   #lastSuccessAt: number | undefined;
+  readonly #oversized: OversizedAnswers;
   #lastError: UploadError | undefined;
   /** The current run of first refusals since the last acceptance. */
   #run = { count: 0, systemic: false };
@@ -67,6 +69,7 @@ export class Uploader {
       targetMs: options.upload.latencyTargetMs,
       baseHistoryMin: 10,
     });
+    this.#oversized = new OversizedAnswers(options.logger);
   }
 
   async start(): Promise<void> {
@@ -261,7 +264,11 @@ export class Uploader {
         // The event carries its own id (the idempotency key): undici may then run it beside others
         // on one HTTP/2 connection instead of holding it until the previous one is answered.
         idempotent: true,
+        // A 2xx is delivery whatever its body (issue 22.5): an answer past platform.maxResponseBytes
+        // is cut off unread, and the event is not sent again for it.
+        answerBodyOptional: true,
       });
+      if (response.oversized) this.#oversized.note(response.status, response.oversized);
       if (response.status >= 200 && response.status < 300) result = { kind: 'response', status: response.status };
       else {
         error = errorFromResponse(response, 'event upload', this.#o.clock.wallMs(), 'events');

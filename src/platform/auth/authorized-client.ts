@@ -42,6 +42,7 @@ export class AuthorizedClient implements AuthorizedRequester {
       ...(request.json !== undefined ? { body: JSON.stringify(request.json) } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
       ...(request.idempotent ? { idempotent: true } : {}),
+      ...(request.answerBodyOptional ? { answerBodyOptional: true } : {}),
       what: `${request.method} ${pathOf(request.url)}`,
     });
   }

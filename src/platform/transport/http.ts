@@ -18,6 +18,8 @@ export interface HttpRequest {
   what: string;
   /** A 2xx answer carries secrets for the caller (a token pair): not redacted (secret-redactor.ts). */
   secretAnswer?: boolean;
+  /** contracts.ts PlatformRequest.answerBodyOptional: a 2xx past maxResponseBytes is still the answer. */
+  answerBodyOptional?: boolean;
 }
 
 export interface PlatformHttpOptions {
@@ -50,7 +52,8 @@ export class PlatformHttp {
   }
 
   async send(req: HttpRequest): Promise<PlatformResponse> {
-    const { status, headers, text: raw } = await this.#exchange(req);
+    const { status, headers, text: raw, oversized } = await this.#exchange(req);
+    if (oversized) return { status, headers, body: undefined, text: '', oversized };
     const ok = status >= 200 && status < 300;
     const text = this.#o.redactor && !(ok && req.secretAnswer) ? this.#o.redactor.redact(raw) : raw;
     const contentType = String(headers['content-type'] ?? '');
@@ -85,7 +88,9 @@ export class PlatformHttp {
     }, timeoutMs);
     try {
       const { origin, path } = urlParts(req.url);
-      collector = new ResponseCollector(maxResponseBytes, (status) => tooLarge(req, status, maxResponseBytes));
+      collector = new ResponseCollector(maxResponseBytes, (status) => tooLarge(req, status, maxResponseBytes), {
+        keepOversized2xx: req.answerBodyOptional === true,
+      });
       if (outer) watchAbort(outer, collector);
       return await collector.dispatch(this.#o.dispatcher, {
         origin,

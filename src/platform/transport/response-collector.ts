@@ -9,6 +9,22 @@ export interface CollectedResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** A 2xx answer past the cap, of a request whose answer body is optional: not read further, text ''. */
+  oversized?: OversizedAnswer;
+}
+
+export interface OversizedAnswer {
+  limitBytes: number;
+  /** Content-Length, when the server declared one. */
+  declaredBytes?: number;
+}
+
+export interface ResponseCollectorOptions {
+  /**
+   * A 2xx past the cap resolves (status and headers, empty text, `oversized`) instead of failing:
+   * for requests whose 2xx status is the whole answer (an event the platform accepted).
+   */
+  keepOversized2xx?: boolean;
 }
 
 export class ResponseCollector implements Dispatcher.DispatchHandler {
@@ -24,9 +40,12 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] = [];
   #size = 0;
 
-  constructor(maxBytes: number, tooLarge: (status: number) => Error) {
+  readonly #keepOversized2xx: boolean;
+
+  constructor(maxBytes: number, tooLarge: (status: number) => Error, options: ResponseCollectorOptions = {}) {
     this.#max = maxBytes;
     this.#tooLarge = tooLarge;
+    this.#keepOversized2xx = options.keepOversized2xx === true;
   }
 
   dispatch(dispatcher: Pick<Dispatcher, 'dispatch'>, options: Dispatcher.DispatchOptions): Promise<CollectedResponse> {
@@ -64,14 +83,31 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
     this.#status = statusCode;
     this.#headers = headers;
     const declared = Number(headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.#max) this.abort(this.#tooLarge(statusCode));
+    if (Number.isFinite(declared) && declared > this.#max) this.#overCap(declared);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.#settled) return;
     this.#size += chunk.length;
-    if (this.#size > this.#max) return this.abort(this.#tooLarge(this.#status));
+    if (this.#size > this.#max) return this.#overCap(undefined);
     this.#chunks.push(chunk);
+  }
+
+  /**
+   * Past the cap: nothing more is read either way (the stream is cancelled, or the HTTP/1.1
+   * connection closed). A 2xx that is the whole answer is still the answer (issue 22.5): an
+   * accepted event counted as failed was sent again, downloading its 0.3-1.3 MB answer each time.
+   */
+  #overCap(declaredBytes: number | undefined): void {
+    const status = this.#status;
+    if (!this.#keepOversized2xx || status < 200 || status >= 300) return this.abort(this.#tooLarge(status));
+    this.#settled = true;
+    this.#chunks = [];
+    const oversized: OversizedAnswer = { limitBytes: this.#max, ...(declaredBytes !== undefined ? { declaredBytes } : {}) };
+    this.#resolve({ status, headers: this.#headers, text: '', oversized });
+    const stop = new Error('answer past platform.maxResponseBytes: not read');
+    this.#abortReason = stop;
+    this.#controller?.abort(stop);
   }
 
   onResponseEnd(): void {

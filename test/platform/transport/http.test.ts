@@ -47,6 +47,14 @@ async function sim(): Promise<{
 const event = (id: string) =>
   JSON.stringify({ eventType: 'locationUpdateEvent', id, geoReference: { type: 'latLonPointGeoReference', lat: 52, lon: 5 } });
 
+async function waitForClose(closed: () => boolean): Promise<void> {
+  const t0 = Date.now();
+  while (!closed()) {
+    if (Date.now() - t0 > 10_000) throw new Error('the server never saw the connection close');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   closers.push(async () => {
@@ -101,6 +109,42 @@ describe('PlatformHttp: hygiene of every platform call', () => {
     await expect(http({ maxBytes: 4096 }).send({ method: 'GET', url: `http://127.0.0.1:${port}/`, what: 'chunked' })).rejects.toMatchObject(
       { code: 'PLATFORM_RESPONSE_TOO_LARGE' },
     );
+  });
+
+  it('a 2xx past maxResponseBytes whose body is optional is the answer, cut off unread; a non-2xx past it is still refused (issue 22.5)', async () => {
+    const { http } = await sim();
+    let written = 0;
+    let closed = false;
+    const port = await listen(
+      createHttpServer((req, res) => {
+        res.writeHead(req.url === '/bad' ? 400 : 200, { 'content-type': 'application/json' }); // chunked, no length
+        res.on('close', () => (closed = true));
+        // An endless answer: only the client stopping ends it.
+        const more = (): void => {
+          while (!res.destroyed && res.write(`"${'x'.repeat(1000)}",`)) written += 1003;
+          if (!res.destroyed) res.once('drain', more);
+        };
+        more();
+      }),
+    );
+    const r = await http({ maxBytes: 4096 }).send({
+      method: 'PUT',
+      url: `http://127.0.0.1:${port}/`,
+      what: 'event',
+      answerBodyOptional: true,
+    });
+    expect(r).toMatchObject({ status: 200, text: '', oversized: { limitBytes: 4096 } });
+    expect(r.body).toBeUndefined();
+    await waitForClose(() => closed);
+    // The server stopped once the client closed: about a socket buffer's worth, not the endless body.
+    expect(written).toBeLessThan(8 * 1024 * 1024);
+    await expect(
+      http({ maxBytes: 4096 }).send({ method: 'PUT', url: `http://127.0.0.1:${port}/bad`, what: 'event', answerBodyOptional: true }),
+    ).rejects.toMatchObject({ code: 'PLATFORM_RESPONSE_TOO_LARGE' });
+    // Without the flag, a 2xx past the bound is refused as before (a token or registration answer must be read whole).
+    await expect(http({ maxBytes: 4096 }).send({ method: 'GET', url: `http://127.0.0.1:${port}/`, what: 'token' })).rejects.toMatchObject({
+      code: 'PLATFORM_RESPONSE_TOO_LARGE',
+    });
   });
 
   it('a 200 with an HTML body (captive portal, proxy page) is a transient error, never a success', async () => {
