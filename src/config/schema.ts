@@ -57,6 +57,9 @@ export const deviceSchema = z.strictObject({
  * (`DeviceAllow=`), so a newline or space in it would add directives to the unit (issue 13.7);
  * the same pattern is checked there.
  */
+/** gnss.maxLineLength's default, also the line splitter's when it is built outside the agent (tests, `nmea decode`). */
+export const DEFAULT_MAX_LINE_LENGTH = 4096;
+
 export const DEVICE_PATH = /^\/dev\/[A-Za-z0-9._/:-]+$/;
 
 /** The keys that name where NMEA comes from; exactly one is set. */
@@ -104,7 +107,7 @@ export const gnssSchema = z
       .int()
       .min(82)
       .max(65_536)
-      .default(4096)
+      .default(DEFAULT_MAX_LINE_LENGTH)
       .describe('Longest line kept; longer runs without a newline are dropped and counted.'),
   })
   .prefault({})

@@ -8,6 +8,7 @@ import { LineSplitter, type LineSplitterCounters } from './line-splitter.js';
 import { decodeFrame } from './sentences/decode.js';
 import { frameSentence, type FrameRejection } from './sentences/frame.js';
 import type { SentenceKind } from './sentences/types.js';
+import { DEFAULT_MAX_LINE_LENGTH } from '../config/schema.js';
 
 export interface SentenceCounters {
   /** Sentences decoded and used, per type. */
@@ -51,7 +52,7 @@ export interface Decoder {
 const NONE: Fix[] = [];
 
 export function createDecoder(options: DecoderOptions = {}): Decoder {
-  const splitter = new LineSplitter(options.maxLineLength ?? 4096);
+  const splitter = new LineSplitter(options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH);
   const sentences: SentenceCounters = { decoded: {}, rejected: {}, withoutChecksum: 0, unknown: 0, proprietary: 0, malformed: 0 };
   let out: Fix[] = NONE;
   const assembler = new EpochAssembler((fix) => {

@@ -5,6 +5,7 @@
  * a run (after the noise) still gets through. Bytes are read as latin1 so that every byte stays
  * one character and the NMEA checksum is computed over the bytes received.
  */
+import { DEFAULT_MAX_LINE_LENGTH } from '../config/schema.js';
 
 export interface LineSplitterCounters {
   bytes: number;
@@ -21,7 +22,7 @@ export class LineSplitter {
   #partial = '';
   #partialOverlong = false;
 
-  constructor(maxLineLength = 4096) {
+  constructor(maxLineLength = DEFAULT_MAX_LINE_LENGTH) {
     if (!(maxLineLength >= 1)) throw new RangeError('maxLineLength must be at least 1');
     this.#max = maxLineLength;
   }

@@ -10,6 +10,7 @@ import { RecordingPolicy, type RecordingPolicyOptions } from './recording-policy
 import { WeekRolloverCorrector, type RolloverCounters } from './rollover.js';
 import type { LinkState, NmeaSource } from './sources/source.js';
 import { errorFields } from '../errors.js';
+import { DEFAULT_MAX_LINE_LENGTH } from '../config/schema.js';
 
 export interface GnssPipelineOptions {
   source: NmeaSource;
@@ -59,7 +60,7 @@ export class GnssPipeline {
     // The host clock only bounds a correction (never timestamps a fix): see rollover.ts.
     this.#rollover = new WeekRolloverCorrector({ ...quality, now: options.now ?? Date.now });
     this.#decoder = createDecoder({
-      maxLineLength: options.maxLineLength ?? 4096,
+      maxLineLength: options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
       satellites: true,
       // The live agent corrects the GPS week rollover (gpsd does the same); `nmea decode` does not.
       correctTime: this.#rollover.correct,

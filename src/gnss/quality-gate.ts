@@ -5,6 +5,7 @@
 import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
 import { earliestValidTime } from './rollover.js';
+import { qualitySchema } from '../config/schema.js';
 
 export interface QualityGateOptions {
   /** Lowest fix mode accepted (2 = 2D, 3 = 3D). */
@@ -18,7 +19,8 @@ export interface QualityGateOptions {
   releaseDateMs?: number;
 }
 
-export const QUALITY_DEFAULTS: QualityGateOptions = { minMode: 2, maxHdop: 20, maxSpeedKmh: 300, minDateMarginDays: 365 };
+/** The schema's `quality.*` defaults (written once, in src/config/schema.ts). */
+export const QUALITY_DEFAULTS: QualityGateOptions = qualitySchema.parse({});
 
 export type RejectionReason =
   | 'noFix'

@@ -11,6 +11,7 @@
 import { AdaptivePolicy } from './adaptive-policy.js';
 import type { Fix, RecordedFix } from '../fix/fix.js';
 import { PathPolicy } from './path-policy.js';
+import { recordingSchema } from '../config/schema.js';
 
 export type RecordingMode = 'path' | 'adaptive' | 'all';
 
@@ -34,19 +35,8 @@ export interface RecordingPolicyOptions {
   stoppedHeartbeatS: number;
 }
 
-export const RECORDING_DEFAULTS: RecordingPolicyOptions = {
-  mode: 'path',
-  pathToleranceM: 10,
-  maxIntervalS: 60,
-  minDistanceM: 100,
-  minHeadingChangeDeg: 10,
-  minSpeedChangeKmh: 10,
-  minIntervalS: 1,
-  stoppedSpeedKmh: 3,
-  movingSpeedKmh: 6,
-  stopRepeatS: 20,
-  stoppedHeartbeatS: 1800,
-};
+/** The schema's `recording.*` defaults (written once, in src/config/schema.ts). */
+export const RECORDING_DEFAULTS: RecordingPolicyOptions = recordingSchema.parse({});
 
 interface Policy {
   offer(fix: Fix): RecordedFix[];
