@@ -5,6 +5,7 @@
  */
 import type { ReceiverStatus, StatusSnapshot } from '../status/snapshot.js';
 import { printable } from '../terminal/printable.js';
+import { formatAge, platformLinkReason } from '../status/health.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
 /** A sentence older than this means the receiver has gone quiet. */
@@ -71,4 +72,25 @@ function gpsdAdvice(bytes: number | undefined): string {
   return bytes
     ? "gpsd passes bytes but no valid NMEA: see what gpsd reads with `gpspipe -r -n 20`; check the device in DEVICES= of /etc/default/gpsd (and gnss.gpsdDevice) and that gpsd detects the receiver's speed (`gpsctl`)"
     : 'gpsd sends nothing: check `gpspipe -r -n 5` and `systemctl status gpsd`, and that DEVICES= in /etc/default/gpsd names the receiver (then restart gpsd); check the cable and the receiver power';
+}
+
+/**
+ * The running agent's own view of the platform link (issue 23.1), as `status` judges it: the
+ * address checks above ask the platform now, this says how the agent fared since it last had an
+ * answer (a failed token refresh while parked, with nothing queued).
+ */
+export function checkPlatformLinkViaDaemon(snapshot: StatusSnapshot): CheckResult {
+  const p = snapshot.platform;
+  const who = `the running agent (pid ${snapshot.daemon.pid ?? '?'})`;
+  if (!p) return skip('platform link', `${who} does not report it`);
+  const reason = platformLinkReason(snapshot);
+  if (reason)
+    return warn(
+      'platform link',
+      `${who}: ${reason}`,
+      'the agent keeps retrying on its own; the platform address checks here show whether the network and the addresses work now',
+    );
+  if (p.lastAnswerAgeS !== undefined)
+    return pass('platform link', `${who} had an answer from the platform ${formatAge(p.lastAnswerAgeS)} ago`);
+  return pass('platform link', `${who} has not needed the platform since it started`);
 }

@@ -20,7 +20,7 @@ import type { StatusSnapshot } from '../status/snapshot.js';
 import { statusSocketPath } from '../socket/path.js';
 import { ReadOnlyStore } from '../store/read-only-store.js';
 import type { CheckResult } from './check.js';
-import { checkReceiverViaDaemon } from './daemon-checks.js';
+import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
 import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
 import { parseGpsdAddress } from '../gnss/sources/gpsd-address.js';
@@ -90,6 +90,7 @@ export async function runDoctor(
     results.push(...addresses);
     results.push(await checkCredentials(probes, addresses));
     results.push(await checkRegistration(probes));
+    if (daemon) results.push(checkPlatformLinkViaDaemon(daemon));
   } finally {
     await dispatcher.close().catch(() => undefined);
   }

@@ -10,6 +10,7 @@ import { ticketKeyOf, TlsSessionStore, type SessionRecords } from './transport/t
 import type { TokenRecords } from './auth/token-records.js';
 import type { DeviceRecords } from './device/device-records.js';
 import { PlatformHttp } from './transport/http.js';
+import { PlatformContact, type ContactObserver } from './transport/platform-contact.js';
 import { SecretRedactor } from './auth/secret-redactor.js';
 import { StartSpread } from './device/start-spread.js';
 import { TokenManager } from './auth/token-manager.js';
@@ -46,6 +47,8 @@ export interface PlatformParts {
   /** Bytes and protocol of the platform connections (not counted when a dispatcher was injected). */
   wire: WireCounter;
   http: PlatformHttp;
+  /** When the platform last answered, and whether the newest exchange failed (status health). */
+  contact: PlatformContact;
   tokens: TokenManager;
   /** AuthorizedRequester for the uploader and the location commands. */
   requester: AuthorizedClient;
@@ -67,7 +70,8 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   // One redactor for everything this agent hears from the platform; the token manager keeps it told
   // of the live secrets (issue 11.5).
   const redactor = new SecretRedactor();
-  const http = platformHttp(config, dispatcher, redactor);
+  const contact = new PlatformContact(clock);
+  const http = platformHttp(config, dispatcher, redactor, contact);
   const startSpread =
     deps.spreadStart && p.startupJitterS > 0
       ? new StartSpread({ windowS: p.startupJitterS, clock, logger: logger.child({ component: 'platform' }) })
@@ -119,6 +123,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     dispatcher,
     wire,
     http,
+    contact,
     tokens,
     requester,
     registrar,
@@ -181,9 +186,21 @@ export function platformDispatcher(config: Config, wire?: WireCounter): Platform
 }
 
 /** PlatformHttp over `dispatcher` with the configured deadline and answer bound; `redactor` hides the secrets in answers. */
-export function platformHttp(config: Config, dispatcher: PlatformTransport, redactor: SecretRedactor): PlatformHttp {
+export function platformHttp(
+  config: Config,
+  dispatcher: PlatformTransport,
+  redactor: SecretRedactor,
+  /** The daemon's: whether the platform answers (status health). */
+  contact?: ContactObserver,
+): PlatformHttp {
   const p = config.platform;
-  return new PlatformHttp({ dispatcher, requestTimeoutMs: p.requestTimeoutMs, maxResponseBytes: p.maxResponseBytes, redactor });
+  return new PlatformHttp({
+    dispatcher,
+    requestTimeoutMs: p.requestTimeoutMs,
+    maxResponseBytes: p.maxResponseBytes,
+    redactor,
+    ...(contact ? { contact } : {}),
+  });
 }
 
 /**

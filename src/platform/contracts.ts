@@ -75,6 +75,8 @@ export interface TokenStatus {
   state: 'none' | 'valid' | 'refreshing' | 'expired' | 'rejected';
   /** Age of the access token in ms (monotonic), when there is one. */
   ageMs?: number;
+  /** When the held token is renewed, ms after its receipt (its lifetime less platform.tokenRefreshMarginS). */
+  renewAfterMs?: number;
   /** Credentials rejected: when the next password attempt is allowed (wall ms). */
   retryAt?: number;
   lastError?: { code: string; message: string };

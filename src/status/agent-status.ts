@@ -8,6 +8,7 @@ import { DaemonStatusProvider, type StoredFacts } from './daemon-provider.js';
 import type { DiskSummary } from './snapshot.js';
 import { storeView } from './store-view.js';
 import { outboxSummary, uploadSummary } from './upload-views.js';
+import { platformLinkSummary } from './platform-link.js';
 
 export interface AgentStatusOptions {
   config: Config;
@@ -64,6 +65,18 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
       ...(repaired ? { repaired } : {}),
     }),
     upload: () => uploadSummary(uploader.status(), outbox.commitState()),
+    platform: () => {
+      const g = pipeline.state();
+      const sentenceAt = g.link.lastValidSentenceAt;
+      // A fix now, from a receiver that still talks: the heartbeat (or driving) will send events.
+      const receiverHasFix = (g.lastFix?.mode ?? 1) >= 2 && sentenceAt !== undefined && clock.wallMs() - sentenceAt < 60_000;
+      return platformLinkSummary(platform.contact.view(), {
+        heartbeatS: config.recording.stoppedHeartbeatS,
+        receiverHasFix,
+        tokenRenewAfterMs: platform.tokens.tokenStatus().renewAfterMs,
+        requestTimeoutMs: config.platform.requestTimeoutMs,
+      });
+    },
     network: () => {
       const w = platform.wire.snapshot();
       return {

@@ -14,6 +14,7 @@ import {
   SNAPSHOT_SCHEMA,
   type NetworkSummary,
   type OutboxSummary,
+  type PlatformLinkSummary,
   type ReceiverStatus,
   type StatusProvider,
   type StatusSnapshot,
@@ -51,6 +52,8 @@ export interface DaemonStatusSources {
   tokens?: () => TokenStatus;
   outbox?: () => OutboxSummary;
   upload?: () => UploadSummary;
+  /** Whether the platform answers, whatever was asked (platform-link.ts). */
+  platform?: () => PlatformLinkSummary;
   /** A full disk and failing commits (store-view.ts). */
   store?: () => StoreView;
   network?: () => NetworkSummary;
@@ -96,6 +99,7 @@ export class DaemonStatusProvider implements StatusProvider {
       disk: { ...diskSummary(s.dataDir, s.minFreeBytes), ...s.store?.() },
     };
     if (s.receiver) snapshot.receiver = receiverStatus(s.receiver(), now);
+    if (s.platform) snapshot.platform = s.platform();
     if (s.network) snapshot.network = s.network();
     const id = s.identity?.();
     const reg = s.registration?.();

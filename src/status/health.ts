@@ -53,9 +53,14 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
 
   const fault = s.upload.fault;
   if (fault) failing.push(`platform answers HTTP ${fault.status ?? '?'} to every event: check platform.eventsPath, proxy, event shape`);
+  const link = s.daemon.running ? platformLinkReason(s) : undefined;
+  if (link) degraded.push(link);
   const err = s.upload.lastError;
   const errorIsCurrent = err && (s.upload.lastSuccessAt === undefined || (err.at ?? 0) > s.upload.lastSuccessAt);
-  if (err && errorIsCurrent && !fault) (err.class === 'config' ? failing : degraded).push(`upload failing: ${err.code} (${err.class})`);
+  // A transient upload error while the link fails is the same finding, said once above with its cause.
+  const sameAsLink = s.platform?.failing !== undefined && err?.class !== 'config';
+  if (err && errorIsCurrent && !fault && !sameAsLink)
+    (err.class === 'config' ? failing : degraded).push(`upload failing: ${err.code} (${err.class})`);
   if ((s.outbox.oldestPendingAgeS ?? 0) > t.backlogAgeS)
     degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
 
@@ -75,6 +80,30 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   if (failing.length > 0) return { level: 'failing', exitCode: 2, reasons: [...failing, ...degraded] };
   if (degraded.length > 0) return { level: 'degraded', exitCode: 1, reasons: degraded };
   return { level: 'healthy', exitCode: 0, reasons: [] };
+}
+
+/**
+ * The platform link (issue 23.1): the newest attempt failed, or no answer came within the interval
+ * a working link answers in. A parked vehicle with an empty outbox is HEALTHY only while that holds.
+ */
+export function platformLinkReason(s: StatusSnapshot): string | undefined {
+  const p = s.platform;
+  if (!p) return undefined;
+  if (p.failing)
+    return `platform not answering for ${formatAge(p.failing.forS)} (since ${clockTime(p.failing.since)}): ${p.failing.message}`;
+  if (p.expectedIntervalS === undefined) return undefined;
+  const every = `a working link answers at least every ${formatAge(p.expectedIntervalS)}`;
+  if (p.lastAnswerAgeS !== undefined)
+    return p.lastAnswerAgeS > p.expectedIntervalS
+      ? `no answer from the platform for ${formatAge(p.lastAnswerAgeS)} (since ${clockTime(p.lastAnswerAt)}; ${every})`
+      : undefined;
+  const up = s.daemon.uptimeS ?? 0;
+  return up > p.expectedIntervalS ? `no answer from the platform since the agent started ${formatAge(up)} ago (${every})` : undefined;
+}
+
+/** A wall-clock instant as the technician's log shows it: HH:MM:SS UTC (display only). */
+function clockTime(wallMs: number | undefined): string {
+  return wallMs === undefined ? '?' : `${new Date(wallMs).toISOString().slice(11, 19)} UTC`;
 }
 
 export function formatAge(seconds: number): string {

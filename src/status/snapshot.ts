@@ -98,6 +98,25 @@ export interface UploadSummary {
 }
 
 /**
+ * Whether the platform answers (issue 23.1), whichever service was asked: with an empty outbox
+ * nothing is uploaded for up to the parked heartbeat, so the upload section alone cannot tell.
+ * Ages on the daemon's monotonic clock; instants are wall ms, display only.
+ */
+export interface PlatformLinkSummary {
+  /** Seconds since the platform last answered; absent before its first answer in this run. */
+  lastAnswerAgeS?: number;
+  lastAnswerAt?: number;
+  /** The newest attempt failed: its error (what was asked and why it failed), since when, for how long. */
+  failing?: { message: string; since: number; forS: number };
+  /**
+   * A working link answers at least this often: the parked heartbeat while the receiver has a fix,
+   * the token renewal while a token is held, whichever comes first, plus a margin. Absent when
+   * nothing is due (no fix to send and no token to renew).
+   */
+  expectedIntervalS?: number;
+}
+
+/**
  * Bytes of the platform connections as the SIM card pays them (counted at the TCP socket, TLS
  * handshakes included), per UTC day and month of the host's wall clock (display only).
  */
@@ -143,6 +162,8 @@ export interface StatusSnapshot {
   token?: TokenSummary;
   outbox: OutboxSummary;
   upload: UploadSummary;
+  /** Daemon only. */
+  platform?: PlatformLinkSummary;
   network?: NetworkSummary;
   disk: DiskSummary;
   /** Why some facts are missing (e.g. the database could not be read). */

@@ -137,6 +137,11 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     lines.push(row('', c.bad(`FAILING since ${ago(u.fault.since, o.nowMs)}: HTTP ${u.fault.status ?? '?'} for every event`)));
     for (const line of wrapToWidth(printable(u.fault.hint).replace(/\s+/g, ' '), 68, 0).trimEnd().split('\n')) lines.push(row('', line));
   }
+  const p = s.platform;
+  if (p) {
+    const answer = p.lastAnswerAgeS === undefined ? 'no answer yet' : `last answer ${formatAge(p.lastAnswerAgeS)} ago`;
+    lines.push(row('platform', p.failing ? `${answer}  ${c.warn(`not answering for ${formatAge(p.failing.forS)}`)}` : answer));
+  }
   const n = s.network;
   if (n) {
     const io = (v: { sent: number; received: number }): string => `↑${bytes(v.sent)} ↓${bytes(v.received)}`;

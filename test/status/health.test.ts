@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assessHealth } from '../../src/status/health.js';
+import { expectedContactIntervalS } from '../../src/status/platform-link.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { liveSnapshot } from './fixtures.js';
 
@@ -185,6 +186,63 @@ const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | und
     undefined,
   ],
   [
+    'platform answered within the expected interval, outbox empty',
+    (s) => {
+      s.outbox.pending = 0;
+      s.platform = { lastAnswerAgeS: 1500, lastAnswerAt: now - 1_500_000, expectedIntervalS: 1925 };
+    },
+    0,
+    undefined,
+  ],
+  [
+    'the newest platform attempt failed, outbox empty',
+    (s) => {
+      s.outbox.pending = 0;
+      s.platform = {
+        lastAnswerAgeS: 400,
+        failing: { message: 'token refresh: 127.0.0.1:44413 unreachable (ECONNREFUSED)', since: now - 360_000, forS: 360 },
+        expectedIntervalS: 1925,
+      };
+    },
+    1,
+    /^platform not answering for 6 min \(since 11:54:00 UTC\): token refresh: 127\.0\.0\.1:44413 unreachable \(ECONNREFUSED\)$/,
+  ],
+  [
+    'no platform answer for longer than a working link allows',
+    (s) => {
+      s.platform = { lastAnswerAgeS: 2400, lastAnswerAt: now - 2_400_000, expectedIntervalS: 1925 };
+    },
+    1,
+    /^no answer from the platform for 40 min \(since 11:20:00 UTC; a working link answers at least every 32 min\)$/,
+  ],
+  [
+    'no platform answer since a start longer ago than a working link allows',
+    (s) => {
+      s.daemon.uptimeS = 4000;
+      s.platform = { expectedIntervalS: 1925 };
+    },
+    1,
+    /^no answer from the platform since the agent started 67 min ago/,
+  ],
+  [
+    'nothing due (no fix to send, no token to renew): no platform finding',
+    (s) => {
+      s.daemon.uptimeS = 90_000;
+      s.platform = {};
+    },
+    0,
+    undefined,
+  ],
+  [
+    'a transient upload error while the link fails is said once, with its cause',
+    (s) => {
+      s.upload.lastError = { code: 'PLATFORM_UNREACHABLE', class: 'transient', message: 'x', at: now };
+      s.platform = { failing: { message: 'PUT /otm/api/v5/events: 127.0.0.1:1 unreachable (ECONNREFUSED)', since: now - 5000, forS: 5 } };
+    },
+    1,
+    /^platform not answering for 5 s/,
+  ],
+  [
     'daemon not running',
     (s) => {
       s.daemon.running = false;
@@ -215,5 +273,30 @@ describe('assessHealth', () => {
     );
     expect(h.reasons[0]).toMatch(/link closed/);
     expect(h.reasons).toContain('no fix');
+  });
+});
+
+describe('the interval a working platform link answers in (issue 23.1)', () => {
+  const base = { heartbeatS: 1800, requestTimeoutMs: 30_000 };
+  it('parked with a fix: the heartbeat, when it comes before the token renewal', () => {
+    expect(expectedContactIntervalS({ ...base, receiverHasFix: true, tokenRenewAfterMs: 3_480_000 })).toBe(1800 + 120 + 30);
+  });
+  it('no fix (nothing to send): the token renewal', () => {
+    expect(expectedContactIntervalS({ ...base, receiverHasFix: false, tokenRenewAfterMs: 3_480_000 })).toBe(3480 + 120 + 30);
+  });
+  it('a short-lived token renews before the heartbeat', () => {
+    expect(expectedContactIntervalS({ ...base, receiverHasFix: true, tokenRenewAfterMs: 540_000 })).toBe(540 + 120 + 30);
+  });
+  it('no fix and no token: nothing is due, so no interval', () => {
+    expect(expectedContactIntervalS({ ...base, receiverHasFix: false, tokenRenewAfterMs: undefined })).toBeUndefined();
+  });
+  it('a failing link and a transient upload error give one reason, not two', () => {
+    const h = assessHealth(
+      liveSnapshot(now, '/tmp/x', (s) => {
+        s.upload.lastError = { code: 'PLATFORM_UNREACHABLE', class: 'transient', message: 'x', at: now };
+        s.platform = { failing: { message: 'PUT /otm/api/v5/events: x unreachable (ECONNREFUSED)', since: now - 5000, forS: 5 } };
+      }),
+    );
+    expect(h.reasons).toHaveLength(1);
   });
 });

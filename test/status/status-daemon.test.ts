@@ -272,10 +272,15 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     expect(human.code, human.stdout).toBe(1);
     expect(json.code).toBe(1);
     expect(human.stdout.split('\n')[0]).toMatch(/DEGRADED$/);
-    expect(human.stdout).toMatch(/^! upload failing: \S+ \(transient\)$/m);
+    // The upload error is the platform link failing: said once, with what failed and since when (issue 23.1).
+    expect(human.stdout).toMatch(
+      /^! platform not answering for \d+ s \(since \d\d:\d\d:\d\d UTC\): PUT \/otm\/api\/v5\/events.*: HTTP 503/m,
+    );
+    expect(human.stdout).not.toMatch(/^! upload failing/m);
     expect(human.stdout).toMatch(/^ {10}last error \S+ \(transient\) \d+ s ago: event upload/m);
     expect(j.health.level).toBe('degraded');
-    expect(j.health.reasons.some((r) => /^upload failing: .* \(transient\)$/.test(r))).toBe(true);
+    expect(j.health.reasons.some((r) => /^platform not answering for .*HTTP 503/.test(r))).toBe(true);
+    expect(j.platform?.failing?.message).toMatch(/HTTP 503/);
     expect(j.upload.lastError).toMatchObject({ class: 'transient', message: expect.stringContaining('503') });
     expect(j.outbox.pending).toBeGreaterThanOrEqual(before + 3);
     // Growing: a later look finds more waiting (the receiver keeps recording one fix a second).

@@ -153,6 +153,7 @@ export class TokenManager {
     return {
       state,
       ...(ageMs !== undefined ? { ageMs } : {}),
+      ...(held ? { renewAfterMs: this.#renewAfterMs(held) } : {}),
       ...(retryAt !== undefined ? { retryAt } : {}),
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
       ...this.#counts,
@@ -161,9 +162,12 @@ export class TokenManager {
 
   #isDue(h: Held): boolean {
     if (h.receivedAtMs === undefined) return true;
+    return this.#o.bootClock.nowMs() - h.receivedAtMs >= this.#renewAfterMs(h);
+  }
+
+  #renewAfterMs(h: Held): number {
     const lifeMs = h.pair.expiresInS * 1000;
-    const marginMs = Math.min(this.#o.tuning.refreshMarginS * 1000, lifeMs / 10);
-    return this.#o.bootClock.nowMs() - h.receivedAtMs >= lifeMs - marginMs;
+    return lifeMs - Math.min(this.#o.tuning.refreshMarginS * 1000, lifeMs / 10);
   }
 
   async #renew(reason: Reason, generation: number, signal?: AbortSignal): Promise<Held> {

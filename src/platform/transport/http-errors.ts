@@ -46,9 +46,11 @@ const STATUS_CODES: Record<number, ErrorCode> = {
 
 /**
  * The platform's own words from an error body (Spring `message`, OAuth `error_description`,
- * the OTM5 error array), bounded so that a huge HTML page does not flood the log.
+ * the OTM5 error array), bounded so that a huge HTML page does not flood the log. With the
+ * answer's `status`, a text that only repeats it ("503 Service Temporarily Unavailable" after
+ * "HTTP 503") loses the number.
  */
-export function platformMessage(res: PlatformResponse): string {
+export function platformMessage(res: Pick<PlatformResponse, 'body' | 'text'>, status?: number): string {
   const b = res.body;
   let msg: string | undefined;
   if (Array.isArray(b))
@@ -64,10 +66,25 @@ export function platformMessage(res: PlatformResponse): string {
     const m = o.error_description ?? o.message ?? o.error ?? o.detail ?? o.title;
     if (typeof m === 'string') msg = m;
   } else if (typeof b === 'string') msg = b;
-  if (msg === undefined) msg = res.text.replace(/<[^>]*>/g, ' ');
+  if (msg === undefined) msg = /<[a-z!][^>]*>/i.test(res.text) ? htmlText(res.text) : res.text;
   // The text was redacted when it entered (PlatformHttp, secret-redactor.ts); here it becomes one
   // harmless line: no control characters to forge log lines or move a terminal's cursor.
-  return plainText(msg, 300);
+  const line = plainText(msg, 300);
+  return status === undefined ? line : line.replace(new RegExp(`^${status}\\b[\\s:-]*`), '');
+}
+
+/**
+ * The text of an HTML error page, each piece once: a proxy's page says its status in the title
+ * and again in the heading ("503 Service Temporarily Unavailable" twice, then "nginx").
+ */
+function htmlText(html: string): string {
+  const pieces = html
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .split(/<[^>]*>/)
+    .map((p) => plainText(p, 300))
+    .filter((p) => p !== '');
+  const seen = new Set<string>();
+  return pieces.filter((p) => !seen.has(p.toLowerCase()) && seen.add(p.toLowerCase())).join('; ');
 }
 
 /** Control characters (C0, DEL, C1) and bidirectional overrides become spaces, whitespace runs one space, bounded. */
@@ -84,7 +101,7 @@ export function plainText(text: string, max: number): string {
 export function errorFromResponse(res: PlatformResponse, what: string, nowWallMs: number, endpoint: Endpoint): PlatformError {
   const cls = statusClass(res.status, endpoint);
   const code = STATUS_CODES[res.status] ?? (res.status >= 500 ? 'PLATFORM_UNAVAILABLE' : 'PLATFORM_HTTP_ERROR');
-  const said = platformMessage(res);
+  const said = platformMessage(res, res.status);
   const retryAfterMs = parseRetryAfter(res.headers, nowWallMs);
   return new PlatformError(code, `${what}: HTTP ${res.status}${said ? ` (${said})` : ''}`, {
     class: cls,

@@ -1,7 +1,8 @@
 import { PlatformError } from '../../errors.js';
 import type { PlatformResponse } from '../contracts.js';
 import type { PlatformTransport } from './dispatcher.js';
-import { errorFromNetwork } from './http-errors.js';
+import { errorFromNetwork, platformMessage } from './http-errors.js';
+import type { ContactObserver } from './platform-contact.js';
 import type { SecretRedactor } from '../auth/secret-redactor.js';
 import { ResponseCollector, type CollectedResponse } from './response-collector.js';
 import { urlParts } from './url-parts.js';
@@ -30,6 +31,8 @@ export interface PlatformHttpOptions {
   maxResponseBytes: number;
   /** Replaces echoed passwords and tokens in every answer's text before anyone reads it (issue 11.5). */
   redactor?: SecretRedactor;
+  /** Told of every exchange's outcome: whether the platform answers (platform-contact.ts, status health). */
+  contact?: ContactObserver;
 }
 
 /**
@@ -52,22 +55,47 @@ export class PlatformHttp {
   }
 
   async send(req: HttpRequest): Promise<PlatformResponse> {
-    const { status, headers, text: raw, oversized } = await this.#exchange(req);
-    if (oversized) return { status, headers, body: undefined, text: '', oversized };
+    const contact = this.#o.contact;
+    let exchanged: CollectedResponse;
+    try {
+      exchanged = await this.#exchange(req);
+    } catch (e) {
+      // A caller's abort (the agent stopping) says nothing about the platform.
+      if (e instanceof PlatformError) contact?.failed(e.message);
+      throw e;
+    }
+    const { status, headers, text: raw, oversized } = exchanged;
+    if (oversized) {
+      contact?.answered();
+      return { status, headers, body: undefined, text: '', oversized };
+    }
     const ok = status >= 200 && status < 300;
     const text = this.#o.redactor && !(ok && req.secretAnswer) ? this.#o.redactor.redact(raw) : raw;
     const contentType = String(headers['content-type'] ?? '');
     let body: unknown;
-    if (text.trim() !== '' && /\bjson\b/i.test(contentType)) {
-      try {
-        body = JSON.parse(text) as unknown;
-      } catch {
-        if (ok) throw notJson(req, status, contentType);
+    try {
+      if (text.trim() !== '' && /\bjson\b/i.test(contentType)) {
+        try {
+          body = JSON.parse(text) as unknown;
+        } catch {
+          if (ok) throw notJson(req, status, contentType);
+        }
+      } else if (ok && text.trim() !== '') {
+        throw notJson(req, status, contentType);
       }
-    } else if (ok && text.trim() !== '') {
-      throw notJson(req, status, contentType);
+    } catch (e) {
+      contact?.failed((e as Error).message);
+      throw e;
     }
-    return { status, headers, body, text };
+    const response = { status, headers, body, text };
+    if (contact) {
+      // 5xx, 429 and a proxy asking for its own credentials (407): the platform did not take the request.
+      if (status >= 500 || status === 429 || status === 407) {
+        const said = platformMessage(response, status);
+        contact.failed(`${req.what}: HTTP ${status}${said ? ` (${said})` : ''}`);
+      } else contact.answered();
+    }
+    return response;
   }
 
   /** A GET whose answer only matters by its status (doctor: does the address answer over TLS?). */
