@@ -282,6 +282,8 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     expect(j.health.reasons.some((r) => /^platform not answering for .*HTTP 503/.test(r))).toBe(true);
     expect(j.platform?.failing?.message).toMatch(/HTTP 503/);
     expect(j.upload.lastError).toMatchObject({ class: 'transient', message: expect.stringContaining('503') });
+    // The proxy page's title and heading say the same: its text once, without the status repeated (issue 23.7).
+    expect(j.upload.lastError?.message).toMatch(/: HTTP 503 \(Service Temporarily Unavailable\)$/);
     expect(j.outbox.pending).toBeGreaterThanOrEqual(before + 3);
     // Growing: a later look finds more waiting (the receiver keeps recording one fix a second).
     await waitFor('the backlog to grow further', async () => ((await snap())?.outbox.pending ?? 0) > j.outbox.pending, {
