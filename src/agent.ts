@@ -73,6 +73,8 @@ export class Agent {
   #watchdog: NodeJS.Timeout | undefined;
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   #lastEpochWallMs: number | undefined;
+  /** The receiver's clock: the last epoch's GNSS time and when (monotonic) it was decoded. */
+  #lastEpoch: { gnssMs: number; monoMs: number } | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(options: AgentOptions) {
@@ -193,6 +195,7 @@ export class Agent {
       now: () => clock.wallMs(),
       onEpoch: (fix) => {
         this.#lastEpochWallMs = clock.wallMs();
+        this.#lastEpoch = { gnssMs: fix.time, monoMs: clock.monotonicMs() };
         fixPublisher.publish(fix);
       },
       quality: config.quality,
@@ -322,6 +325,7 @@ export class Agent {
       startedMonoMs: this.#startedMono,
       parts: { pipeline, platform, outbox, uploader },
       lastEpochWallMs: () => this.#lastEpochWallMs,
+      lastEpoch: () => this.#lastEpoch,
       ballastPresent: () => this.#fullDisk?.state().ballastPresent,
       repaired,
       stored,

@@ -7,7 +7,7 @@ import type { Uploader } from '../upload/uploader.js';
 import { DaemonStatusProvider, type StoredFacts } from './daemon-provider.js';
 import type { DiskSummary } from './snapshot.js';
 import { storeView } from './store-view.js';
-import { outboxSummary, uploadSummary } from './upload-views.js';
+import { outboxSummary, uploadSummary, type AgeReference } from './upload-views.js';
 import { platformLinkSummary } from './platform-link.js';
 
 export interface AgentStatusOptions {
@@ -17,6 +17,8 @@ export interface AgentStatusOptions {
   parts: { pipeline: GnssPipeline; platform: PlatformParts; outbox: Outbox; uploader: Uploader };
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   lastEpochWallMs: () => number | undefined;
+  /** The last epoch's GNSS time and the monotonic ms it was decoded at: the receiver's "now". */
+  lastEpoch?: () => { gnssMs: number; monoMs: number } | undefined;
   ballastPresent: () => boolean | undefined;
   repaired: DiskSummary['repaired'];
   stored: StoredFacts;
@@ -59,7 +61,13 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
     identity: () => platform.registrar.status().identity,
     registration: () => platform.registrar.current(),
     tokens: () => platform.tokens.tokenStatus(),
-    outbox: () => outboxSummary(outbox.status(), pipeline.state().counters.recorded),
+    outbox: () => {
+      const epoch = o.lastEpoch?.();
+      const now: AgeReference = epoch
+        ? { ms: epoch.gnssMs + Math.max(0, clock.monotonicMs() - epoch.monoMs), basis: 'gnss' }
+        : { ms: clock.wallMs(), basis: 'host clock' };
+      return outboxSummary(outbox.status(), pipeline.state().counters.recorded, now);
+    },
     store: () => ({
       ...storeView(outbox.commitState(), ballastPresent(), clock.monotonicMs()),
       ...(repaired ? { repaired } : {}),

@@ -139,7 +139,7 @@ export class DaemonStatusProvider implements StatusProvider {
  */
 function pendingOnly(o: OutboxSummary): OutboxSummary {
   if (o.pending > 0 || o.oldestPendingAgeS === undefined) return o;
-  const { oldestPendingAgeS: _stale, ...rest } = o;
+  const { oldestPendingAgeS: _stale, oldestPendingAgeBasis: _basis, ...rest } = o;
   return rest;
 }
 

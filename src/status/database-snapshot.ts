@@ -91,8 +91,11 @@ function fill(db: ReadOnlyStore, s: StatusSnapshot, wallMs: number): void {
 
   const o = db.outbox();
   s.outbox.pending = o.pending;
-  if (o.oldestFixTime !== undefined && o.newestFixTime !== undefined)
-    s.outbox.oldestPendingAgeS = (o.newestFixTime - o.oldestFixTime) / 1000;
+  // No receiver to ask while the daemon is down: the host clock, said as such (issue 23.6).
+  if (o.oldestFixTime !== undefined) {
+    s.outbox.oldestPendingAgeS = Math.max(0, wallMs - o.oldestFixTime) / 1000;
+    s.outbox.oldestPendingAgeBasis = 'host clock';
+  }
   s.outbox.deadLetters = db.deadLetters();
   const lastDead = db.lastDeadLetter();
   if (lastDead) s.outbox.lastDeadLetter = lastDead;

@@ -68,10 +68,18 @@ export interface TokenSummary {
   refreshes: number;
 }
 
+/** What an age was measured against: the receiver's GNSS time, or the host's clock (which can be wrong at boot). */
+export type AgeBasis = 'gnss' | 'host clock';
+
 export interface OutboxSummary {
   pending: number;
-  /** Age of the oldest undelivered fix, seconds (GNSS time of the newest minus the oldest). */
+  /**
+   * Age of the oldest undelivered fix, seconds: now minus its GNSS time, "now" being the receiver's
+   * current GNSS time (its last epoch advanced by the monotonic clock) when it gave one in this
+   * run, else the host clock (`oldestPendingAgeBasis`).
+   */
   oldestPendingAgeS?: number;
+  oldestPendingAgeBasis?: AgeBasis;
   sentToday: number;
   sentTotal?: number;
   thinned: number;

@@ -1,12 +1,25 @@
-import type { OutboxSummary, UploadSummary } from './snapshot.js';
+import type { AgeBasis, OutboxSummary, UploadSummary } from './snapshot.js';
 import type { OutboxCommitState, OutboxStatus } from '../store/outbox/outbox.js';
 import type { UploaderStatus } from '../upload/uploader.js';
 
-/** The outbox and uploader as the status snapshot (src/status/snapshot.ts) shows them. */
-export function outboxSummary(s: OutboxStatus, recorded?: number): OutboxSummary {
+/** "Now" for the age of the oldest waiting fix, and what it was read from. */
+export interface AgeReference {
+  ms: number;
+  basis: AgeBasis;
+}
+
+/**
+ * The outbox and uploader as the status snapshot (src/status/snapshot.ts) shows them. The oldest
+ * waiting fix's age is taken against `now` (issue 23.6): the newest recorded fix stops moving
+ * when the vehicle parks or the receiver falls silent, and an age against it froze.
+ */
+export function outboxSummary(s: OutboxStatus, recorded: number | undefined, now: AgeReference): OutboxSummary {
+  const oldest = s.oldestPendingFixTime === undefined ? undefined : Date.parse(s.oldestPendingFixTime);
   return {
     pending: s.pending,
-    ...(s.oldestPendingAgeMs !== undefined ? { oldestPendingAgeS: s.oldestPendingAgeMs / 1000 } : {}),
+    ...(oldest !== undefined && Number.isFinite(oldest)
+      ? { oldestPendingAgeS: Math.max(0, now.ms - oldest) / 1000, oldestPendingAgeBasis: now.basis }
+      : {}),
     sentToday: s.sentToday,
     sentTotal: s.sentTotal,
     thinned: s.thinned,

@@ -115,7 +115,8 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   }
 
   const ob = s.outbox;
-  const oldest = ob.oldestPendingAgeS === undefined ? '' : ` (oldest ${formatAge(ob.oldestPendingAgeS)})`;
+  const basis = ob.oldestPendingAgeBasis === undefined ? '' : ob.oldestPendingAgeBasis === 'gnss' ? ', GNSS time' : ', host clock';
+  const oldest = ob.oldestPendingAgeS === undefined ? '' : ` (oldest ${formatAge(ob.oldestPendingAgeS)}${basis})`;
   lines.push(
     row(
       'outbox',

@@ -52,7 +52,8 @@ describe('status CLI', () => {
     expect(lines[0]).toMatch(/^daemon not running/);
     expect(r.stdout).toMatch(/3f1c2a9e-0000-4000-8000-00000000beef/);
     expect(r.stdout).toMatch(/gw-0042 \(config\)/);
-    expect(r.stdout).toMatch(/pending 3 \(oldest 2 s\)/);
+    // The oldest was recorded 5 min ago: its age against the host clock (no receiver to ask), not newest minus oldest (issue 23.6).
+    expect(r.stdout).toMatch(/pending 3 \(oldest 5 min, host clock\)/);
     expect(r.stdout).toMatch(/token\s+valid, 10 min old\s+password grants 1/);
     expect(r.stdout).not.toMatch(/SECRET/);
     expect(r.stdout).not.toMatch(/\u001b\[/);

@@ -307,7 +307,7 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     const lines = human.stdout.split('\n');
     expect(lines[0]).toMatch(/^daemon not running/);
     expect(lines[1]).toMatch(/stopped\s+FAILING$/);
-    expect(human.stdout).toMatch(new RegExp(`^outbox\\s+pending ${pending} \\(oldest \\d+ (s|min)\\)`, 'm'));
+    expect(human.stdout).toMatch(new RegExp(`^outbox\\s+pending ${pending} \\(oldest \\d+ (s|min), host clock\\)`, 'm'));
     expect(human.stdout).toContain(sim.devices[0]!.deviceUUID);
     expect(human.stdout).toMatch(/^device\s+e2e-fleet \/ e2e-gw-1 \(config\)$/m);
     expect(human.stdout).toMatch(/^upload\s+sent today \d+\s+last success \d+ (s|min) ago$/m);
