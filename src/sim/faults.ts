@@ -10,7 +10,7 @@ export function isRouteName(v: unknown): v is RouteName {
 
 /**
  * Faults of one route. Rates are probabilities per request (0..1), drawn from the simulator's
- * seeded random source. Order of application: drop, 500, 503, 429, 401, html, echo, then the
+ * seeded random source. Order of application: resetStream, goAway, drop, 500, 503, 429, 401, html, echo, then the
  * request is processed, then dropAnswer closes the connection or latency/drip shape the answer.
  */
 export interface FaultSpec {
@@ -59,11 +59,44 @@ export interface FaultSpec {
    * that echoes more than anyone asked for, ignoring Prefer: return=minimal; issue 22.5).
    */
   oversizedAnswer?: { rate: number; bytes: number };
+  /**
+   * HTTP/2: reset the request's stream with RST_STREAM of this error code (a name from RFC 9113
+   * section 7: REFUSED_STREAM, CANCEL, INTERNAL_ERROR, ...) before it is processed. REFUSED_STREAM
+   * is the server's promise that nothing of the request was processed. HTTP/1.1: the connection
+   * is dropped instead.
+   */
+  resetStream?: { rate: number; code: Http2ErrorName };
+  /**
+   * HTTP/2: GOAWAY with this error code, whose last stream id excludes this request (so it was not
+   * processed), then the connection closes. HTTP/1.1: the connection is dropped instead.
+   */
+  goAway?: { rate: number; code: Http2ErrorName };
   /** Fire at most this many times, then the fault removes itself. */
   limit?: number;
 }
 
+/** HTTP/2 error codes by name (RFC 9113 section 7). */
+export const HTTP2_ERRORS = {
+  NO_ERROR: 0,
+  PROTOCOL_ERROR: 1,
+  INTERNAL_ERROR: 2,
+  FLOW_CONTROL_ERROR: 3,
+  SETTINGS_TIMEOUT: 4,
+  STREAM_CLOSED: 5,
+  FRAME_SIZE_ERROR: 6,
+  REFUSED_STREAM: 7,
+  CANCEL: 8,
+  COMPRESSION_ERROR: 9,
+  CONNECT_ERROR: 10,
+  ENHANCE_YOUR_CALM: 11,
+  INADEQUATE_SECURITY: 12,
+  HTTP_1_1_REQUIRED: 13,
+} as const;
+export type Http2ErrorName = keyof typeof HTTP2_ERRORS;
+
 export type FaultAction =
+  | { kind: 'resetStream'; code: number }
+  | { kind: 'goAway'; code: number }
   | { kind: 'drop' }
   | { kind: 'status'; status: number; retryAfterS?: number }
   | { kind: 'html' }
@@ -132,7 +165,9 @@ export class Faults {
     if (!spec) return none;
     const hit = (rate: number | undefined): boolean => rate !== undefined && rate > 0 && this.#random() < rate;
     let action: FaultAction = { kind: 'pass' };
-    if (hit(spec.dropRate)) action = { kind: 'drop' };
+    if (spec.resetStream && hit(spec.resetStream.rate)) action = { kind: 'resetStream', code: HTTP2_ERRORS[spec.resetStream.code] };
+    else if (spec.goAway && hit(spec.goAway.rate)) action = { kind: 'goAway', code: HTTP2_ERRORS[spec.goAway.code] };
+    else if (hit(spec.dropRate)) action = { kind: 'drop' };
     else if (hit(spec.status500Rate)) action = { kind: 'status', status: 500 };
     else if (hit(spec.status503Rate)) action = { kind: 'status', status: 503 };
     else if (spec.status429 && hit(spec.status429.rate)) action = { kind: 'status', status: 429, retryAfterS: spec.status429.retryAfterS };
@@ -173,6 +208,14 @@ function validateSpec(route: RouteName, spec: FaultSpec): void {
       throw new RangeError(`fault ${route}.echo.status must be an HTTP status from 200 to 599`);
     if (format !== undefined && format !== 'json' && format !== 'text')
       throw new RangeError(`fault ${route}.echo.format must be json or text`);
+  }
+  for (const k of ['resetStream', 'goAway'] as const) {
+    const f = spec[k];
+    if (f === undefined) continue;
+    if (typeof f.rate !== 'number' || f.rate < 0 || f.rate > 1)
+      throw new RangeError(`fault ${route}.${k}.rate must be a number from 0 to 1`);
+    if (!Object.hasOwn(HTTP2_ERRORS, f.code))
+      throw new RangeError(`fault ${route}.${k}.code must be an HTTP/2 error name: ${Object.keys(HTTP2_ERRORS).join(', ')}`);
   }
   if (spec.oversizedAnswer !== undefined) {
     const { rate, bytes } = spec.oversizedAnswer;

@@ -9,6 +9,32 @@ export function dropConnection(req: IncomingMessage): void {
   else req.socket.destroy();
 }
 
+type H2Stream = { id: number; close(code: number): void; session?: { goaway(code: number, lastStreamId: number): void; close(): void } };
+
+/**
+ * Faults resetStream and goAway: on HTTP/2, RST_STREAM with `code` on this request's stream, or
+ * GOAWAY with `code` and a last stream id below this one (the request was not processed), then
+ * the session closes once its other streams are done. On HTTP/1.1, which has neither, the
+ * connection is dropped.
+ */
+export function refuseStream(req: IncomingMessage, kind: 'resetStream' | 'goAway', code: number): void {
+  const stream = (req as unknown as { stream?: H2Stream }).stream;
+  if (!stream?.session) {
+    req.socket.destroy();
+    return;
+  }
+  if (kind === 'resetStream') {
+    stream.close(code);
+    return;
+  }
+  // Client streams have odd ids: the one before this was the last the server took.
+  stream.session.goaway(code, Math.max(0, stream.id - 2));
+  stream.close(HTTP2_REFUSED_STREAM);
+  stream.session.close();
+}
+
+const HTTP2_REFUSED_STREAM = 7;
+
 export function unauthorized(): Reply {
   return json(
     401,

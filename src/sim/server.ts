@@ -15,7 +15,7 @@ import { seededRandom } from './random.js';
 import { AUTH_BASE, DEVICE_BASE, isServiceRoute, matchRoute, type Match } from './routes.js';
 import { emptyStats, type SimStats } from './stats.js';
 import { SimTokenService, type SimUser, type TokenAnswerFault } from './tokens.js';
-import { dropConnection, echoReply, eventIdOf, faultReply, paddedReply, refusedEventField, unauthorized } from './replies.js';
+import { dropConnection, refuseStream, echoReply, eventIdOf, faultReply, paddedReply, refusedEventField, unauthorized } from './replies.js';
 
 export interface PlatformSimulatorOptions {
   /** Accounts; default one user `agent` / `agent-password`. */
@@ -348,6 +348,11 @@ export class PlatformSimulator {
       }
     }
     const decision = this.faults.decide(route, isServiceRoute(route));
+    if (decision.action.kind === 'resetStream' || decision.action.kind === 'goAway') {
+      refuseStream(req, decision.action.kind, decision.action.code);
+      this.#notify(route, 'dropped');
+      return;
+    }
     if (decision.action.kind === 'drop') {
       // The whole connection, with every other stream in flight on it when it is HTTP/2.
       dropConnection(req);

@@ -19,21 +19,31 @@ import { statusMeaning } from '../retry/status-table.js';
  *   names the fix.
  * - transient (408, 425, 429, 5xx, network errors and deadlines): exponential backoff with equal
  *   jitter, never shorter than the platform's Retry-After (and spread above it, backoff.ts).
+ * - an HTTP/2 stream refused unprocessed (RST_STREAM REFUSED_STREAM), after the transport's
+ *   immediate resends (http.ts): the first step's delay, without counting towards the backoff.
  * Every delay is jittered: a fleet that met the same outage never retries in lockstep.
  */
 
 export type AttemptResult =
   /** An HTTP answer (after the requester's own 401 handling). */
   | { kind: 'response'; status: number; retryAfterMs?: number }
-  /** The requester rejected: network error, deadline, no token (PlatformError). */
-  | { kind: 'error'; errorClass: ErrorClass; retryAfterMs?: number };
+  /**
+   * The requester rejected: network error, deadline, no token (PlatformError). `notProcessed`: the
+   * server refused the HTTP/2 stream unprocessed (RST_STREAM REFUSED_STREAM) even after the
+   * transport's immediate resends.
+   */
+  | { kind: 'error'; errorClass: ErrorClass; retryAfterMs?: number; notProcessed?: boolean };
 
 export interface BackoffPolicy {
   minBackoffMs: number;
   maxBackoffMs: number;
 }
 
-export type UploadDecision = { action: 'sent' } | { action: 'refused' } | { action: 'retry'; delayMs: number; errorClass: ErrorClass };
+export type UploadDecision =
+  | { action: 'sent' }
+  | { action: 'refused' }
+  /** holdBackoff: this failure does not count towards the next delay (the server processed nothing). */
+  | { action: 'retry'; delayMs: number; errorClass: ErrorClass; holdBackoff?: boolean };
 
 /**
  * @param failures consecutive failed attempts so far, this one included (1 for the first failure)
@@ -55,6 +65,9 @@ export function decideUpload(result: AttemptResult, failures: number, policy: Ba
         return retry('transient', failures, policy, random, result.retryAfterMs);
     }
   }
+  // A refused stream is the server saying "not this one, not now", not a failure of the link or
+  // the platform: the first step's delay, and the backoff does not grow (issue 22.6).
+  if (result.notProcessed) return { action: 'retry', delayMs: backoffMs(1, policy, random), errorClass: 'transient', holdBackoff: true };
   if (result.errorClass === 'config') return { action: 'retry', delayMs: spreadMs(policy.maxBackoffMs, random), errorClass: 'config' };
   const cls = result.errorClass === 'auth' ? 'auth' : 'transient';
   return retry(cls, failures, policy, random, result.retryAfterMs);

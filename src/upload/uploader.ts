@@ -34,6 +34,8 @@ export class Uploader {
   #running = false;
   #stopping = false;
   #failures = 0;
+  /** The last attempt's stream was refused unprocessed (issue 22.6): probe one at a time, without growing the backoff. */
+  #streamsRefused = false;
   #lastFailureAt = -Infinity;
   #resumeAt = 0;
   #resumeTimer: unknown;
@@ -161,8 +163,8 @@ export class Uploader {
       this.#scheduleResume(this.#resumeAt - now);
       return;
     }
-    // While failing, probe with one request at a time.
-    const probing = this.#failures > 0;
+    // While failing, or while the platform refuses streams, probe with one request at a time.
+    const probing = this.#failures > 0 || this.#streamsRefused;
     const slots = this.#slots();
     // Refused events are the uploader's, not the lanes', until the rejection rule sends them back.
     const busy = (seq: number) => this.#inFlight.has(seq) || this.#refused.has(seq) || this.#held.has(seq);
@@ -287,6 +289,7 @@ export class Uploader {
         kind: 'error',
         errorClass: error.errorClass,
         ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+        ...(error.code === 'PLATFORM_STREAM_REFUSED' ? { notProcessed: true } : {}),
       };
     }
     if (this.#abort.signal.aborted && !response) {
@@ -304,6 +307,7 @@ export class Uploader {
         this.#lanes.sent(lane, entry);
         if (lane === 'backlog') this.#drain.delivered(endedAt);
         this.#failures = 0;
+        this.#streamsRefused = false;
         this.#lastSuccessAt = this.#o.clock.wallMs();
         this.#everRefused.delete(entry.seq);
         this.#accepted();
@@ -315,7 +319,8 @@ export class Uploader {
         this.#lanes.requeue(entry);
         this.#note(error, decision.errorClass);
         if (decision.errorClass === 'config' && response) this.#setFault('config', response.status, error);
-        if (startedAt >= this.#lastFailureAt) this.#failures = failures;
+        if (startedAt >= this.#lastFailureAt && !decision.holdBackoff) this.#failures = failures;
+        this.#streamsRefused = decision.holdBackoff === true;
         this.#lastFailureAt = this.#o.clock.monotonicMs();
         const until = this.#lastFailureAt + decision.delayMs;
         if (until > this.#resumeAt) {

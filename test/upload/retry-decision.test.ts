@@ -76,6 +76,15 @@ const table: [string, AttemptResult, number, number, UploadDecision][] = [
   ['426 upgrade required: configuration', r(426), 1, 0.5, { action: 'retry', delayMs: 225_000, errorClass: 'config' }],
   ['451 blocked: configuration', r(451), 1, 0.5, { action: 'retry', delayMs: 225_000, errorClass: 'config' }],
   ['425 too early: transient', r(425), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
+  // RST_STREAM REFUSED_STREAM after the transport's immediate resends (issue 22.6): the first
+  // step's delay however many failures came before, and the backoff does not grow for it.
+  [
+    'refused stream after 9 failures: first step, backoff held',
+    { kind: 'error', errorClass: 'transient', notProcessed: true },
+    9,
+    0,
+    { action: 'retry', delayMs: 500, errorClass: 'transient', holdBackoff: true },
+  ],
 ];
 
 describe('decideUpload', () => {

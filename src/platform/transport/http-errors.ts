@@ -1,4 +1,5 @@
 import { PlatformError, type ErrorClass, type ErrorCode } from '../../errors.js';
+import { describeH2Refusal, h2Refusal } from './h2-errors.js';
 import type { PlatformResponse } from '../contracts.js';
 import { parseRetryAfter } from '../../retry/retry-after.js';
 import { statusErrorClass, type Endpoint } from '../../retry/status-table.js';
@@ -138,6 +139,14 @@ export function errorFromNetwork(e: unknown, what: string, url: string, timedOut
       'PLATFORM_TLS',
       `${what}: TLS verification of ${host} failed (${code}); for a private CA set platform.caFile`,
       { class: 'config', retryable: true, cause: e, details: { host, code, sent: 'no' } },
+    );
+  }
+  const h2 = h2Refusal(e);
+  if (h2) {
+    return new PlatformError(
+      h2.frame === 'GOAWAY' ? 'PLATFORM_GOAWAY' : h2.notProcessed ? 'PLATFORM_STREAM_REFUSED' : 'PLATFORM_STREAM_RESET',
+      `${what}: ${host} ${describeH2Refusal(h2)}`,
+      { class: 'transient', cause: e, details: { host, frame: h2.frame, h2Code: h2.code, sent: h2.notProcessed ? 'no' : 'maybe' } },
     );
   }
   const before = code !== undefined && CONNECT_CODES.has(code);

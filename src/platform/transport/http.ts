@@ -47,8 +47,12 @@ export interface PlatformHttpOptions {
  * parsing and the two AbortSignals per call that `request()` with `AbortSignal.any` needs were a
  * fifth of the drain's CPU (profiled, issue 5). The deadline is one plain timer per request.
  */
+/** Immediate resends of a refused HTTP/2 stream; past them the caller backs off (without growing it, retry-decision.ts). */
+export const REFUSED_STREAM_RETRIES = 3;
+
 export class PlatformHttp {
   readonly #o: PlatformHttpOptions;
+  #refusedStreams = 0;
 
   constructor(options: PlatformHttpOptions) {
     this.#o = options;
@@ -58,7 +62,7 @@ export class PlatformHttp {
     const contact = this.#o.contact;
     let exchanged: CollectedResponse;
     try {
-      exchanged = await this.#exchange(req);
+      exchanged = await this.#exchangeRefusedAgain(req);
     } catch (e) {
       // A caller's abort (the agent stopping) says nothing about the platform.
       if (e instanceof PlatformError) contact?.failed(e.message);
@@ -96,6 +100,28 @@ export class PlatformHttp {
       } else contact.answered();
     }
     return response;
+  }
+
+  /**
+   * An HTTP/2 stream the server refused (RST_STREAM REFUSED_STREAM) was not processed (RFC 9113
+   * section 8.7), whatever the request: it goes again at once, up to REFUSED_STREAM_RETRIES times,
+   * before the caller sees the refusal (issue 22.6). Before, each refusal was an upload failure
+   * and grew the backoff: 80 s to recover after 120 s of refusals.
+   */
+  async #exchangeRefusedAgain(req: HttpRequest): Promise<CollectedResponse> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#exchange(req);
+      } catch (e) {
+        if (!(e instanceof PlatformError) || e.code !== 'PLATFORM_STREAM_REFUSED' || attempt >= REFUSED_STREAM_RETRIES) throw e;
+        this.#refusedStreams++;
+      }
+    }
+  }
+
+  /** Refused streams sent again at once since start (tests, figures). */
+  get refusedStreamsRetried(): number {
+    return this.#refusedStreams;
   }
 
   /** A GET whose answer only matters by its status (doctor: does the address answer over TLS?). */
