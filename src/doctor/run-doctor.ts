@@ -20,6 +20,7 @@ import type { StatusSnapshot } from '../status/snapshot.js';
 import { statusSocketPath } from '../socket/path.js';
 import { ReadOnlyStore } from '../store/read-only-store.js';
 import type { CheckResult } from './check.js';
+import { formatAge } from '../status/health.js';
 import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
 import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
@@ -34,10 +35,16 @@ export interface DoctorSeams {
   portFactory?: SerialPortFactory;
 }
 
+export interface DoctorOptions {
+  /** Make a password grant even when the agent's token shows the credentials working (`--test-password`). */
+  testPassword?: boolean;
+}
+
 export async function runDoctor(
   configPath: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
   seams: DoctorSeams = {},
+  options: DoctorOptions = {},
 ): Promise<CheckResult[]> {
   const { result, config } = checkConfig(configPath, env);
   const results = [result];
@@ -88,7 +95,7 @@ export async function runDoctor(
       probes,
     );
     results.push(...addresses);
-    results.push(await checkCredentials(probes, addresses));
+    results.push(await checkCredentials(probes, addresses, options));
     results.push(await checkRegistration(probes));
     if (daemon) results.push(checkPlatformLinkViaDaemon(daemon));
   } finally {
@@ -152,6 +159,12 @@ function platformProbes(config: Config, daemon: StatusSnapshot | undefined, disp
   // Why there is no token to ask the device service with (doctor-checks registration says so).
   let noToken = 'the password grant was not tried';
   return {
+    workingToken: () => {
+      const why = workingTokenEvidence(config, daemon);
+      if (why !== undefined)
+        noToken = `no token of doctor's own: the credentials work (${why}), so no password grant was made; doctor --test-password makes one and asks the platform`;
+      return why;
+    },
     lookup: async (host) => (await lookup(host)).address,
     probe: (url) => http.probe(url, 'address check'),
     grant: async () => {
@@ -203,4 +216,30 @@ function platformProbes(config: Config, daemon: StatusSnapshot | undefined, disp
       return found ? { deviceUUID: deviceUuidOf(found) ?? '(none in the answer)', from: 'the platform' } : undefined;
     },
   };
+}
+
+/**
+ * What shows the credentials working, without a password grant: the running agent's valid token,
+ * else a stored pair whose access token has not run out (wall clock: doctor has no other). Doctor
+ * never refreshes: that would rotate the refresh token the agent holds.
+ */
+function workingTokenEvidence(config: Config, daemon: StatusSnapshot | undefined): string | undefined {
+  const t = daemon?.token;
+  if (t?.state === 'valid')
+    return `the running agent (pid ${daemon?.daemon.pid ?? '?'}) holds a valid token${t.ageS === undefined ? '' : `, ${formatAge(t.ageS)} old`}`;
+  if (daemon) return undefined;
+  let stored: { obtainedAt: number; expiresInS: number } | undefined;
+  try {
+    const store = ReadOnlyStore.open(config.dataDir);
+    try {
+      stored = store?.tokenAge();
+    } finally {
+      store?.close();
+    }
+  } catch {
+    return undefined; // unreadable to this user: the password is tried
+  }
+  if (!stored) return undefined;
+  const ageS = (Date.now() - stored.obtainedAt) / 1000;
+  return ageS >= 0 && ageS < stored.expiresInS ? `the stored token is valid, ${formatAge(ageS)} old` : undefined;
 }

@@ -65,6 +65,17 @@ describe('README: first screen', () => {
   });
 });
 
+describe('README: what doctor contacts (issue 23.4)', () => {
+  it('names the flag that tests the password, which doctor --help lists', async () => {
+    const row = README.split('\n').find((l) => l.startsWith('| `telematics-agent doctor'));
+    expect(row).toContain('[--test-password]');
+    for (const fact of ['What it contacts', 'only when no token shows the credentials working', 'never refreshes a token'])
+      expect(row, fact).toContain(fact);
+    const help = await runCli(['doctor', '--help']);
+    expect(help.stdout).toContain('--test-password');
+  });
+});
+
 describe('README: the agent against the simulator', () => {
   it('runs as written: the kept port, the configuration, config check, then the daemon delivers', async () => {
     const text = section('The agent against the simulator');

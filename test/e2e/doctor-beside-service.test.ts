@@ -71,6 +71,46 @@ describe.skipIf(!HAVE_SOCAT)('doctor beside the running service (issue 13.2)', (
     });
   });
 
+  it('makes no password grant while the agent holds a valid token (running or stopped); --test-password makes one (issue 23.4)', async () => {
+    const { daemon, pty, configFile, socket, sim } = await startPtyDaemon(cleanups);
+    const feed = feedSlowly(pty.input, driveText(generateDrive({ minutes: 5, hz: 1, seed: 9 })), 100);
+    cleanups.push(() => feed.stop());
+    await waitFor(
+      'a valid token and a registration in the daemon',
+      async () => {
+        const s = await requestSnapshot(socket, 1000).catch(() => undefined);
+        return s?.token?.state === 'valid' && s.registration.deviceUUID !== undefined;
+      },
+      { timeoutMs: 60_000, detail: daemon.log },
+    );
+    const grants = sim.stats.passwordGrants;
+    for (let i = 0; i < 2; i++) {
+      const r = await runCli(['doctor', '--config', configFile]);
+      expect(line(r.stdout, 'credentials')).toMatch(
+        new RegExp(
+          `^PASS\\s+credentials\\s+the running agent \\(pid ${daemon.child.pid}\\) holds a valid token, \\d+ s old; the password was not tried \\(doctor --test-password tries it\\)$`,
+        ),
+      );
+    }
+    expect(sim.stats.passwordGrants).toBe(grants);
+    const tested = await runCli(['doctor', '--test-password', '--config', configFile]);
+    expect(line(tested.stdout, 'credentials')).toMatch(
+      /^PASS\s+credentials\s+the token service accepted the password \(one password grant\)$/,
+    );
+    expect(sim.stats.passwordGrants).toBe(grants + 1);
+
+    // The service stopped: its stored pair still shows the credentials working.
+    await feed.stop();
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    const stopped = await runCli(['doctor', '--config', configFile]);
+    expect(line(stopped.stdout, 'credentials')).toMatch(
+      /^PASS\s+credentials\s+the stored token is valid, \d+ s old; the password was not tried/,
+    );
+    expect(line(stopped.stdout, 'device registered')).toMatch(/^PASS\s+device registered\s+deviceUUID \S+ \(from the database\)/);
+    expect(sim.stats.passwordGrants).toBe(grants + 1);
+  });
+
   it('before the first start: a missing dataDir will be created, a replay log is no clock finding, the platform says whether the device exists', async () => {
     const dir = tempDir();
     const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
