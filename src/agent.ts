@@ -238,18 +238,21 @@ export class Agent {
         oldestPendingAgeMs: number;
         deadLettered: number;
         upload: ReturnType<Uploader['status']>['state'];
+        drain: ReturnType<Uploader['status']>['drain'];
       }
     | undefined {
     const outbox = this.#outbox;
     const c = this.#counted;
     if (!outbox || !c) return undefined;
     // Cheap getters only: a bench polls a thousand agents while they run.
+    const u = c.uploader.status();
     return {
       recorded: c.pipeline.recordedCount(),
       pending: outbox.pendingCount(),
       oldestPendingAgeMs: outbox.oldestPendingAgeMs(),
-      deadLettered: c.uploader.status().deadLettered,
-      upload: c.uploader.status().state,
+      deadLettered: u.deadLettered,
+      upload: u.state,
+      drain: u.drain,
     };
   }
 

@@ -5,8 +5,8 @@
  * back from the same outage share what the platform can serve.
  *
  * - Base latency: the smallest latency seen, kept as per-minute minima over the last
- *   `baseHistoryMin` minutes (RFC 6817 2.4.1, BASE_HISTORY), so a route change or a platform that
- *   got faster is learnt and one lucky sample does not stay for ever.
+ *   `baseHistoryMin` minutes with answers (RFC 6817 2.4.1, BASE_HISTORY), so a route change or a
+ *   platform that got faster is learnt and one lucky sample does not stay for ever.
  * - Queueing delay: the smallest of the last CURRENT_FILTER samples (RFC 6817's noise filter)
  *   minus the base. Below `targetMs` the window grows: by one per answer until the first decrease
  *   (slow start), then by (1 - delay/target)/window per answer (LEDBAT's linear controller: at most
@@ -14,7 +14,12 @@
  * - Multiplicative decrease on pushback (429, 503), timeouts, dropped connections, and a queueing
  *   delay above the target: by a factor drawn from [0.5, 0.7) (jittered: a fleet that met the same
  *   platform does not move in step), at most once per round trip (the answers of one burst are one
- *   congestion event), never below one request.
+ *   congestion event), down to MIN_WINDOW. Below one request the window is a pace: one request,
+ *   then a pause of latency x (1/window - 1) (drainGapMs). A thousand vehicles with one request
+ *   each in flight are a thousand requests in the platform's queue: bench:fleet measured a 33 s
+ *   queue (and timeouts, and events sent twice) against a platform that only slows down until
+ *   the window could go below one. Below one it grows by half of itself per answer, scaled by the
+ *   distance to the target, so a lone vehicle is back at one request within a few answers.
  * - Growth only while the window is used (RFC 6817 2.4.2: cwnd should not grow when not limited
  *   by it), never above `ceiling`.
  *
@@ -51,6 +56,8 @@ export interface DrainState {
   base: { minute: number; minMs: number }[];
   /** The last CURRENT_FILTER latency samples. */
   recent: number[];
+  /** Monotonic ms of the last sample. */
+  lastSampleAt: number;
   /** Monotonic ms of the last decrease (-Infinity: none yet). */
   lastDecreaseAt: number;
   /** What last held the window back, and when. */
@@ -61,8 +68,20 @@ export interface DrainState {
 /** RFC 6817 2.4.2: the current delay is the minimum of a few recent samples (noise filter). */
 export const CURRENT_FILTER = 4;
 
+/** The smallest window: one request per 64 round trips. */
+export const MIN_WINDOW = 1 / 64;
+
 export function initialDrainState(): DrainState {
-  return { window: 1, slowStart: true, base: [], recent: [], lastDecreaseAt: -Infinity, limit: 'growing', limitAt: -Infinity };
+  return {
+    window: 1,
+    slowStart: true,
+    base: [],
+    recent: [],
+    lastSampleAt: -Infinity,
+    lastDecreaseAt: -Infinity,
+    limit: 'growing',
+    limitAt: -Infinity,
+  };
 }
 
 /** The base latency (ms), or undefined before the first sample. */
@@ -92,23 +111,40 @@ export function drainStep(s: DrainState, signal: DrainSignal, nowMs: number, tun
   }
   const latency = Math.max(0, signal.latencyMs);
   const minute = Math.floor(nowMs / 60_000);
-  const base = s.base.filter((b) => b.minute > minute - Math.max(1, tuning.baseHistoryMin));
+  const base = [...s.base];
   const last = base.at(-1);
   if (last && last.minute === minute) base[base.length - 1] = { minute, minMs: Math.min(last.minMs, latency) };
   else base.push({ minute, minMs: latency });
-  const recent = [...s.recent, latency].slice(-CURRENT_FILTER);
-  const next: DrainState = { ...s, base, recent };
+  // The last baseHistoryMin minutes that had answers, however long ago: after an outage the base
+  // is still the one measured before it, not the first answers out of an already queued platform
+  // (a latecomer taking a standing queue for the base: LEDBAT's known weakness, RFC 6817 4.4).
+  if (base.length > Math.max(1, tuning.baseHistoryMin)) base.splice(0, base.length - Math.max(1, tuning.baseHistoryMin));
+  // The filter holds samples of the last moments only: a vehicle sending one backlog request every
+  // few seconds (a window below one) must not judge today's queue by a sample of minutes ago.
+  const fresh = nowMs - s.lastSampleAt <= Math.max(1000, 2 * latency);
+  const recent = fresh ? [...s.recent, latency].slice(-CURRENT_FILTER) : [latency];
+  const next: DrainState = { ...s, base, recent, lastSampleAt: nowMs };
   const queueing = queueingDelayMs(next);
   if (queueing > tuning.targetMs) return decrease(next, nowMs, random, 'latency');
   if (!signal.windowLimited) return next;
   const offTarget = tuning.targetMs > 0 ? 1 - queueing / tuning.targetMs : 1;
-  const grown = next.slowStart ? next.window + 1 : next.window + offTarget / next.window;
+  const w = next.window;
+  const grown = next.slowStart ? w + 1 : w < 1 ? w + (offTarget * w) / 2 : w + offTarget / w;
   return { ...next, window: Math.min(ceiling, grown) };
 }
 
 /** The whole requests the window allows in flight now. */
 export function drainAllowance(s: DrainState, tuning: Pick<DrainTuning, 'ceiling'>): number {
   return Math.max(1, Math.min(Math.max(1, tuning.ceiling), Math.floor(s.window)));
+}
+
+/**
+ * Below a window of one: the pause (ms) after a backlog request before the next, so that one
+ * request per latency / window goes out; 0 at one and above.
+ */
+export function drainGapMs(s: DrainState): number {
+  if (s.window >= 1) return 0;
+  return (currentLatencyMs(s) ?? 0) * (1 / s.window - 1);
 }
 
 /** Why the backlog goes no faster now: a slowdown is named for a minute after it happened. */
@@ -122,5 +158,5 @@ function decrease(s: DrainState, nowMs: number, random: number, why: DrainLimit)
   const rtt = currentLatencyMs(s) ?? 0;
   if (nowMs - s.lastDecreaseAt < rtt) return { ...s, slowStart: false };
   const factor = 0.5 + 0.2 * Math.min(Math.max(random, 0), 0.999_999);
-  return { ...s, window: Math.max(1, s.window * factor), slowStart: false, lastDecreaseAt: nowMs, limit: why, limitAt: nowMs };
+  return { ...s, window: Math.max(MIN_WINDOW, s.window * factor), slowStart: false, lastDecreaseAt: nowMs, limit: why, limitAt: nowMs };
 }

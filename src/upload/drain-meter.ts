@@ -3,6 +3,7 @@ import {
   baseLatencyMs,
   currentLatencyMs,
   drainAllowance,
+  drainGapMs,
   drainLimit,
   drainStep,
   initialDrainState,
@@ -14,7 +15,7 @@ import {
 
 /** What status shows of the drain (issue 20): how fast, and why no faster. */
 export interface DrainStatus {
-  /** Backlog requests allowed in flight now. */
+  /** Backlog requests allowed in flight now (below one: one, with a pause between them). */
   window: number;
   /** The most it may grow to (upload.concurrency, less one for the live lane; HTTP/1.1: maxConnections). */
   ceiling: number;
@@ -45,6 +46,11 @@ export class DrainMeter {
     return drainAllowance(this.#state, this.#tuning);
   }
 
+  /** Below a window of one, the pause after a backlog request before the next (drain-controller.ts). */
+  gapMs(): number {
+    return drainGapMs(this.#state);
+  }
+
   /** One attempt's result; `limited`: the backlog's window was full when it was sent. */
   observe(result: AttemptResult, latencyMs: number, limited: boolean, nowMs: number, random: number): void {
     const signal = signalOf(result, latencyMs, limited);
@@ -59,7 +65,7 @@ export class DrainMeter {
   status(nowMs: number, slots: number, maxRatePerS: number | undefined): DrainStatus {
     this.#prune(nowMs);
     const ceiling = Math.max(1, Math.min(this.#tuning.ceiling, slots - 1));
-    const window = Math.min(ceiling, this.allowance());
+    const window = Math.min(ceiling, this.#state.window < 1 ? Math.round(this.#state.window * 100) / 100 : this.allowance());
     const span = Math.min(RATE_WINDOW_MS, Math.max(1000, nowMs - (this.#deliveries[0] ?? nowMs)));
     const ratePerS = (this.#deliveries.length * 1000) / span;
     let limit: DrainStatus['limit'] = drainLimit(this.#state, nowMs, { ceiling });

@@ -59,6 +59,8 @@ export class Uploader {
   #paceTimer: unknown;
   /** The backlog's window (drain-controller.ts) and its figures for status. */
   readonly #drain: DrainMeter;
+  /** When the last backlog request went out (monotonic ms). */
+  #lastBacklogAt = -Infinity;
 
   constructor(options: UploaderOptions) {
     this.#o = options;
@@ -191,6 +193,12 @@ export class Uploader {
         this.#dispatch(held, 'backlog', limited);
         continue;
       }
+      // Below a window of one, a pause between backlog requests (drain-controller.ts).
+      const gapWaitMs = this.#lastBacklogAt + this.#drain.gapMs() - now;
+      if (!probing && gapWaitMs > 0) {
+        this.#schedulePace(gapWaitMs);
+        return;
+      }
       // upload.backlogMaxRatePerS, when set, is a ceiling over the window.
       const paceWaitMs = this.#pacer.take(now);
       if (paceWaitMs > 0) {
@@ -240,6 +248,7 @@ export class Uploader {
   /** `limited`: the backlog's window was full with this one (its answer may grow the window). */
   #dispatch(entry: QueueEntry, lane: Lane, limited: boolean): void {
     const startedAt = this.#o.clock.monotonicMs();
+    if (lane === 'backlog') this.#lastBacklogAt = startedAt;
     const promise = this.#send(entry, lane, startedAt, limited).finally(() => {
       this.#inFlight.delete(entry.seq);
       this.#pump();

@@ -3,7 +3,9 @@ import { ManualClock } from '../../src/system/clock.js';
 import {
   baseLatencyMs,
   drainAllowance,
+  drainGapMs,
   drainLimit,
+  MIN_WINDOW,
   drainStep,
   initialDrainState,
   queueingDelayMs,
@@ -74,7 +76,14 @@ describe('drain controller (LEDBAT-like window of backlog requests in flight)', 
   });
 
   it('a delay under the target still grows, slower the nearer it is', () => {
-    const start = { ...initialDrainState(), window: 4, slowStart: false, base: [{ minute: 0, minMs: 300 }], recent: [300, 300, 300, 300] };
+    const start = {
+      ...initialDrainState(),
+      window: 4,
+      slowStart: false,
+      base: [{ minute: 0, minMs: 300 }],
+      recent: [300, 300, 300, 300],
+      lastSampleAt: 0,
+    };
     let w = 4;
     const rows: Row[] = [];
     // The filter still holds a 300 among the last four: no delay yet, a full 1/window step.
@@ -84,7 +93,7 @@ describe('drain controller (LEDBAT-like window of backlog requests in flight)', 
     run(rows, start);
   });
 
-  it('pushback (429/503) and timeouts: multiplicative decrease, never below one, named in status', () => {
+  it('pushback (429/503) and timeouts: multiplicative decrease, below one request a pace, named in status', () => {
     const start = { ...initialDrainState(), window: 20, slowStart: false, recent: [300], base: [{ minute: 0, minMs: 300 }] };
     const s = run(
       [
@@ -93,17 +102,27 @@ describe('drain controller (LEDBAT-like window of backlog requests in flight)', 
         { atMs: 1400, signal: { kind: 'pushback' }, random: 0.999, window: 6.998, limit: 'pushback' }, // x 0.6998
         { atMs: 2000, signal: { kind: 'timeout' }, random: 0, window: 3.499, limit: 'link' },
         { atMs: 3000, signal: { kind: 'timeout' }, random: 0, window: 1.7495 },
-        { atMs: 4000, signal: { kind: 'timeout' }, random: 0, window: 1 },
-        { atMs: 5000, signal: { kind: 'pushback' }, random: 0, window: 1 },
+        // Below one request: a pace (one request, then a pause), so that a fleet can yield further.
+        { atMs: 4000, signal: { kind: 'timeout' }, random: 0, window: 0.87475 },
+        { atMs: 5000, signal: { kind: 'pushback' }, random: 0, window: 0.437375 },
       ],
       start,
     );
     expect(drainAllowance(s, TUNING)).toBe(1);
+    expect(drainGapMs(s)).toBeCloseTo(300 * (1 / 0.437375 - 1), 6);
+    // Back at the base latency: half of itself more per answer while below one, then linear.
+    const up = drainStep(s, ok(300), 6000, TUNING, 0);
+    expect(up.window).toBeCloseTo(0.437375 * 1.5, 9);
+    let floor = s;
+    for (let k = 1; k <= 20; k++) floor = drainStep(floor, { kind: 'pushback' }, 5000 + k * 1000, TUNING, 0);
+    expect(floor.window).toBe(MIN_WINDOW);
+    expect(drainGapMs(floor)).toBeCloseTo(300 * 63, 6);
+    expect(drainGapMs({ ...floor, window: 1 })).toBe(0);
     // A minute later the slowdown is history: the window is what it is.
     expect(drainLimit(s, 5000 + 60_000, TUNING)).toBe('growing');
   });
 
-  it('the base is a windowed minimum: a lucky sample is forgotten after baseHistoryMin minutes', () => {
+  it('the base is a windowed minimum: a lucky sample is forgotten after baseHistoryMin minutes with answers, not during an outage', () => {
     const clock = new ManualClock();
     let s = initialDrainState();
     s = drainStep(s, ok(200), clock.monotonicMs(), TUNING, 0);
@@ -112,6 +131,11 @@ describe('drain controller (LEDBAT-like window of backlog requests in flight)', 
       s = drainStep(s, ok(300), clock.monotonicMs(), TUNING, 0);
       expect(baseLatencyMs(s)).toBe(m < 10 ? 200 : 300);
     }
+    // Minutes without answers (an outage) do not age it: the last ten minutes with answers count.
+    clock.advance(3_600_000);
+    s = drainStep(s, ok(900), clock.monotonicMs(), TUNING, 0);
+    expect(baseLatencyMs(s)).toBe(300);
+    for (let k = 0; k < 4; k++) s = drainStep(s, ok(300), clock.monotonicMs() + 1 + k, TUNING, 0);
     // With the base at 300 again, 350 is within target: no decrease.
     const before = s.window;
     for (let k = 0; k < 4; k++) s = drainStep(s, ok(350), clock.monotonicMs() + k, TUNING, 0);
