@@ -182,9 +182,9 @@ export const recordingSchema = z
     stopRepeatS: z
       .number()
       .positive()
-      .default(20)
+      .default(120)
       .describe(
-        'path: a second position this long into a stop (the first is recorded on stopping), so every stop of 30 s or more has two.',
+        'path: one more position this long into a stop, for stops that last (deliveries); every stop already has two, arrival and the last still fix on moving off.',
       ),
     stoppedHeartbeatS: z
       .number()

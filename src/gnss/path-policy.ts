@@ -13,10 +13,12 @@
  * window must see the next fix to know the previous one was needed): harmless, because every fix
  * carries its own GNSS time.
  *
- * Stops: the fix that enters the stopped state is recorded, another `stopRepeatS` later (so every
- * stop of 30 s or more has two positions at the stop for the platform's arrival detection), a
- * heartbeat every `stoppedHeartbeatS`, and the last stopped fix when the vehicle moves off, so
- * the departure time is exact rather than smeared across the stop. Jitter at a standstill draws
+ * Stops: the fix that enters the stopped state is recorded, and the last fix still below the
+ * stopped speed when the vehicle moves off, so the departure time is exact rather than smeared
+ * across the stop: every stop has two positions of its own, a traffic light as a delivery. A stop
+ * that lasts gets one more `stopRepeatS` in (120 s: the platform sees a delivery stop confirmed
+ * while it lasts; issue 16 had it at 20 s, which cost a third event at most red lights, issue 21),
+ * then a heartbeat every `stoppedHeartbeatS`. Jitter at a standstill draws
  * nothing; a creep (the receiver reports speed and the position has moved more than the tolerance)
  * is recorded.
  */
@@ -56,6 +58,8 @@ export class PathPolicy {
   /** Fixes since the anchor, not recorded, oldest first; the last one is the current candidate end. */
   #window: Point[] = [];
   #previous: Fix | undefined;
+  /** While stopped: the last fix below stoppedSpeedKmh (the departure is recorded from it). */
+  #lastStill: Fix | undefined;
   /** GNSS time the current stop was recorded, and whether its second position was. */
   #stopAt: number | undefined;
   #stopRepeated = false;
@@ -85,12 +89,17 @@ export class PathPolicy {
       if (changed) {
         this.#stopAt = undefined;
         this.#stopPending = false;
-        // Moving off: the last stopped fix marks the departure, and the window starts from it.
-        if (previous && previous !== this.#anchor && this.#mayRecord(previous)) out.push(this.#record(previous, 'departure', true));
+        // Moving off: the last fix still below the stopped speed marks the departure (not the
+        // creep between it and the moving threshold), and the window starts from it. Arrival and
+        // departure are then two positions of the stop itself, whatever its length.
+        const still = this.#lastStill ?? previous;
+        this.#lastStill = undefined;
+        if (still && still !== this.#anchor && this.#mayRecord(still)) out.push(this.#record(still, 'departure', true));
       }
       this.#extend(fix, out);
       return out;
     }
+    if (speedKmh === undefined || speedKmh < this.#o.stoppedSpeedKmh) this.#lastStill = fix;
     if (changed || this.#stopPending) {
       // Arriving: close the window with this fix as its end, then record it as the stop.
       if (this.#window.length > 0) this.#breaks(this.#point(fix), out);
@@ -113,8 +122,8 @@ export class PathPolicy {
 
   /** At shutdown: the window's last fix, so the delivered track ends where the receiver's did. */
   flush(): RecordedFix[] {
-    const last = this.#window.at(-1);
-    return last ? [this.#record(last.fix, 'last')] : [];
+    const last = this.#window.at(-1)?.fix ?? (this.#stopAt !== undefined ? this.#previous : undefined);
+    return last && last !== this.#anchor ? [this.#record(last, 'last')] : [];
   }
 
   /** Tries `fix` as the end of the window's segment: records the previous end when it no longer fits. */

@@ -186,14 +186,48 @@ describe('RecordingPolicy (path, the default)', () => {
     const rs = recordPath(fixes);
     const at = rs.map((r) => [(r.time - T0) / 1000, r.reason, r.transition ?? false]);
     expect(at).toContainEqual([11, 'stopped', true]);
-    expect(at).toContainEqual([31, 'stop', false]);
     expect(at).toContainEqual([41, 'departure', true]);
-    // Jitter at the standstill (Doppler speed 0) draws nothing else during the stop.
-    expect(rs.filter((r) => r.time > T0 + 11_000 && r.time < T0 + 41_000)).toHaveLength(1);
+    // Jitter at the standstill (Doppler speed 0) draws nothing else during the stop, and a stop
+    // shorter than stopRepeatS (120 s) gets no third position (issue 21).
+    expect(rs.filter((r) => r.time > T0 + 11_000 && r.time < T0 + 41_000)).toHaveLength(0);
     const f = trackFidelity(fixes, rs);
     expect(f.stops).toBe(1);
     expect(f.stopsRepresented).toBe(1);
     expect(f.maxM).toBeLessThanOrEqual(10);
+  });
+
+  it('the departure is the last fix below the stopped speed, not the creep before moving off (issue 21)', () => {
+    const steps = [
+      ...repeat(10, { kmh: 40, heading: 0 }),
+      { kmh: 2, heading: 0 },
+      ...repeat(40, { kmh: 0, heading: 0 }),
+      // Creeping forward at 4-5 km/h (moving for the fidelity measure, not yet for the policy).
+      ...repeat(3, { kmh: 4.5, heading: 0 }),
+      ...repeat(10, { kmh: 30, heading: 0 }),
+    ];
+    const fixes = drive(steps);
+    const rs = recordPath(fixes);
+    expect(rs.find((r) => r.reason === 'departure')?.time).toBe(T0 + 50_000);
+    const f = trackFidelity(fixes, rs);
+    expect(f.stops).toBe(1);
+    expect(f.stopsRepresented).toBe(1);
+    // Before, the departure was the last creeping fix: outside the stop, which then had one position.
+    expect(
+      trackFidelity(
+        fixes,
+        rs.filter((r) => r.reason !== 'departure'),
+      ).stopsRepresented,
+    ).toBe(0);
+  });
+
+  it('a stop that lasts gets one more position stopRepeatS in', () => {
+    const fixes = drive([
+      ...repeat(10, { kmh: 40, heading: 0 }),
+      ...repeat(300, { kmh: 0, heading: 0 }),
+      ...repeat(10, { kmh: 40, heading: 0 }),
+    ]);
+    const rs = recordPath(fixes);
+    expect(rs.filter((r) => r.reason === 'stop').map((r) => (r.time - T0) / 1000)).toEqual([130]);
   });
 
   it('a short stop (traffic light) costs two events: arrival and departure', () => {
@@ -209,8 +243,9 @@ describe('RecordingPolicy (path, the default)', () => {
 
   it('parked: two positions, then a heartbeat every 1800 s (the default); jitter with no Doppler speed draws nothing', () => {
     const fixes = drive(Array.from({ length: 2000 }, () => ({ kmh: 0, heading: 0, jitterM: 15 })));
-    expect(seconds(recordPath(fixes))).toEqual([0, 20, 1820]);
-    expect(seconds(recordPath(fixes, { stoppedHeartbeatS: 300 }))).toEqual([0, 20, 320, 620, 920, 1220, 1520, 1820]);
+    // The last (1999) is flush's at shutdown: where the vehicle stood when the agent stopped.
+    expect(seconds(recordPath(fixes))).toEqual([0, 120, 1920, 1999]);
+    expect(seconds(recordPath(fixes, { stoppedHeartbeatS: 300 }))).toEqual([0, 120, 420, 720, 1020, 1320, 1620, 1920, 1999]);
   });
 
   it('the longer parked heartbeat leaves every stop of 30 s or more with two positions or more', () => {
