@@ -8,7 +8,7 @@ import type { QueuedFix } from '../../fix/fix.js';
  *
  * Every byte goes over a SIM (issue 16), so the body carries what the platform needs to place the
  * position and nothing else by default (`upload.eventDetail: "position"`):
- * - the event id (the idempotency key), the GNSS time with milliseconds, `lifecycle: "actual"`
+ * - the event id (the idempotency key), the GNSS time (milliseconds only when it has them), `lifecycle: "actual"`
  *   (a measured position, not a planned or projected one);
  * - lat/lon rounded to 7 decimals (about 1 cm, as the outbox stores them);
  * - speed in km/h and heading in degrees, each to 0.1: NMEA gives speed in knots with 1-3 decimals
@@ -80,7 +80,9 @@ export function toLocationUpdateEvent(fix: QueuedFix, device: RegisteredDevice, 
     eventType: 'locationUpdateEvent',
     id: fix.eventId,
     // The platform reads creationDate as the measurement time: the GNSS time, never the host clock.
-    creationDate: new Date(fix.time).toISOString(),
+    // Whole seconds (a 1 Hz receiver's every fix) without ".000": RFC 3339 makes the fraction
+    // optional, and the event goes up and comes back echoed (8 B an event, issue 21).
+    creationDate: new Date(fix.time).toISOString().replace('.000Z', 'Z'),
     lifecycle: 'actual',
     geoReference,
   };

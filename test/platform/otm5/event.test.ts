@@ -90,7 +90,8 @@ describe('locationUpdateEvent mapping', () => {
     expect(e.geoReference).toEqual({ type: 'latLonPointGeoReference', lat: -33.5, lon: -70.25 });
     expect(e.vehicle).toBeUndefined();
     expect(Object.keys(e.externalAttributes ?? {}).sort()).toEqual(['deviceUUID', 'externalDeviceId', 'externalSystemId']);
-    expect(e.creationDate).toBe('1970-01-01T00:00:00.000Z');
+    // Whole seconds go without the fraction (RFC 3339 allows it; the schema test validates it).
+    expect(e.creationDate).toBe('1970-01-01T00:00:00Z');
   });
 
   it('keeps a reported speed and heading of 0', () => {
@@ -112,6 +113,10 @@ describe('locationUpdateEvent mapping', () => {
           expect(otm!.validate('locationUpdateEvent', toLocationUpdateEvent({ eventId: 'x', time: 1, lat: 0, lon: 0 }, device, o))).toEqual(
             [],
           );
+          // A whole second: creationDate without the fraction (the trimmed form most events take).
+          const whole = toLocationUpdateEvent({ ...full, time: Date.UTC(2026, 10, 22, 8, 30, 15) }, device, o);
+          expect(whole.creationDate).toBe('2026-11-22T08:30:15Z');
+          expect(otm!.validate('locationUpdateEvent', whole)).toEqual([]);
         }
       }
     });
