@@ -189,8 +189,10 @@ export const recordingSchema = z
     stoppedHeartbeatS: z
       .number()
       .positive()
-      .default(1800)
-      .describe('While stopped or parked: one heartbeat fix this often (1800 s: a parked hour costs about 5 KB; bench:wire).'),
+      .default(3600)
+      .describe(
+        'While stopped or parked: one heartbeat fix this often (3600 s: once an hour, with the hourly token refresh; a parked hour costs about 8 KB with real-length tokens; bench:wire).',
+      ),
   })
   .prefault({})
   .superRefine((r, ctx) => {

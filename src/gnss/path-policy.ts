@@ -99,7 +99,8 @@ export class PathPolicy {
       this.#extend(fix, out);
       return out;
     }
-    if (speedKmh === undefined || speedKmh < this.#o.stoppedSpeedKmh) this.#lastStill = fix;
+    const still = speedKmh === undefined || speedKmh < this.#o.stoppedSpeedKmh;
+    if (still) this.#lastStill = fix;
     if (changed || this.#stopPending) {
       // Arriving: close the window with this fix as its end, then record it as the stop.
       if (this.#window.length > 0) this.#breaks(this.#point(fix), out);
@@ -111,7 +112,9 @@ export class PathPolicy {
     }
     const anchor = this.#anchor;
     const sinceRecord = fix.time - anchor.time;
-    if (!this.#stopRepeated && this.#stopAt !== undefined && fix.time - this.#stopAt >= this.#o.stopRepeatS * 1000) {
+    // The repeat only on a still fix: one taken while creeping off would stand where the departure
+    // (the last still fix, a moment earlier) must go, and the stop would keep one position.
+    if (still && !this.#stopRepeated && this.#stopAt !== undefined && fix.time - this.#stopAt >= this.#o.stopRepeatS * 1000) {
       this.#stopRepeated = true;
       out.push(this.#record(fix, 'stop'));
     } else if (sinceRecord >= this.#o.stoppedHeartbeatS * 1000) out.push(this.#record(fix, 'heartbeat'));

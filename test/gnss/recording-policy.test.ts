@@ -2,7 +2,7 @@
  * The recording policies on hand-made tracks (one fix per second unless stated). `adaptive` with
  * the thresholds it shipped with (30 s, 100 m, 10 degrees, 10 km/h); both with at most one record
  * per second, stopped below 3 km/h / moving above 6 km/h; heartbeat when stopped 300 s (adaptive, as
- * shipped) and the default 1800 s (path).
+ * shipped) and the default 3600 s (path).
  */
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
@@ -220,6 +220,20 @@ describe('RecordingPolicy (path, the default)', () => {
     ).toBe(0);
   });
 
+  it('a stop that ends creeping just as stopRepeatS comes keeps its departure (no repeat on a creeping fix)', () => {
+    const fixes = drive([
+      ...repeat(10, { kmh: 40, heading: 0 }),
+      { kmh: 2, heading: 0 },
+      ...repeat(118, { kmh: 0, heading: 0 }),
+      ...repeat(4, { kmh: 4.5, heading: 0 }),
+      ...repeat(10, { kmh: 30, heading: 0 }),
+    ]);
+    const rs = recordPath(fixes);
+    expect(rs.map((r) => r.reason)).not.toContain('stop');
+    expect(rs.find((r) => r.reason === 'departure')?.time).toBe(T0 + 128_000);
+    expect(trackFidelity(fixes, rs).stopsRepresented).toBe(1);
+  });
+
   it('a stop that lasts gets one more position stopRepeatS in', () => {
     const fixes = drive([
       ...repeat(10, { kmh: 40, heading: 0 }),
@@ -241,10 +255,13 @@ describe('RecordingPolicy (path, the default)', () => {
     expect(rs.map((r) => r.reason)).toEqual(['first', 'stopped', 'departure', 'last']);
   });
 
-  it('parked: two positions, then a heartbeat every 1800 s (the default); jitter with no Doppler speed draws nothing', () => {
+  it('parked: two positions, then a heartbeat every 3600 s (the default); jitter with no Doppler speed draws nothing', () => {
     const fixes = drive(Array.from({ length: 2000 }, () => ({ kmh: 0, heading: 0, jitterM: 15 })));
     // The last (1999) is flush's at shutdown: where the vehicle stood when the agent stopped.
-    expect(seconds(recordPath(fixes))).toEqual([0, 120, 1920, 1999]);
+    expect(seconds(recordPath(fixes, { stoppedHeartbeatS: 1800 }))).toEqual([0, 120, 1920, 1999]);
+    expect(seconds(recordPath(drive(Array.from({ length: 4000 }, () => ({ kmh: 0, heading: 0, jitterM: 15 })))))).toEqual([
+      0, 120, 3720, 3999,
+    ]);
     expect(seconds(recordPath(fixes, { stoppedHeartbeatS: 300 }))).toEqual([0, 120, 420, 720, 1020, 1320, 1620, 1920, 1999]);
   });
 
