@@ -22,7 +22,7 @@ import { RECORDING_DEFAULTS, RecordingPolicy, type RecordingPolicyOptions } from
 import { trackFidelity, type Fidelity } from '../src/gnss/track-fidelity.js';
 import { speedKmhOf } from '../src/gnss/motion.js';
 import { toLocationUpdateEvent, type EventDetail } from '../src/platform/otm5/event.js';
-import { driveText, generateDrive, type Leg } from '../src/sim/receiver/index.js';
+import { describeUrbanRoute, driveText, generateDrive, planUrbanDeliveryRoute, type Leg } from '../src/sim/receiver/index.js';
 import { seededRandom } from '../src/sim/random.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -44,6 +44,22 @@ function gatedFixes(text: Buffer): Fix[] {
   decoder.flush();
   return fixes;
 }
+
+/**
+ * The urban delivery drive the month is projected from (issue 21; bench:wire replays seed 7): red
+ * lights about every minute and a half of city driving, corners every 100-400 m, a depot stop, a
+ * highway stretch. Three seeds.
+ */
+const urban: (Drive & { what: string; hours: number })[] = [7, 8, 9].map((seed) => {
+  const legs = planUrbanDeliveryRoute({ random: seededRandom(seed) });
+  const drive = generateDrive({ legs, seed });
+  return {
+    name: `urban delivery seed ${seed}`,
+    what: describeUrbanRoute(legs),
+    hours: drive.epochs / drive.hz / 3600,
+    fixes: gatedFixes(Buffer.from(driveText(drive), 'latin1')),
+  };
+});
 
 const synthetic: Drive[] = [];
 for (const seed of [1, 2, 3, 4, 5]) {
@@ -154,6 +170,41 @@ function measure(drives: readonly Drive[], options: Partial<RecordingPolicyOptio
 }
 
 const pad = (s: string, n: number): string => s.padEnd(n);
+
+/** Where the events of the default policy go, per hour of drive, against issue 16's stop repeat at 20 s. */
+function reasons(drives: readonly Drive[]): void {
+  const hours = drives.reduce((s, d) => s + trackFidelity(d.fixes, []).durationS / 3600, 0);
+  const rows: [string, Partial<RecordingPolicyOptions>][] = [
+    ['issue 16 stop repeat (stopRepeatS 20)', { stopRepeatS: 20 }],
+    [`default (stopRepeatS ${RECORDING_DEFAULTS.stopRepeatS})`, {}],
+  ];
+  const labels: Record<string, string> = {
+    path: 'corners and speed changes (path)',
+    stopped: 'arrival at a stop',
+    stop: 'repeat at a stop',
+    departure: 'departure',
+    interval: 'heartbeats while moving',
+    heartbeat: 'heartbeats while stopped',
+    first: 'first',
+    last: 'last (shutdown)',
+    creep: 'creep while stopped',
+    gap: 'gap in the fixes',
+  };
+  const counts = rows.map(([, o]) => {
+    const c = new Map<string, number>();
+    for (const d of drives) for (const r of replay(d.fixes, o)) c.set(r.reason ?? '?', (c.get(r.reason ?? '?') ?? 0) + 1);
+    return c;
+  });
+  console.log(`\n  where the events go, per hour of drive (${drives.length} drives, ${num(hours, 2)} h):`);
+  console.log(`  ${pad('cause', 36)} ${rows.map(([n]) => n.padStart(40)).join('')}`);
+  for (const k of Object.keys(labels)) {
+    if (counts.every((c) => !c.has(k))) continue;
+    console.log(`  ${pad(labels[k]!, 36)} ${counts.map((c) => num((c.get(k) ?? 0) / hours, 1).padStart(40)).join('')}`);
+  }
+  console.log(
+    `  ${pad('total', 36)} ${counts.map((c) => num([...c.values()].reduce((a, b) => a + b, 0) / hours, 1).padStart(40)).join('')}`,
+  );
+}
 const num = (x: number, d = 0): string => x.toFixed(d);
 
 function table(title: string, drives: readonly Drive[]): Map<string, Row> {
@@ -176,6 +227,9 @@ function table(title: string, drives: readonly Drive[]): Map<string, Row> {
   return rows;
 }
 
+const urbanRows = table('urban delivery drives (src/sim/receiver/urban-route.ts)', urban);
+for (const d of urban) console.log(`  ${d.name}: ${(d.hours * 60).toFixed(0)} min, ${d.what}`);
+reasons(urban);
 const syntheticRows = table('synthetic drives (src/sim/receiver)', synthetic);
 if (corpus.length > 0) table('corpus logs that move (../shared/nmea-corpus)', corpus);
 else if (existsSync(corpusDir)) console.log('\ncorpus: no log moves for 30 epochs or more');
@@ -245,28 +299,30 @@ for (const k of keys) console.log(`  ${pad(k, 34)} ${variants.map((v) => num(v.b
 console.log(`  ${pad('body total (with braces)', 34)} ${variants.map((v) => num(v.b.mean, 1).padStart(32)).join(' ')}`);
 const oldBody = oldBodyBytes(PLATE);
 console.log(`  before issue 16: ${num(oldBody, 1)} B up, and the platform echoed it: ${num(2 * oldBody, 1)} B of body per event`);
-console.log('  with Prefer: return=minimal the answer has no body (204); the platform ignoring it echoes the request body');
+console.log('  the platform echoes the request body in its 200 (Prefer: return=minimal is asked for; a 204 would save it)');
 
 // The month: 10 h of driving a day on 22 days, body bytes only (heads and TLS: bench:wire).
 const HOURS_PER_MONTH = 10 * 22;
+/** bench:wire's warm bytes per event at the socket (h2, bearer indexed, echoed answer), both ways. */
+const PER_EVENT_B = Number(process.env.POLICY_EVENT_BYTES ?? 800);
 const position = variants[0]!.b.mean;
 console.log(
-  `\nprojected month, ${HOURS_PER_MONTH} h of drive (synthetic drives), event bodies only (request heads, TLS and the answer head: bench:wire)`,
+  `\nprojected month, ${HOURS_PER_MONTH} h of drive (urban delivery drives), event bodies up and echoed down; all in at bench:wire's warm ${PER_EVENT_B} B per event (h2, bearer indexed, echo included; token refreshes and handshakes not included: bench:wire)`,
 );
 console.log(
-  `  ${pad('policy', 44)} ${'events/h'.padStart(9)} ${'events/month'.padStart(13)} ${'bodies MB'.padStart(10)} ${'at 800 B/event MB'.padStart(18)}`,
+  `  ${pad('policy', 44)} ${'events/h'.padStart(9)} ${'events/month'.padStart(13)} ${'bodies MB'.padStart(10)} ${`at ${PER_EVENT_B} B/event MB`.padStart(18)}`,
 );
 for (const [name, body] of [
   [OLD.name, 2 * oldBody],
-  [DEFAULT_NAME, position],
+  [DEFAULT_NAME, 2 * position],
 ] as const) {
-  const r = syntheticRows.get(name)!;
+  const r = urbanRows.get(name)!;
   const perHour = r.events / r.hours;
   const month = perHour * HOURS_PER_MONTH;
   console.log(
-    `  ${pad(name, 44)} ${num(perHour).padStart(9)} ${num(month).padStart(13)} ${num((month * body) / 1e6, 2).padStart(10)} ${num((month * 800) / 1e6, 2).padStart(18)}`,
+    `  ${pad(name, 44)} ${num(perHour).padStart(9)} ${num(month).padStart(13)} ${num((month * body) / 1e6, 2).padStart(10)} ${num((month * PER_EVENT_B) / 1e6, 2).padStart(18)}`,
   );
 }
 console.log(
-  `  (old: old body up + echo down, ${num(2 * oldBody)} B; default: eventDetail "position" with a plate, no echo, ${num(position)} B)`,
+  `  (old: old body up + echo down, ${num(2 * oldBody)} B; default: eventDetail "position" with a plate, up and echoed, ${num(2 * position)} B)`,
 );

@@ -17,7 +17,10 @@ import { createPlatformDispatcher, type PlatformTransport } from '../src/platfor
 import { PlatformHttp } from '../src/platform/transport/http.js';
 import { WireCounter, type WireSnapshot } from '../src/platform/transport/wire-counter.js';
 import { PlatformSimulator } from '../src/sim/index.js';
-import { driveText, generateDrive } from '../src/sim/receiver/index.js';
+import { describeUrbanRoute, driveText, generateDrive, planUrbanDeliveryRoute } from '../src/sim/receiver/index.js';
+import { seededRandom } from '../src/sim/random.js';
+import { TokenClient } from '../src/platform/auth/token-client.js';
+import { huffmanLength } from '../src/platform/transport/hpack/huffman.js';
 import { makeThrowawayCa, type ThrowawayCa } from '../src/sim/throwaway-ca.js';
 import { openDatabase } from '../src/store/database.js';
 import { systemClock } from '../src/system/clock.js';
@@ -54,6 +57,8 @@ export interface Scenario {
   ticketLifetimeS?: number;
   /** 'demand': no background token refresh, only when a request finds the token due. */
   refresh?: 'background' | 'demand';
+  /** After only: false runs h2 without the header indexer (nghttp2 alone: the bearer on every request). */
+  indexAuthorization?: boolean;
 }
 
 /**
@@ -72,6 +77,9 @@ export interface RunResult {
   reqBody: number;
   ansBody: number;
   requests: number;
+  /** Length of the access token the simulator issued, and of "Bearer <token>" Huffman-coded (HPACK). */
+  accessTokenLength: number;
+  bearerHuffmanBytes: number;
 }
 
 export const tmp = mkdtempSync(path.join(os.tmpdir(), 'ta-wire-'));
@@ -174,6 +182,7 @@ export async function rig(s: Scenario): Promise<Rig> {
           idleTimeoutMs: Math.round((DEFAULT_IDLE_S * 1000) / s.speedup),
           pingIntervalMs: Math.round(((s.pingS ?? config.platform.pingIntervalS) * 1000) / s.speedup),
           wire,
+          ...(s.indexAuthorization !== undefined ? { indexAuthorization: s.indexAuthorization } : {}),
         });
   const meter = new BodyMeter(transport);
   const http = new PlatformHttp({
@@ -239,6 +248,11 @@ export function minus(a: WireSnapshot, b: WireSnapshot): RunResult['wire'] {
     fullHandshakes: a.fullHandshakes - b.fullHandshakes,
     resumedHandshakes: a.resumedHandshakes - b.resumedHandshakes,
     handshakeBytes: { full: a.handshakeBytes.full - b.handshakeBytes.full, resumed: a.handshakeBytes.resumed - b.handshakeBytes.resumed },
+    headerBlocks: {
+      count: a.headerBlocks.count - b.headerBlocks.count,
+      nghttp2Bytes: a.headerBlocks.nghttp2Bytes - b.headerBlocks.nghttp2Bytes,
+      sentBytes: a.headerBlocks.sentBytes - b.headerBlocks.sentBytes,
+    },
     byOrigin: Object.fromEntries(
       Object.entries(a.byOrigin).map(([k, v]) => {
         const o = b.byOrigin[k] ?? { bytes: 0, connections: 0, handshakeBytes: 0 };
@@ -281,6 +295,8 @@ export async function replay(s: Scenario, fixes: RecordedFix[], warm: RecordedFi
       reqBody: r.meter.reqBody - m0.req,
       ansBody: r.meter.ansBody - m0.ans,
       requests: r.meter.requests - m0.n,
+      accessTokenLength: r.sim.issuedTokens()[0]?.length ?? 0,
+      bearerHuffmanBytes: huffmanLength(Buffer.from(`Bearer ${r.sim.issuedTokens()[0] ?? ''}`, 'latin1')),
     };
   } finally {
     await r.close();
@@ -288,8 +304,14 @@ export async function replay(s: Scenario, fixes: RecordedFix[], warm: RecordedFi
 }
 
 /** The drive through the real pipeline and recording policy at the configuration defaults. */
-export async function recordedDrive(): Promise<{ fixes: RecordedFix[]; hours: number; phases: string }> {
-  const drive = generateDrive({ minutes: DRIVE_MINUTES, hz: 1, seed: 7 });
+/**
+ * The drive the month is projected from (issue 21): the urban delivery drive (urban-route.ts), or
+ * with WIRE_DRIVE=mixed the older city / depot / highway drive of WIRE_DRIVE_MINUTES.
+ */
+export async function recordedDrive(): Promise<{ fixes: RecordedFix[]; hours: number; phases: string; what: string }> {
+  const urban = process.env.WIRE_DRIVE !== 'mixed';
+  const legs = urban ? planUrbanDeliveryRoute({ random: seededRandom(7) }) : undefined;
+  const drive = generateDrive({ minutes: DRIVE_MINUTES, hz: 1, seed: 7, ...(legs ? { legs } : {}) });
   const fixes: RecordedFix[] = [];
   let listener: ((b: Buffer) => void) | undefined;
   const source: NmeaSource = {
@@ -312,7 +334,11 @@ export async function recordedDrive(): Promise<{ fixes: RecordedFix[]; hours: nu
   const spans = new Map<string, number>();
   for (const p of drive.phases) spans.set(p.phase, (spans.get(p.phase) ?? 0) + (p.to - p.from));
   const phases = [...spans].map(([k, v]) => `${k} ${(v / 60).toFixed(0)} min`).join(', ');
-  return { fixes, hours: drive.epochs / drive.hz / 3600, phases };
+  const hours = drive.epochs / drive.hz / 3600;
+  const what = legs
+    ? `urban delivery drive, ${(hours * 60).toFixed(0)} min: ${describeUrbanRoute(legs)}`
+    : `synthetic mixed drive, ${DRIVE_MINUTES} min`;
+  return { fixes, hours, phases, what };
 }
 
 /** Bytes of one TLS handshake (tickets and close included), full and then resumed, at the TCP socket. */
@@ -325,7 +351,14 @@ export async function handshakes(server: ServerMode, transport: Transport): Prom
     let socket: Socket;
     if (transport === 'after') {
       const connect = createPlatformConnector(
-        { ca: [...rootCertificates, readFileSync(ca.caFile, 'utf8')], http2: true, connectTimeoutMs: 5000, wire },
+        // The TLS socket itself (no header indexer): this measures handshakes only.
+        {
+          ca: [...rootCertificates, readFileSync(ca.caFile, 'utf8')],
+          http2: true,
+          connectTimeoutMs: 5000,
+          wire,
+          indexAuthorization: false,
+        },
         cache,
       );
       socket = await new Promise<Socket>((resolve, reject) =>
@@ -378,4 +411,69 @@ export function beforeConnector(
     wire.track(tcp, tls);
     return tls;
   };
+}
+
+/**
+ * What one token refresh costs at the TCP socket, both ways: on a connection kept warm, on a new
+ * connection with a resumed TLS handshake (the usual case: the token origin is asked once an
+ * hour), and with a full handshake. Also the plaintext of the request and answer bodies.
+ */
+export async function refreshCost(): Promise<{
+  warm: number;
+  resumed: number;
+  full: number;
+  up: { body: number };
+  down: { body: number; tokens: number };
+}> {
+  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
+  const simUrls = await sim.start({ tls: { key: ca.key, cert: ca.cert, protocols: 'h2' }, idleTimeoutMs: 60_000 });
+  const authUrl = simUrls.authUrl.replace('127.0.0.1', 'localhost');
+  const sessions = new TlsSessionCache();
+  const measure = async (keep: boolean, cache: TlsSessionCache, refreshToken: string) => {
+    const wire = new WireCounter();
+    const transport = createPlatformDispatcher({
+      caFile: ca.caFile,
+      maxConnections: 1,
+      requestTimeoutMs: 10_000,
+      idleTimeoutMs: 60_000,
+      wire,
+      sessions: cache,
+    });
+    const meter = new BodyMeter(transport);
+    const http = new PlatformHttp({ dispatcher: meter, requestTimeoutMs: 10_000, maxResponseBytes: 1 << 20 });
+    const client = new TokenClient({ http, authUrl, wallMs: Date.now });
+    let token = refreshToken;
+    if (keep) {
+      const warmUp = await client.refresh(token);
+      if (warmUp.kind !== 'pair') throw new Error('refresh failed');
+      token = warmUp.pair.refreshToken;
+    }
+    const w0 = wire.snapshot();
+    const m0 = { req: meter.reqBody, ans: meter.ansBody };
+    const got = await client.refresh(token);
+    if (got.kind !== 'pair') throw new Error('refresh failed');
+    await transport.close();
+    await sleep(50);
+    const w = minus(wire.snapshot(), w0);
+    return {
+      bytes: w.total.sent + w.total.received,
+      next: got.pair.refreshToken,
+      up: meter.reqBody - m0.req,
+      down: meter.ansBody - m0.ans,
+    };
+  };
+  const grantDispatcher = createPlatformDispatcher({ caFile: ca.caFile, maxConnections: 1, requestTimeoutMs: 10_000, sessions });
+  const first = await new TokenClient({
+    http: new PlatformHttp({ dispatcher: grantDispatcher, requestTimeoutMs: 10_000, maxResponseBytes: 1 << 20 }),
+    authUrl,
+    wallMs: Date.now,
+  }).password('agent', { reveal: () => 'pw' } as never);
+  await grantDispatcher.close();
+  if (first.kind !== 'pair') throw new Error('password grant failed');
+  const full = await measure(false, new TlsSessionCache(), first.pair.refreshToken);
+  const resumed = await measure(false, sessions, full.next);
+  const warm = await measure(true, sessions, resumed.next);
+  await sim.stop();
+  const tokens = 3;
+  return { warm: warm.bytes, resumed: resumed.bytes, full: full.bytes, up: { body: warm.up }, down: { body: warm.down, tokens } };
 }

@@ -251,7 +251,9 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
       if (session && !resumed) sessions.refused(key, session);
       o.wire?.negotiated(origin, protocol, resumed, tcp.bytesWritten + tcp.bytesRead);
       // undici needs of the socket only what the indexer has (client-h2.js: events, destroy, ref, alpnProtocol).
-      finish(null, protocol === 'h2' && o.indexAuthorization !== false ? (new H2HeaderIndexer(secure) as unknown as Socket) : secure);
+      const wire = o.wire;
+      const indexer = () => new H2HeaderIndexer(secure, wire ? { onBlock: (a, b) => wire.headerBlock(a, b) } : {});
+      finish(null, protocol === 'h2' && o.indexAuthorization !== false ? (indexer() as unknown as Socket) : secure);
     });
     secure.on('error', (err) => {
       // A handshake that failed with a ticket offered may have failed because of it; once the

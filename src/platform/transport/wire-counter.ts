@@ -38,6 +38,11 @@ export interface WireSnapshot extends WireUsage {
   handshakeBytes: { full: number; resumed: number };
   /** Bytes both ways and connections per origin (bench:wire splits token refreshes from events). */
   byOrigin: Record<string, OriginUsage>;
+  /**
+   * HTTP/2 request header blocks re-encoded by the header indexer: how many, their bytes as
+   * nghttp2 made them (what would have crossed without the indexer) and as sent.
+   */
+  headerBlocks: { count: number; nghttp2Bytes: number; sentBytes: number };
 }
 
 /** Bytes both ways of one origin's connections, and of their handshakes. */
@@ -74,6 +79,7 @@ export class WireCounter {
   readonly #handshakeBytes = { full: 0, resumed: 0 };
   readonly #byOrigin = new Map<string, OriginUsage>();
   readonly #protocols = new Map<string, WireProtocol>();
+  readonly #blocks = { count: 0, nghttp2Bytes: 0, sentBytes: 0 };
 
   /** `now`: host wall clock (ms), for the day and month buckets only. */
   constructor(now: () => number = Date.now) {
@@ -125,6 +131,13 @@ export class WireCounter {
     }
   }
 
+  /** The header indexer re-encoded a block of `nghttp2Bytes` into `sentBytes`. */
+  headerBlock(nghttp2Bytes: number, sentBytes: number): void {
+    this.#blocks.count++;
+    this.#blocks.nghttp2Bytes += nghttp2Bytes;
+    this.#blocks.sentBytes += sentBytes;
+  }
+
   /** What the last connection to `origin` negotiated; undefined before the first one. */
   protocolOf(origin: string): WireProtocol | undefined {
     return this.#protocols.get(origin);
@@ -144,6 +157,7 @@ export class WireCounter {
       fullHandshakes: this.#full,
       handshakeBytes: { ...this.#handshakeBytes },
       byOrigin: Object.fromEntries([...this.#byOrigin].map(([k, v]) => [k, { ...v }])),
+      headerBlocks: { ...this.#blocks },
     };
   }
 
