@@ -212,10 +212,7 @@ for (const r of rows)
     const auth = origins.filter(([k]) => k.includes('localhost')).reduce((t, [, o]) => t + o.bytes - o.handshakeBytes, 0);
     const rest = origins.filter(([k]) => !k.includes('localhost')).reduce((t, [, o]) => t + o.bytes - o.handshakeBytes, 0);
     const hsBytes = w.handshakeBytes.full + w.handshakeBytes.resumed;
-    // undici's own connector writes the first request before our 'secureConnect' listener runs:
-    // the old transport's split between handshake and request is not measurable, only its total.
-    const split = !r.name.startsWith('before');
-    const cell = (v: string, n: number) => (split ? v : '-').padStart(n);
+    const cell = (v: string, n: number) => v.padStart(n);
     console.log(
       `  ${pad(r.name.split(':')[0] + (r.name.includes('only') ? ' (h1.1)' : ''), 26)} ${pad(a.label, 58)} ${kb(per(bytesOf(a.r))).padStart(8)} ${cell(`${kb(per(hsBytes))} (${per(w.fullHandshakes)}+${per(w.resumedHandshakes)})`, 32)} ${cell(`${kb(per(auth))} (${per(a.r.refreshes)})`, 10)} ${cell(`${kb(per(rest))} (${per(a.r.events)})`, 18)}`,
     );
@@ -234,7 +231,7 @@ console.log(
 const before = rows[0]!;
 const after = rows[1]!;
 console.log(
-  `\nafter/before: per event warm ${((after.perEvent.up + after.perEvent.down) / (before.perEvent.up + before.perEvent.down)).toFixed(2)}x, per driving hour ${(perHour(after) / perHour(before)).toFixed(2)}x, parked hour ${(parkedHour(after) / parkedHour(before)).toFixed(2)}x (before: heartbeat ${BEFORE_HEARTBEAT_S} s)`,
+  `\nafter/before: per event warm ${((after.perEvent.up + after.perEvent.down) / (before.perEvent.up + before.perEvent.down)).toFixed(2)}x, per driving hour ${(perHour(after) / perHour(before)).toFixed(2)}x, parked hour ${(parkedHour(after) / parkedHour(before)).toFixed(2)}x (before: h2 without the header indexer, parked heartbeat 1800 s)`,
 );
 console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s)`);
 rmSync(tmp, { recursive: true, force: true });
