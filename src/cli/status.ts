@@ -42,7 +42,13 @@ export function registerStatusCommand(program: Command): void {
           const cols = tty ? process.stdout.columns || 80 : undefined;
           const text = renderStatus(
             snapshot,
-            { color: useColor(process.stdout), satellites: opts.watch === true, nowMs: Date.now(), ...(rows ? { maxLines: rows } : {}) },
+            {
+              color: useColor(process.stdout),
+              satellites: opts.watch === true,
+              nowMs: Date.now(),
+              ...(rows ? { maxLines: rows } : {}),
+              ...(cols ? { width: cols } : {}),
+            },
             health,
           );
           if (opts.watch && tty) {

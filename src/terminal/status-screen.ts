@@ -19,6 +19,12 @@ export interface RenderOptions {
   nowMs: number;
   /** Most lines the screen may take (the satellite table gets what is left); default 23, a 24-line terminal less the cursor's. */
   maxLines?: number;
+  /**
+   * The terminal's width: long lines (an error and its cause) wrap under their text before the
+   * satellite table takes the rows left, so that `--watch`, which clips what is wider than the
+   * screen, never cuts the cause off (issue 23.5). Absent: lines go out whole (a pipe).
+   */
+  width?: number;
 }
 
 const ESC = '\u001b[';
@@ -155,8 +161,9 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   for (const n of s.notes ?? []) lines.push(c.dim(printable(n)));
   for (const reason of health.reasons) lines.push(`${health.level === 'failing' ? c.bad('!') : c.warn('!')} ${printable(reason)}`);
 
-  if (o.satellites && r?.satellites) lines.push(...satelliteTable(r.satellites, (o.maxLines ?? 23) - lines.length, c));
-  return `${lines.join('\n')}\n`;
+  const shown = o.width === undefined ? lines : wrapToWidth(lines.join('\n'), o.width, LABEL).trimEnd().split('\n');
+  if (o.satellites && r?.satellites) shown.push(...satelliteTable(r.satellites, (o.maxLines ?? 23) - shown.length, c));
+  return `${shown.join('\n')}\n`;
 }
 
 function shortName(constellation: string): string {

@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { FixPublisher } from '../../src/socket/fix-publisher.js';
 import { DaemonFixFeed } from '../../src/fix-feed/daemon-feed.js';
@@ -11,7 +11,8 @@ import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { tempDir } from '../helpers/tmp.js';
 import { liveSnapshot, seedDatabase, writeConfig } from './fixtures.js';
 import { waitFor } from '../helpers/wait.js';
-import { runCli, spawnCli } from '../helpers/run-cli.js';
+import { cliEnv, runCli, spawnCli } from '../helpers/run-cli.js';
+import { CLI } from '../helpers/paths.js';
 
 interface Run {
   code: number;
@@ -161,6 +162,51 @@ describe('status CLI', () => {
     expect(out).toMatch(/GPS\s+5\s+60\s+120\s+45 #########\. Y/);
     expect(out).toMatch(/GAL\s+19\s+5\s+300\s+- \.{10} n/);
   });
+});
+
+describe('status --watch on an 80-column terminal (issue 23.5)', () => {
+  it.skipIf(spawnSync('sh', ['-c', 'command -v script']).status !== 0)(
+    'wraps an error under its text, so its cause stays on the screen, and still fits 80 x 24',
+    async () => {
+      const dir = tempDir();
+      const config = writeConfig(dir);
+      const cause = '127.0.0.1:44413 unreachable (ECONNREFUSED)';
+      await serve(dir, () =>
+        liveSnapshot(Date.now(), dir, (s) => {
+          s.outbox.pending = 40;
+          s.upload.lastError = {
+            code: 'PLATFORM_UNREACHABLE',
+            class: 'transient',
+            message: `PUT /otm/api/v5/events: ${cause}`,
+            at: Date.now() - 3000,
+          };
+          s.platform = { lastAnswerAgeS: 400, failing: { message: `token refresh: ${cause}`, since: Date.now() - 360_000, forS: 360 } };
+        }),
+      );
+      // A real terminal of 80 x 24 (util-linux script gives the CLI a pty).
+      const cmd = `stty cols 80 rows 24; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} status --watch --config ${JSON.stringify(config)}`;
+      const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+      onTestFinished(() => {
+        child.kill('SIGKILL');
+      });
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      // A frame is whole once the next one starts (each begins with cursor-home).
+      await waitFor('two whole frames', () => out.split('\u001b[H').length >= 4, { timeoutMs: 20_000 });
+      // The last whole frame, as the screen shows it: from the last cursor-home, escapes removed.
+      const frames = out.split('\u001b[H');
+      const frame = (frames.at(-2) ?? '').replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+      const lines = frame.replace(/\n$/, '').split('\n');
+      expect(lines.length, frame).toBeLessThanOrEqual(23);
+      for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(80);
+      expect(frame).not.toContain('…');
+      // The cause, whole, under the upload error and in the health reason.
+      const text = lines.map((l) => l.trim()).join(' ');
+      expect(text).toContain(`last error PLATFORM_UNREACHABLE (transient) 3 s ago: PUT /otm/api/v5/events: ${cause}`);
+      expect(text).toContain(`! platform not answering for 6 min (since `);
+      expect(text).toContain(`token refresh: ${cause}`);
+    },
+  );
 });
 
 describe('StatusServer', () => {
