@@ -12,6 +12,10 @@ export class CommitHealth {
   readonly #logger: Logger;
   #last: CommitError | undefined;
   #failingSince: number | undefined;
+  /** The same failure again is logged at a decaying rate (issue 22.9: 167 lines in 3 minutes). */
+  #repeats = 0;
+  #nextLogAtMs = 0;
+  #logEveryMs = FIRST_REPEAT_LOG_MS;
 
   constructor(clock: Clock, logger: Logger) {
     this.#clock = clock;
@@ -30,14 +34,36 @@ export class CommitHealth {
   }
 
   succeeded(): void {
+    if (this.#last && this.#repeats > 0)
+      this.#logger.info({ code: this.#last.code, repeats: this.#repeats }, 'outbox commits succeed again');
     this.#last = undefined;
     this.#failingSince = undefined;
+    this.#repeats = 0;
   }
 
+  /**
+   * A failed commit. A new failure is logged at once; the same one again (same code) after 1 min,
+   * then 2, 4, ... up to once an hour, with how often it failed meanwhile.
+   */
   failed(e: unknown, buffered: number): void {
-    this.#last = errInfo(e);
-    this.#failingSince ??= this.#clock.monotonicMs();
-    this.#logger.error({ err: this.#last, buffered }, 'outbox commit failed; fixes stay buffered and the commit is retried');
+    const err = errInfo(e);
+    const now = this.#clock.monotonicMs();
+    const same = this.#last?.code === err.code;
+    this.#last = err;
+    this.#failingSince ??= now;
+    if (same) {
+      this.#repeats++;
+      if (now < this.#nextLogAtMs) return;
+      this.#logEveryMs = Math.min(MAX_REPEAT_LOG_MS, this.#logEveryMs * 2);
+    } else {
+      this.#repeats = 0;
+      this.#logEveryMs = FIRST_REPEAT_LOG_MS;
+    }
+    this.#nextLogAtMs = now + this.#logEveryMs;
+    this.#logger.error(
+      { err, buffered, ...(same ? { repeats: this.#repeats, failingForS: Math.round((now - this.#failingSince) / 1000) } : {}) },
+      'outbox commit failed; fixes stay buffered and the commit is retried',
+    );
   }
 
   /** The same failure again: keep the time it started, log nothing more. */
@@ -45,6 +71,9 @@ export class CommitHealth {
     this.#failingSince ??= this.#clock.monotonicMs();
   }
 }
+
+const FIRST_REPEAT_LOG_MS = 60_000;
+const MAX_REPEAT_LOG_MS = 3_600_000;
 
 export function errInfo(e: unknown): CommitError {
   const code = (e as { code?: unknown })?.code;

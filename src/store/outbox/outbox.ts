@@ -235,7 +235,10 @@ export class Outbox implements FixSink {
       if (isDiskFull(e)) {
         this.#fullDisk.enter(errInfo(e));
         this.#commitWhileFull(options.final === true);
-      } else this.#health.failed(e, this.#buffer.length);
+      } else {
+        this.#health.failed(e, this.#buffer.length);
+        this.#thinHeld(errInfo(e).code);
+      }
       return;
     }
     if (hadWork) this.#notify();
@@ -322,10 +325,15 @@ export class Outbox implements FixSink {
     else if (!isDiskFull(failure)) this.#health.failed(failure, this.#buffer.length);
     else if (this.#health.lastError?.code !== errInfo(failure).code) this.#health.failed(failure, this.#buffer.length);
     else this.#health.stillFailing();
-    const { held, thinned } = thinHeld(this.#buffer, this.#o.logger);
+    this.#thinHeld('disk full');
+    if (hadWork) this.#notify();
+  }
+
+  /** Commits failing for any reason: what is held in memory stays under its bound (while-full.ts thinHeld). */
+  #thinHeld(why: string): void {
+    const { held, thinned } = thinHeld(this.#buffer, this.#o.logger, why);
     this.#buffer = held;
     if (thinned > 0) this.#counters.add(COUNTER.thinned, thinned);
-    if (hadWork) this.#notify();
   }
 
   /** statfs shows room: lift the file cap. Returns whether the disk is no longer full. */

@@ -78,12 +78,39 @@ export function thinOldest(db: Database, currentCount: number, options: Thinning
   return deleted;
 }
 
-/** Which of `items` (oldest first) one thinning pass over the oldest half keeps; for the in-memory buffer. */
-export function thinArray<T>(items: T[], isTransition: (t: T) => boolean, keepEvery = THIN_KEEP_EVERY): T[] {
-  const half = Math.floor(items.length / 2);
-  const out: T[] = [];
-  items.forEach((item, i) => {
-    if (i >= half || i % keepEvery === 0 || isTransition(item)) out.push(item);
-  });
-  return out;
+/**
+ * The same thinning on rows held in memory (commits failing: a full disk, a read-only card, I/O
+ * errors). Same levels, same order as thinOldest: the lowest level first, the oldest half of it,
+ * every k-th kept and its level raised, transitions and the newest tenth of the target never. So
+ * the delivered track of an outage is evenly spaced whatever its length (issue 22.3: one pass over
+ * the oldest half each time kept 1 in 27 of the oldest half hour and all of the newest 40 min),
+ * and rows committed later carry their level on to the disk. Returns the rows kept, oldest first.
+ */
+export function thinRows<T extends { flags: number }>(rows: T[], target: number, keepEvery = THIN_KEEP_EVERY): T[] {
+  const k = Math.max(2, Math.floor(keepEvery));
+  const protect = Math.max(1, Math.floor(target / 10));
+  const levelOf = (r: T): number => (r.flags >> LEVEL_SHIFT) & LEVEL_MASK;
+  let kept = rows;
+  while (kept.length > target) {
+    const limit = kept.length - protect;
+    let level = Infinity;
+    for (let i = 0; i < limit; i++) {
+      const r = kept[i]!;
+      if ((r.flags & FLAG_TRANSITION) === 0 && levelOf(r) < LEVEL_MASK) level = Math.min(level, levelOf(r));
+    }
+    if (level === Infinity) break; // only transitions and the protected tail left
+    const at: number[] = [];
+    for (let i = 0; i < limit; i++) if ((kept[i]!.flags & FLAG_TRANSITION) === 0 && levelOf(kept[i]!) === level) at.push(i);
+    // The oldest half of this level; all of it when it is small (a level must not stall the loop).
+    const take = at.length < 4 * k ? at.length : Math.floor(at.length / 2);
+    const drop = new Set<number>();
+    let over = kept.length - target;
+    for (let g = 0; g < take && over > 0; g += k) {
+      kept[at[g]!]!.flags += 1 << LEVEL_SHIFT;
+      for (let i = g + 1; i < Math.min(g + k, take) && over > 0; i++, over--) drop.add(at[i]!);
+    }
+    if (drop.size === 0) break;
+    kept = kept.filter((_, i) => !drop.has(i));
+  }
+  return kept;
 }

@@ -1,12 +1,13 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../../log.js';
 import type { OutboxRow } from './row.js';
-import { thinArray } from './thinning.js';
+import { thinRows } from './thinning.js';
 
 /**
- * Fixes the outbox holds in memory while they cannot be committed: an hour at 10 Hz (about 6 MB of
- * objects). Past it the oldest half of what is held is thinned like the backlog (every 3rd kept,
- * transitions kept) and counted in `thinned`: memory is not a place to keep a day of fixes, and a
+ * Fixes the outbox holds in memory while they cannot be committed, whatever the reason (a full
+ * disk, a read-only card, I/O errors; issue 22.2): an hour at 10 Hz (about 6 MB of objects). Past
+ * it what is held is thinned like the backlog on disk, evenly (thinning.ts thinRows), down to 90 %
+ * of the bound, and counted in `thinned`: memory is not a place to keep a day of fixes, and a
  * crash loses what is only there.
  */
 export const MAX_BUFFER_WHILE_FULL = 36_000;
@@ -47,13 +48,13 @@ export function fitsWithoutGrowing(db: Database, rows: number): number {
 }
 
 /** Past MAX_BUFFER_WHILE_FULL, thins what is held in memory; returns what is kept and how many went. */
-export function thinHeld(held: OutboxRow[], logger: Logger): { held: OutboxRow[]; thinned: number } {
+export function thinHeld(held: OutboxRow[], logger: Logger, why: string): { held: OutboxRow[]; thinned: number } {
   if (held.length <= MAX_BUFFER_WHILE_FULL) return { held, thinned: 0 };
-  const kept = thinArray(held, (r) => (r.flags & 1) !== 0);
+  const kept = thinRows(held, Math.floor(MAX_BUFFER_WHILE_FULL * 0.9));
   const thinned = held.length - kept.length;
   logger.warn(
-    { thinned, held: kept.length, limit: MAX_BUFFER_WHILE_FULL },
-    'disk full for too long: thinned the oldest fixes held in memory (every 3rd kept, transitions kept)',
+    { thinned, held: kept.length, limit: MAX_BUFFER_WHILE_FULL, why },
+    'commits failing for too long: thinned the fixes held in memory evenly (every 3rd kept per pass, transitions and the newest kept)',
   );
   return { held: kept, thinned };
 }
