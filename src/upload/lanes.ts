@@ -1,6 +1,5 @@
 import type { Config } from '../config/load.js';
-import type { QueueEntry } from './upload-queue.js';
-import type { UploadQueue } from './upload-queue.js';
+import type { QueueEntry, UploadQueue } from './upload-queue.js';
 
 export type Lane = 'live' | 'backlog';
 
