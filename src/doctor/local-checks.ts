@@ -2,6 +2,7 @@
  * Checks of this machine: configuration, password file, serial device, disk. Each is a small
  * function of injected facts, so the table test can set up a temp dir and read the verdict.
  */
+import { DATA_DIR_FAULT_WORDS, isReadOnlyFilesystem } from '../system/data-dir-fault.js';
 import { accessSync, constants, statSync, statfsSync, type Stats } from 'node:fs';
 import nodePath from 'node:path';
 import { loadConfig, type Config } from '../config/load.js';
@@ -143,4 +144,18 @@ export function checkDisk(
   if (free < 2 * minFreeBytes)
     return warn('disk space', `${mib(free)} free in ${shown}`, 'free space soon: below storage.minFreeBytes the backlog is thinned');
   return pass('disk space', `${mib(free)} free in ${shown}`);
+}
+
+/**
+ * A card that ext4 remounted read-only (errors=remount-ro) takes no fix, token or registration
+ * (issue 22.9): doctor said "all checks passed" beside it. EROFS from access(W_OK) is the file
+ * system's own word, for root too.
+ */
+export function checkDataDirWritable(dataDir: string, readOnly: (dir: string) => boolean = isReadOnlyFilesystem): CheckResult {
+  if (!readOnly(dataDir)) return pass('data directory', `${dataDir} is on a writable filesystem`);
+  return fail(
+    'data directory',
+    `${DATA_DIR_FAULT_WORDS['read-only']}: ${dataDir} takes no fixes, tokens or registration`,
+    'the kernel remounts a card read-only after I/O errors: check `dmesg`, run fsck, then `mount -o remount,rw` its mount point (or replace the card); the agent resumes writing without a restart',
+  );
 }

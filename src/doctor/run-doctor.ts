@@ -27,7 +27,15 @@ import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
 import { parseGpsdAddress } from '../gnss/sources/gpsd-address.js';
 import { defaultSerialPortFactory, type SerialPortFactory } from '../gnss/sources/serial-source.js';
 import { silentLogger } from '../log.js';
-import { checkConfig, checkDisk, checkPasswordFile, checkSerialDevice, defaultSerialFacts, SERVICE_USER } from './local-checks.js';
+import {
+  checkConfig,
+  checkDataDirWritable,
+  checkDisk,
+  checkPasswordFile,
+  checkSerialDevice,
+  defaultSerialFacts,
+  SERVICE_USER,
+} from './local-checks.js';
 import { CannotAsk, checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
 
 /** The hardware seams doctor reads through (the serial port: the source's factory unless a test gives another). */
@@ -102,6 +110,7 @@ export async function runDoctor(
     await dispatcher.close().catch(() => undefined);
   }
   results.push(checkDisk(config.dataDir, config.storage.minFreeBytes));
+  results.push(checkDataDirWritable(config.dataDir));
   return results;
 }
 

@@ -69,7 +69,7 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
       return outboxSummary(outbox.status(), pipeline.state().counters.recorded, now);
     },
     store: () => ({
-      ...storeView(outbox.commitState(), ballastPresent(), clock.monotonicMs()),
+      ...storeView(outbox.commitState(), ballastPresent(), clock.monotonicMs(), config.dataDir),
       ...(repaired ? { repaired } : {}),
     }),
     upload: () => uploadSummary(uploader.status(), outbox.commitState()),

@@ -68,7 +68,10 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   const held = d.heldInMemory ? `, ${d.heldInMemory} fixes held in memory` : '';
   const failingFor = d.commitFailing ? `, commits failing for ${formatAge(d.commitFailing.forS)}` : '';
   if (d.full) failing.push(`disk full${held}${failingFor}; delivery goes on and frees room`);
-  else if (d.commitFailing) failing.push(`outbox cannot commit: ${d.commitFailing.code}${held}${failingFor}`);
+  else if (d.commitFailing)
+    failing.push(
+      `outbox cannot commit: ${d.commitFailing.reason ? `${d.commitFailing.reason} (${d.commitFailing.code})` : d.commitFailing.code}${held}${failingFor}`,
+    );
   const rep = d.repaired;
   if (rep && s.takenAt - rep.at < REPAIRED_SHOWN_MS)
     degraded.push(

@@ -152,7 +152,8 @@ export interface DiskSummary {
   /** Recorded fixes held in memory, not yet committed. */
   heldInMemory?: number;
   /** The outbox's commits fail: the error and for how long (seconds). */
-  commitFailing?: { code: string; message: string; forS: number };
+  /** reason: what the file system says, in words ("the data directory's filesystem is read-only"). */
+  commitFailing?: { code: string; message: string; forS: number; reason?: string };
   /** Whether the ballast file (storage.ballastBytes) is in place. */
   ballast?: boolean;
   /** The last salvage of a damaged database file (health shows it for a day). */

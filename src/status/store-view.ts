@@ -2,11 +2,18 @@ import type { MetaStore } from '../store/meta.js';
 import type { OutboxCommitState } from '../store/outbox/outbox.js';
 import { SALVAGE_META_KEY, type SalvageFacts } from '../store/salvage.js';
 import type { DiskSummary } from './snapshot.js';
+import { DATA_DIR_FAULT_WORDS, dataDirFault } from '../system/data-dir-fault.js';
 
 /** What the daemon adds to the disk section: a full disk, failing commits, the ballast. */
 export type StoreView = Pick<DiskSummary, 'full' | 'fullSince' | 'heldInMemory' | 'commitFailing' | 'ballast' | 'repaired'>;
 
-export function storeView(o: OutboxCommitState, ballast: boolean | undefined, nowMonoMs: number): StoreView {
+export function storeView(
+  o: OutboxCommitState,
+  ballast: boolean | undefined,
+  nowMonoMs: number,
+  /** The data directory: a failing commit is named by what the file system says (data-dir-fault.ts). */
+  dataDir?: string,
+): StoreView {
   const v: StoreView = {};
   if (o.diskFull) {
     v.full = true;
@@ -19,6 +26,10 @@ export function storeView(o: OutboxCommitState, ballast: boolean | undefined, no
       message: o.lastCommitError.message,
       forS: Math.max(0, (nowMonoMs - o.commitFailingSinceMonoMs) / 1000),
     };
+  if (v.commitFailing && dataDir !== undefined) {
+    const fault = dataDirFault(dataDir, v.commitFailing.code);
+    if (fault) v.commitFailing.reason = DATA_DIR_FAULT_WORDS[fault];
+  }
   if (ballast !== undefined) v.ballast = ballast;
   return v;
 }
