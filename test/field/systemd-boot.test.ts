@@ -61,9 +61,20 @@ async function startSim(): Promise<Sim> {
   return { child, urls };
 }
 
+/**
+ * The simulator closes idle keep-alive connections after a short time (as gateways in front of real
+ * services do), so a pooled connection fetch reuses can be closed under it ("other side closed",
+ * seen under load): an admin read is safe to repeat, so it is, a few times.
+ */
 async function simGet<T>(sim: Sim, what: string): Promise<T> {
-  const r = await fetch(`${sim.urls.adminUrl}/${what}`);
-  return (await r.json()) as T;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const r = await fetch(`${sim.urls.adminUrl}/${what}`);
+      return (await r.json()) as T;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
 }
 
 describe.skipIf(problem !== undefined && !MUST_RUN)('the unit under a real systemd (PID 1 of private namespaces)', () => {
