@@ -77,7 +77,8 @@ describe('status and doctor see the platform link, not only the outbox', () => {
       'status DEGRADED because the token renewal found no platform',
       async () => {
         last = await status();
-        return last.code === 1;
+        // Exit 1 with the snapshot: a status run that failed on its own (no JSON) is not the answer.
+        return last.code === 1 && last.json !== undefined;
       },
       { timeoutMs: 150_000, intervalMs: 1000, detail: () => `${last?.text ?? ''}\n${daemon.log()}` },
     );
