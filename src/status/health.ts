@@ -40,8 +40,12 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
     else if (r.lastSentenceAgeS > t.silentReceiverS && r.link !== 'ended')
       failing.push(`receiver silent for ${Math.round(r.lastSentenceAgeS)} s`);
     if (r.mode === undefined || r.mode < 2) degraded.push('no fix');
-    if (r.clockOffsetS !== undefined && Math.abs(r.clockOffsetS) > t.clockOffsetS)
-      degraded.push(`system clock ${r.clockOffsetS > 0 ? 'ahead of' : 'behind'} GNSS by ${Math.abs(r.clockOffsetS).toFixed(0)} s`);
+    if (r.clockOffsetS !== undefined && Math.abs(r.clockOffsetS) > t.clockOffsetS) {
+      const words = `system clock ${r.clockOffsetS > 0 ? 'ahead of' : 'behind'} GNSS by ${formatAge(Math.abs(r.clockOffsetS))}`;
+      // TLS judges certificates by this clock: with it wrong, the platform cannot be reached (issue 22.8).
+      if (s.upload.lastError?.code === 'PLATFORM_TLS_CLOCK') failing.push(`${words}: TLS certificate checks fail until it is set`);
+      else degraded.push(words);
+    }
   }
 
   const token = s.token;

@@ -134,6 +134,16 @@ export function errorFromNetwork(e: unknown, what: string, url: string, timedOut
     );
   }
   const code = errorCode(e);
+  if (code === 'CERT_NOT_YET_VALID' || code === 'CERT_HAS_EXPIRED') {
+    // Judged by this system's clock, which a gateway without RTC may not have set yet (issue 22.8:
+    // a boot at 1970 was blamed on the CA file). Transient: it clears once NTP or GNSS sets the clock.
+    const now = new Date().toISOString();
+    return new PlatformError(
+      'PLATFORM_TLS_CLOCK',
+      `${what}: the TLS certificate of ${host} is ${code === 'CERT_NOT_YET_VALID' ? 'not yet valid' : 'expired'} by this system's clock (${code}, clock says ${now}): the clock is likely wrong (status compares it with GNSS time); delivery resumes once it is set`,
+      { class: 'transient', cause: e, details: { host, code, systemClock: now, sent: 'no' } },
+    );
+  }
   if (code !== undefined && TLS_CODES.has(code)) {
     return new PlatformError(
       'PLATFORM_TLS',
