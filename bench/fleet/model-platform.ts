@@ -52,20 +52,21 @@ export class ModelPlatform {
     const id = String((req.json as { id?: unknown }).id);
     return new Promise((resolve, reject) => {
       let settled = false;
-      const answer = (res: PlatformResponse, atMs: number): void => {
-        t.setTimeout(() => {
-          if (settled) return;
-          settled = true;
-          this.#count(res.status);
-          resolve(res);
-        }, atMs - t.monotonicMs());
-      };
-      t.setTimeout(() => {
+      const deadline = t.setTimeout(() => {
         if (settled) return;
         settled = true;
         this.#count('timeout');
         reject(new PlatformError('PLATFORM_TIMEOUT', 'event upload: no answer in time', { class: 'transient' }));
       }, this.#o.requestTimeoutMs);
+      const answer = (res: PlatformResponse, atMs: number): void => {
+        t.setTimeout(() => {
+          if (settled) return;
+          settled = true;
+          t.clearTimeout(deadline);
+          this.#count(res.status);
+          resolve(res);
+        }, atMs - t.monotonicMs());
+      };
       t.setTimeout(() => {
         const now = t.monotonicMs();
         if (this.outage) return answer(status(503), now + half);
@@ -74,12 +75,11 @@ export class ModelPlatform {
         const servedAt = now + a.waitMs;
         const minute = Math.floor(now / 60_000);
         this.maxWaitByMinute[minute] = Math.max(this.maxWaitByMinute[minute] ?? 0, a.waitMs);
-        t.setTimeout(() => {
-          const sec = Math.floor(t.monotonicMs() / 1000);
-          this.servedPerSecond[sec] = (this.servedPerSecond[sec] ?? 0) + 1;
-          if (this.received.has(id)) this.duplicates++;
-          else this.received.set(id, t.monotonicMs());
-        }, a.waitMs);
+        // FIFO: served in the order of arrival, so the receipt is known now (no timer for it).
+        const sec = Math.floor(servedAt / 1000);
+        this.servedPerSecond[sec] = (this.servedPerSecond[sec] ?? 0) + 1;
+        if (this.received.has(id)) this.duplicates++;
+        else this.received.set(id, servedAt);
         answer({ status: 200, headers: { 'content-type': 'application/json' }, body: {}, text: '{}' }, servedAt + half);
       }, half);
       void sentAt;

@@ -35,16 +35,21 @@ export class VirtualTime implements Clock, Timers {
     if (typeof handle === 'number') this.#cancelled.add(handle);
   }
 
-  /** Fires every timer up to `untilMs`, letting promise chains settle after each instant. */
-  async run(untilMs: number): Promise<void> {
+  /**
+   * Fires every timer up to `untilMs`, letting promise chains settle after each instant. Timers
+   * within `quantumMs` of each other fire as one instant (in order), so the continuations of
+   * their promises run up to that much late: a thousand uploaders cost one event-loop turn per
+   * instant, and 5 ms is far below the seconds the bench measures.
+   */
+  async run(untilMs: number, quantumMs = 5): Promise<void> {
     for (;;) {
       const top = this.#heap[0];
       if (!top || top.at > untilMs) break;
-      const at = top.at;
-      this.#now = Math.max(this.#now, at);
-      while (this.#heap[0] && this.#heap[0].at === at) {
+      const upTo = Math.min(untilMs, top.at + quantumMs);
+      while (this.#heap[0] && this.#heap[0].at <= upTo) {
         const t = this.#pop()!;
         if (this.#cancelled.delete(t.seq)) continue;
+        this.#now = Math.max(this.#now, t.at);
         t.fn();
       }
       // Continuations (the uploader awaiting an answer) run now, at this instant.
