@@ -26,15 +26,10 @@ import { LinkRelay, PlatformSimulator } from '../src/sim/index.js';
 import { generateDrive } from '../src/sim/receiver/drive.js';
 import { makeThrowawayCa } from '../src/sim/throwaway-ca.js';
 import { IDENTITY, openOutbox } from './upload-rig.js';
+import { numberArg } from './args.js';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(v) || v < 0) throw new Error(`--${name} must be a number >= 0`);
-  return v;
-}
-const RTT_MS = arg('rtt', 300);
-const LIVE_MIN = arg('live-min', 10);
+const RTT_MS = numberArg('rtt', 300);
+const LIVE_MIN = numberArg('live-min', 10);
 const ONLY = process.argv.includes('--only-path') ? 'path' : undefined;
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const root = mkdtempSync(path.join(os.tmpdir(), 'bench-drain-'));

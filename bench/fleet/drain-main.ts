@@ -15,19 +15,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CapacitySpec } from '../../src/sim/capacity.js';
 import { runDrainFleet, type DrainPlan, type DrainResult } from './drain-fleet.js';
+import { numberArg } from '../args.js';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(v) || v < 0) throw new Error(`--${name} must be a number >= 0`);
-  return v;
-}
 const jsonArg = process.argv.indexOf('--json');
-const N = arg('n', 1000);
-const CAPACITY_X = arg('capacity-x', 3);
-const OUTAGE_MIN = arg('outage-min', 120);
-const FIX_EVERY_S = arg('fix-every-s', 60);
-const RTT_MS = arg('rtt', 300);
+const N = numberArg('n', 1000);
+const CAPACITY_X = numberArg('capacity-x', 3);
+const OUTAGE_MIN = numberArg('outage-min', 120);
+const FIX_EVERY_S = numberArg('fix-every-s', 60);
+const RTT_MS = numberArg('rtt', 300);
 const JSON_FILE = jsonArg >= 0 ? process.argv[jsonArg + 1]! : path.join(process.cwd(), 'dist', 'bench-fleet-drain.json');
 const say = (s: string) => process.stdout.write(`${s}\n`);
 

@@ -14,19 +14,14 @@ import { driveVariants } from './drives.js';
 import { Fleet, scaledConfig } from './fleet.js';
 import { runScenario, type Figures, type Plan } from './scenario.js';
 import { simChildProcess } from './sim-process.js';
+import { numberArg } from '../args.js';
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isFinite(v) || v < 0) throw new Error(`--${name} must be a number >= 0`);
-  return v;
-}
 const jsonArg = process.argv.indexOf('--json');
-const N = arg('n', 1000);
-const SPEED = arg('speed', 10);
+const N = numberArg('n', 1000);
+const SPEED = numberArg('speed', 10);
 // --rate R: a backlog rate ceiling (upload.backlogMaxRatePerS); 0 (default) lets the drain adapt.
-const RATE = arg('rate', 0);
-const JITTER_S = arg('startup-jitter', 30);
+const RATE = numberArg('rate', 0);
+const JITTER_S = numberArg('startup-jitter', 30);
 const JSON_FILE = jsonArg >= 0 ? process.argv[jsonArg + 1]! : path.join(process.cwd(), 'dist', 'bench-fleet.json');
 
 // The morning start is spread over 10 minutes (vehicles leave the depot one after another; also, one
