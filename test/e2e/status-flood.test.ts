@@ -116,7 +116,8 @@ async function technician(config: string, untilMs: number): Promise<string[]> {
   const runs: string[] = [];
   const latencies: number[] = [];
   const socketMs: (number | string)[] = [];
-  while (performance.now() < untilMs) {
+  // At least three runs however long each takes (a reset run falls back to the database, seconds).
+  while (performance.now() < untilMs || runs.length < 3) {
     const t0 = performance.now();
     const r = await runCli(['status', '--json', '--config', config], { timeoutMs: 20_000 });
     const ms = Math.round(performance.now() - t0);
