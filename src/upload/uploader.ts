@@ -9,10 +9,9 @@ import { UploadLanes, type Lane } from './lanes.js';
 import { BacklogPacer } from './backlog-pacer.js';
 import { DrainMeter } from './drain-meter.js';
 import { spreadMs } from '../retry/backoff.js';
-import type { Refusal, SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
-import { judgeRefusal, namesEventField, SYSTEMIC_RUN } from './rejection-rule.js';
-import { systemicHint } from './systemic-hint.js';
+import type { UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 import { OversizedAnswers } from './oversized-answers.js';
+import { Refusals } from './refusals.js';
 
 export type { UploadQueue } from './upload-queue.js';
 export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
@@ -39,19 +38,11 @@ export class Uploader {
   #lastFailureAt = -Infinity;
   #resumeAt = 0;
   #resumeTimer: unknown;
-  #deadLettered = 0;
   #lastSuccessAt: number | undefined;
   readonly #oversized: OversizedAnswers;
   #lastError: UploadError | undefined;
-  /** The current run of first refusals since the last acceptance. */
-  #run = { count: 0, systemic: false };
-  readonly #refused = new Map<number, Refusal>();
-  /** Seqs refused at least once (this process): their further refusals are no evidence about the platform. */
-  readonly #everRefused = new Set<number>();
-  /** Refused events not shown to be at fault: sent again after the longest backoff (monotonic ms). */
-  readonly #held = new Map<number, { entry: QueueEntry; notBefore: number }>();
-  #heldTimer: unknown;
-  #fault: SystemicFault | undefined;
+  /** Refused events, held events and the systemic fault (the rejection rule's state). */
+  readonly #refusals: Refusals;
 
   readonly #timers: Timers;
   /** upload.backlogMaxRatePerS: an optional rate ceiling over the adaptive window. */
@@ -74,6 +65,15 @@ export class Uploader {
       baseHistoryMin: 10,
     });
     this.#oversized = new OversizedAnswers(options.logger);
+    this.#refusals = new Refusals({
+      queue: options.queue,
+      clock: options.clock,
+      timers: this.#timers,
+      logger: options.logger,
+      maxBackoffMs: options.upload.maxBackoffMs,
+      random: () => this.#random(),
+      wake: () => this.#pump(),
+    });
   }
 
   async start(): Promise<void> {
@@ -95,7 +95,7 @@ export class Uploader {
   async stop(graceMs = 3000): Promise<void> {
     this.#stopping = true;
     if (this.#resumeTimer) this.#timers.clearTimeout(this.#resumeTimer);
-    if (this.#heldTimer) this.#timers.clearTimeout(this.#heldTimer);
+    this.#refusals.stop();
     if (this.#paceTimer) this.#timers.clearTimeout(this.#paceTimer);
     const pending = [...this.#inFlight.values()].map((f) => f.promise);
     if (pending.length > 0) {
@@ -138,13 +138,13 @@ export class Uploader {
       live: lane('live'),
       backlog: lane('backlog'),
       drain: this.#drain.status(now, this.#slots(), this.#pacer.paced ? this.#o.upload.backlogMaxRatePerS : undefined),
-      deadLettered: this.#deadLettered,
-      held: this.#refused.size + this.#held.size,
+      deadLettered: this.#refusals.deadLettered,
+      held: this.#refusals.held,
       consecutiveFailures: this.#failures,
       ...(backingOff ? { backoffUntil: this.#o.clock.wallMs() + (this.#resumeAt - now) } : {}),
       ...(this.#lastSuccessAt !== undefined ? { lastSuccessAt: this.#lastSuccessAt } : {}),
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
-      ...(this.#fault ? { fault: this.#fault } : {}),
+      ...(this.#refusals.fault ? { fault: this.#refusals.fault } : {}),
     };
   }
 
@@ -169,7 +169,7 @@ export class Uploader {
     const probing = this.#failures > 0 || this.#streamsRefused;
     const slots = this.#slots();
     // Refused events are the uploader's, not the lanes', until the rejection rule sends them back.
-    const busy = (seq: number) => this.#inFlight.has(seq) || this.#refused.has(seq) || this.#held.has(seq);
+    const busy = (seq: number) => this.#inFlight.has(seq) || this.#refusals.has(seq);
     for (;;) {
       if (probing && this.#inFlight.size >= 1) return;
       const live = this.#lanes.liveInFlight;
@@ -188,7 +188,7 @@ export class Uploader {
       const allowed = probing ? 1 : Math.min(this.#drain.allowance(), room);
       if (backlog >= allowed) return;
       const limited = backlog + 1 >= allowed;
-      const held = this.#dueHeld(now);
+      const held = this.#refusals.dueHeld(now);
       if (held) {
         this.#dispatch(held, 'backlog', limited);
         continue;
@@ -221,28 +221,6 @@ export class Uploader {
       this.#paceTimer = undefined;
       this.#pump();
     }, delayMs);
-  }
-
-  /** A held event whose wait is over (taken out of #held), and a wake-up for the next one. */
-  #dueHeld(now: number): QueueEntry | undefined {
-    let next = Infinity;
-    for (const [seq, h] of this.#held) {
-      if (h.notBefore <= now) {
-        this.#held.delete(seq);
-        return h.entry;
-      }
-      next = Math.min(next, h.notBefore);
-    }
-    if (next !== Infinity && !this.#heldTimer) {
-      this.#heldTimer = this.#timers.setTimeout(
-        () => {
-          this.#heldTimer = undefined;
-          this.#pump();
-        },
-        Math.max(1, Math.ceil(next - now)),
-      );
-    }
-    return undefined;
   }
 
   /** `limited`: the backlog's window was full with this one (its answer may grow the window). */
@@ -318,8 +296,8 @@ export class Uploader {
         this.#failures = 0;
         this.#streamsRefused = false;
         this.#lastSuccessAt = this.#o.clock.wallMs();
-        this.#everRefused.delete(entry.seq);
-        this.#accepted();
+        this.#refusals.delivered(entry.seq);
+        for (const again of this.#refusals.accepted()) this.#lanes.requeue(again);
         return;
       case 'refused':
         this.#refusedAnswer(entry, response!, error);
@@ -327,7 +305,7 @@ export class Uploader {
       case 'retry': {
         this.#lanes.requeue(entry);
         this.#note(error, decision.errorClass);
-        if (decision.errorClass === 'config' && response) this.#setFault('config', response.status, error);
+        if (decision.errorClass === 'config' && response) this.#refusals.setFault('config', response.status, error);
         if (startedAt >= this.#lastFailureAt && !decision.holdBackoff) this.#failures = failures;
         this.#streamsRefused = decision.holdBackoff === true;
         this.#lastFailureAt = this.#o.clock.monotonicMs();
@@ -347,27 +325,10 @@ export class Uploader {
 
   /** The rejection rule (rejection-rule.ts), the refusal side: set the event aside, count the run. */
   #refusedAnswer(entry: QueueEntry, response: PlatformResponse, error: PlatformError | undefined): void {
-    const first = !this.#everRefused.has(entry.seq);
-    this.#everRefused.add(entry.seq);
-    if (first) this.#run.count++;
-    this.#refused.set(entry.seq, {
-      entry,
-      namesField: namesEventField(response.body),
-      status: response.status,
-      reason: error?.message ?? `HTTP ${response.status}`,
-      run: this.#run,
-    });
+    const systemic = this.#refusals.refused(entry, response, error);
     this.#lanes.done(entry);
-    if (this.#run.count >= SYSTEMIC_RUN && !this.#run.systemic) {
-      this.#run.systemic = true;
-      this.#o.logger.error(
-        { status: response.status, refusals: this.#run.count, platformMessage: error?.details?.platformMessage },
-        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing every half to whole upload.maxBackoffMs (jittered)`,
-      );
-    }
-    if (this.#run.systemic) {
+    if (systemic) {
       this.#note(error, 'config');
-      this.#setFault('refuses-everything', response.status, error);
       // Probe with one event every half to whole maxBackoffMs (jittered) until the platform accepts one again.
       this.#failures = Math.max(1, this.#failures + 1);
       this.#lastFailureAt = this.#o.clock.monotonicMs();
@@ -381,47 +342,8 @@ export class Uploader {
     } else this.#note(error, 'rejected');
   }
 
-  /** An acceptance: the run of refusals is over, and the refusals before it are judged. */
-  #accepted(): void {
-    if (this.#fault) {
-      this.#o.logger.info({ status: this.#fault.status }, 'the platform accepts events again: uploading at full speed');
-      this.#fault = undefined;
-    }
-    this.#run = { count: 0, systemic: false };
-    if (this.#refused.size === 0) return;
-    const refusals = [...this.#refused.values()];
-    this.#refused.clear();
-    for (const r of refusals) {
-      const verdict = judgeRefusal({ namesField: r.namesField, systemic: r.run.systemic, acceptedSince: true });
-      if (verdict === 'dead-letter') {
-        this.#o.queue.deadLetter(r.entry, r.status, r.reason);
-        this.#everRefused.delete(r.entry.seq);
-        this.#deadLettered++;
-        this.#o.logger.warn(
-          { eventId: r.entry.eventId, fixTime: new Date(r.entry.time).toISOString(), status: r.status, reason: r.reason },
-          'platform refused this event for its own fault while accepting others: moved to the dead letters',
-        );
-      } else if (verdict === 'hold') {
-        const notBefore = this.#o.clock.monotonicMs() + spreadMs(this.#o.upload.maxBackoffMs, this.#random());
-        this.#held.set(r.entry.seq, { entry: r.entry, notBefore });
-      } else this.#lanes.requeue(r.entry);
-    }
-  }
-
   #random(): number {
     return (this.#o.random ?? Math.random)();
-  }
-
-  #setFault(kind: SystemicFault['kind'], status: number, error: PlatformError | undefined): void {
-    if (this.#fault && this.#fault.status === status && this.#fault.kind === kind) return;
-    this.#fault = {
-      kind,
-      status,
-      code: error?.code ?? 'PLATFORM_HTTP_ERROR',
-      message: error?.message ?? `event upload: HTTP ${status}`,
-      hint: systemicHint(kind, status),
-      since: this.#o.clock.wallMs(),
-    };
   }
 
   #scheduleResume(delayMs: number): void {

@@ -1,0 +1,165 @@
+import type { PlatformError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { PlatformResponse } from '../platform/contracts.js';
+import { spreadMs } from '../retry/backoff.js';
+import type { Clock, Timers } from '../system/clock.js';
+import { judgeRefusal, namesEventField, SYSTEMIC_RUN } from './rejection-rule.js';
+import { systemicHint } from './systemic-hint.js';
+import type { QueueEntry, UploadQueue } from './upload-queue.js';
+import type { Refusal, SystemicFault } from './upload-types.js';
+
+export interface RefusalsOptions {
+  queue: Pick<UploadQueue, 'deadLetter'>;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  /** upload.maxBackoffMs: how long a held event waits (half to all of it, jittered). */
+  maxBackoffMs: number;
+  random: () => number;
+  /** Called when a held event's wait is over (the uploader's pump). */
+  wake: () => void;
+}
+
+/**
+ * The uploader's refusal bookkeeping, the state side of the rejection rule (rejection-rule.ts):
+ * refused events waiting for a verdict, the run of first refusals, events held for the longest
+ * backoff, the dead-letter count and the systemic fault status reports. The uploader owns the
+ * sending and the backoff; it tells this ledger of each refusal and acceptance.
+ */
+export class Refusals {
+  readonly #o: RefusalsOptions;
+  /** The current run of first refusals since the last acceptance. */
+  #run = { count: 0, systemic: false };
+  readonly #refused = new Map<number, Refusal>();
+  /** Seqs refused at least once (this process): their further refusals are no evidence about the platform. */
+  readonly #everRefused = new Set<number>();
+  /** Refused events not shown to be at fault: sent again after the longest backoff (monotonic ms). */
+  readonly #held = new Map<number, { entry: QueueEntry; notBefore: number }>();
+  #heldTimer: unknown;
+  #deadLettered = 0;
+  #fault: SystemicFault | undefined;
+
+  constructor(options: RefusalsOptions) {
+    this.#o = options;
+  }
+
+  get deadLettered(): number {
+    return this.#deadLettered;
+  }
+
+  /** Refused events kept queued: waiting for a verdict, or held for the longest backoff. */
+  get held(): number {
+    return this.#refused.size + this.#held.size;
+  }
+
+  get fault(): SystemicFault | undefined {
+    return this.#fault;
+  }
+
+  /** The event is the ledger's, not the lanes', until the rejection rule sends it back. */
+  has(seq: number): boolean {
+    return this.#refused.has(seq) || this.#held.has(seq);
+  }
+
+  stop(): void {
+    if (this.#heldTimer) this.#o.timers.clearTimeout(this.#heldTimer);
+  }
+
+  /**
+   * A refusal: set the event aside and count the run. True when the run is systemic (the platform
+   * refuses everything): the fault is set, and the uploader probes one at a time.
+   */
+  refused(entry: QueueEntry, response: PlatformResponse, error: PlatformError | undefined): boolean {
+    const first = !this.#everRefused.has(entry.seq);
+    this.#everRefused.add(entry.seq);
+    if (first) this.#run.count++;
+    this.#refused.set(entry.seq, {
+      entry,
+      namesField: namesEventField(response.body),
+      status: response.status,
+      reason: error?.message ?? `HTTP ${response.status}`,
+      run: this.#run,
+    });
+    if (this.#run.count >= SYSTEMIC_RUN && !this.#run.systemic) {
+      this.#run.systemic = true;
+      this.#o.logger.error(
+        { status: response.status, refusals: this.#run.count, platformMessage: error?.details?.platformMessage },
+        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing every half to whole upload.maxBackoffMs (jittered)`,
+      );
+    }
+    if (this.#run.systemic) this.setFault('refuses-everything', response.status, error);
+    return this.#run.systemic;
+  }
+
+  /** The event was delivered: a refusal of it before is forgotten. */
+  delivered(seq: number): void {
+    this.#everRefused.delete(seq);
+  }
+
+  /**
+   * An acceptance: the fault and the run of refusals are over, and the refusals before it are
+   * judged. Returns the events to send again at once.
+   */
+  accepted(): QueueEntry[] {
+    if (this.#fault) {
+      this.#o.logger.info({ status: this.#fault.status }, 'the platform accepts events again: uploading at full speed');
+      this.#fault = undefined;
+    }
+    this.#run = { count: 0, systemic: false };
+    if (this.#refused.size === 0) return [];
+    const refusals = [...this.#refused.values()];
+    this.#refused.clear();
+    const again: QueueEntry[] = [];
+    for (const r of refusals) {
+      const verdict = judgeRefusal({ namesField: r.namesField, systemic: r.run.systemic, acceptedSince: true });
+      if (verdict === 'dead-letter') {
+        this.#o.queue.deadLetter(r.entry, r.status, r.reason);
+        this.#everRefused.delete(r.entry.seq);
+        this.#deadLettered++;
+        this.#o.logger.warn(
+          { eventId: r.entry.eventId, fixTime: new Date(r.entry.time).toISOString(), status: r.status, reason: r.reason },
+          'platform refused this event for its own fault while accepting others: moved to the dead letters',
+        );
+      } else if (verdict === 'hold') {
+        const notBefore = this.#o.clock.monotonicMs() + spreadMs(this.#o.maxBackoffMs, this.#o.random());
+        this.#held.set(r.entry.seq, { entry: r.entry, notBefore });
+      } else again.push(r.entry);
+    }
+    return again;
+  }
+
+  /** A held event whose wait is over (taken out of the ledger), and a wake-up for the next one. */
+  dueHeld(now: number): QueueEntry | undefined {
+    let next = Infinity;
+    for (const [seq, h] of this.#held) {
+      if (h.notBefore <= now) {
+        this.#held.delete(seq);
+        return h.entry;
+      }
+      next = Math.min(next, h.notBefore);
+    }
+    if (next !== Infinity && !this.#heldTimer) {
+      this.#heldTimer = this.#o.timers.setTimeout(
+        () => {
+          this.#heldTimer = undefined;
+          this.#o.wake();
+        },
+        Math.max(1, Math.ceil(next - now)),
+      );
+    }
+    return undefined;
+  }
+
+  /** The platform refuses every event the same way: a configuration status or a systemic run. */
+  setFault(kind: SystemicFault['kind'], status: number, error: PlatformError | undefined): void {
+    if (this.#fault && this.#fault.status === status && this.#fault.kind === kind) return;
+    this.#fault = {
+      kind,
+      status,
+      code: error?.code ?? 'PLATFORM_HTTP_ERROR',
+      message: error?.message ?? `event upload: HTTP ${status}`,
+      hint: systemicHint(kind, status),
+      since: this.#o.clock.wallMs(),
+    };
+  }
+}
