@@ -1,11 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock, type Clock } from '../system/clock.js';
 import { handleAdmin } from './admin.js';
+import { SimListener, type SimStartOptions } from './listener.js';
 import { SimDeviceService, type SimDevice } from './devices.js';
 import { Faults, isRouteName, type FaultSpec, type RouteName } from './faults.js';
 import { CapacityModel, type CapacitySpec } from './capacity.js';
@@ -42,40 +39,7 @@ export interface PlatformSimulatorOptions {
   honourPreferMinimal?: boolean;
 }
 
-/**
- * The simulator behind TLS, as the platform is reached in the field: `h2` offers HTTP/2 and
- * HTTP/1.1 in ALPN (node:http2 with allowHTTP1), `http/1.1` offers HTTP/1.1 only. The key and
- * certificate are the caller's (tests make a throwaway CA at run time: test/helpers/tls.ts).
- */
-export interface SimTlsOptions {
-  key: string | Buffer;
-  cert: string | Buffer;
-  protocols: 'h2' | 'http/1.1';
-  /**
-   * Lifetime of the session tickets the server issues, seconds (node's `sessionTimeout`; default
-   * 300, node's and nginx's). A ticket is good this long from the full handshake that issued it:
-   * like OpenSSL servers with stateless tickets, the simulator issues none on a resumption.
-   */
-  ticketLifetimeS?: number;
-  /**
-   * The key the tickets are sealed with (48 bytes, node's `ticketKeys`); default a random one per
-   * start. Stable across every connection of one start either way; pass the same key to a restarted
-   * simulator to have it accept the tickets of the previous one, as a load balancer fleet sharing
-   * its ticket keys does.
-   */
-  ticketKeys?: Buffer;
-}
-
-export interface SimStartOptions {
-  port?: number;
-  tls?: SimTlsOptions;
-  /**
-   * Close a connection after this long without a request (HTTP/1.1 keep-alive, announced in
-   * `Keep-Alive: timeout=`; HTTP/2 session idle timeout, then GOAWAY). Default 5000, as gateways
-   * in front of real services often have.
-   */
-  idleTimeoutMs?: number;
-}
+export type { SimStartOptions, SimTlsOptions } from './listener.js';
 
 export interface SimUrls {
   /** Token service base (ends in /api/v1). */
@@ -104,15 +68,14 @@ export class PlatformSimulator {
   readonly #planning: SimPlanningService;
   readonly #listeners = new Set<RequestListener>();
   readonly #capacity = new Map<RouteName, CapacityModel>();
-  #server: Server | Http2SecureServer | undefined;
-  readonly #sockets = new Set<Socket>();
-  readonly #sessions = new Set<ServerHttp2Session>();
+  readonly #listener: SimListener;
   #urls: SimUrls | undefined;
   #stopping = new AbortController();
 
   constructor(options: PlatformSimulatorOptions = {}) {
     this.#clock = options.clock ?? systemClock;
     this.#stats = emptyStats();
+    this.#listener = new SimListener(this.#stats);
     const random = seededRandom(options.seed ?? 1);
     this.faults = new Faults(random);
     this.#tokens = new SimTokenService({
@@ -146,61 +109,17 @@ export class PlatformSimulator {
         else res.destroy();
       });
     };
-    const idleMs = options.idleTimeoutMs ?? 5000;
-    let server: Server | Http2SecureServer;
-    const tls = options.tls;
-    const tickets = {
-      ...(tls?.ticketLifetimeS !== undefined ? { sessionTimeout: tls.ticketLifetimeS } : {}),
-      ...(tls?.ticketKeys ? { ticketKeys: tls.ticketKeys } : {}),
-    };
-    if (tls?.protocols === 'h2') {
-      const h2 = createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true, ...tickets }, handler as never);
-      // An idle HTTP/2 session ends with GOAWAY, as a load balancer's idle timeout does.
-      h2.setTimeout(idleMs);
-      h2.on('session', (session: ServerHttp2Session) => {
-        this.#sessions.add(session);
-        session.once('close', () => this.#sessions.delete(session));
-      });
-      server = h2;
-    } else {
-      const h1 = tls
-        ? createHttpsServer({ key: tls.key, cert: tls.cert, ALPNProtocols: ['http/1.1'], ...tickets }, handler)
-        : createServer(handler);
-      // Short keep-alive, as gateways in front of real services have; clients must cope with it.
-      h1.keepAliveTimeout = idleMs;
-      server = h1;
-    }
-    server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
-      this.#sockets.add(socket);
-      this.#stats.connections.opened += 1;
-      if ((socket as TLSSocket).alpnProtocol === 'h2') this.#stats.connections.h2 += 1;
-      else this.#stats.connections.http1 += 1;
-      socket.once('close', () => this.#sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    this.#server = server;
-    const port = (server.address() as AddressInfo).port;
-    const base = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+    const port = await this.#listener.listen(handler, options);
+    const base = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
     this.#urls = { authUrl: `${base}${AUTH_BASE}`, deviceUrl: `${base}${DEVICE_BASE}`, planningUrl: base, adminUrl: `${base}/_sim`, port };
     return this.#urls;
   }
 
   async stop(): Promise<void> {
-    const server = this.#server;
-    if (!server) return;
-    this.#server = undefined;
+    if (!this.#urls) return;
     this.#urls = undefined;
     this.#stopping.abort();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const session of this.#sessions) session.destroy();
-    for (const socket of this.#sockets) socket.destroy();
-    await closed;
+    await this.#listener.close();
   }
 
   /**
@@ -209,22 +128,12 @@ export class PlatformSimulator {
    * for anything later. Returns how many sessions were told.
    */
   goAway(): number {
-    let n = 0;
-    for (const session of this.#sessions) {
-      if (session.closed || session.destroyed) continue;
-      session.goaway();
-      session.close();
-      n++;
-    }
-    return n;
+    return this.#listener.goAway();
   }
 
   /** Cuts every connection now, answers in flight included (a dead radio link, a NAT that forgot us). */
   dropConnections(): number {
-    const n = this.#sockets.size;
-    for (const session of this.#sessions) session.destroy();
-    for (const socket of this.#sockets) socket.destroy();
-    return n;
+    return this.#listener.dropConnections();
   }
 
   get urls(): SimUrls | undefined {
