@@ -10,12 +10,13 @@ export function registerConfigCommands(program: Command): void {
     .option(...CONFIG_OPTION)
     .option('--quiet', 'print nothing when valid (no warnings either)')
     .action(async (opts: { config?: string; quiet?: boolean }) => {
-      const [{ loadConfig, maskedConfig }, { configWarnings }] = await Promise.all([
+      const [{ loadCliConfig }, { maskedConfig }, { configWarnings }] = await Promise.all([
+        import('./context.js'),
         import('../config/load.js'),
         import('../config/warnings.js'),
       ]);
       try {
-        const cfg = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+        const cfg = loadCliConfig(opts.config);
         if (!opts.quiet) {
           process.stdout.write(`${JSON.stringify(maskedConfig(cfg), null, 2)}\n`);
           const warnings = configWarnings(cfg);

@@ -14,14 +14,17 @@ export function registerRunCommand(program: Command): void {
     .description('Run the agent: read the receiver, record fixes, deliver them to the platform (systemd service entry).')
     .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
-      const [{ Agent }, { loadConfig }, { createLogger }, { ensureDataDir }, { InstanceLock }] = await Promise.all([
+      const [{ Agent }, { loadCliConfig }, { createLogger }, { ensureDataDir }, { InstanceLock }] = await Promise.all([
         import('../agent.js'),
-        import('../config/load.js'),
+        import('./context.js'),
         import('../log.js'),
         import('../store/database.js'),
         import('../system/instance-lock.js'),
       ]);
-      const config = loadConfig(opts.config === undefined ? {} : { path: opts.config });
+      const config = loadCliConfig(opts.config);
+      // The daemon's logger is not the one-shot commands' cliLogger: its lines are the service's
+      // journal (stdout, at log.level, asynchronous), not a command's stderr kept quiet at info; and
+      // the Agent opens the database itself (openCliDatabase is for commands beside a running daemon).
       // One agent per dataDir, decided before the receiver, the database or the status socket is touched.
       const logger = createLogger({ level: config.log.level });
       let lock: { release(): void };
