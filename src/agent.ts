@@ -1,5 +1,5 @@
 import type { Config } from './config/load.js';
-import { describeError, errorFields } from './errors.js';
+import { describeError, errorFields, isCorrupt, type StoreError } from './errors.js';
 import { GnssPipeline } from './gnss/pipeline.js';
 import { createNmeaSource } from './gnss/sources/create-source.js';
 import type { NmeaSource } from './gnss/sources/source.js';
@@ -17,7 +17,6 @@ import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
 import { openDatabase, replaceDamagedDatabase, type CarriedFixes, type OpenDatabaseOptions } from './store/database.js';
 import { FullDisk } from './store/full-disk.js';
-import { isCorrupt, type StoreError } from './store/store-faults.js';
 import { openStores } from './store/stores.js';
 import { Outbox } from './store/outbox/outbox.js';
 import { systemClock, type Clock } from './system/clock.js';

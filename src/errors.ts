@@ -159,6 +159,65 @@ export class PlatformError extends AgentError {
   }
 }
 
+/**
+ * The two faults of the database file that no retry cures, recognised in one place (here, so that
+ * a component that only holds record interfaces, like platform/auth/token-lock.ts, can tell them
+ * without seeing the store): store/store-faults.ts guardDatabase() raises them as StoreError.
+ *
+ * - STORE_DISK_FULL (SQLITE_FULL, ENOSPC, a WAL index that cannot grow): transient. Callers keep
+ *   what they could not write in memory and try again; the owner releases the ballast (ballast.ts).
+ * - STORE_CORRUPT (SQLITE_CORRUPT*, SQLITE_NOTADB): the file must not be used any more; the owner
+ *   salvages what is readable into a fresh file (salvage.ts).
+ */
+export type StoreFaultKind = 'disk-full' | 'corrupt';
+
+export const STORE_DISK_FULL = 'STORE_DISK_FULL';
+export const STORE_CORRUPT = 'STORE_CORRUPT';
+
+const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'SQLITE_IOERR_SHMSIZE']);
+const CORRUPT_CODES = new Set([
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'SQLITE_CORRUPT_VTAB',
+  'SQLITE_CORRUPT_SEQUENCE',
+  'SQLITE_CORRUPT_INDEX',
+]);
+
+export class StoreError extends AgentError {
+  readonly kind: StoreFaultKind;
+  /** The SQLite (or errno) code underneath. */
+  readonly sqliteCode: string;
+  constructor(kind: StoreFaultKind, sqliteCode: string, message: string, cause: unknown) {
+    super(kind === 'disk-full' ? STORE_DISK_FULL : STORE_CORRUPT, message, {
+      cause,
+      class: kind === 'disk-full' ? 'transient' : 'internal',
+      retryable: kind === 'disk-full',
+      details: { sqliteCode },
+    });
+    this.name = 'StoreError';
+    this.kind = kind;
+    this.sqliteCode = sqliteCode;
+  }
+}
+
+/** Which store fault `e` is, raw (a SqliteError or errno error) or already a StoreError. */
+export function storeFaultOf(e: unknown): StoreFaultKind | undefined {
+  if (e instanceof StoreError) return e.kind;
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code !== 'string') return undefined;
+  if (DISK_FULL_CODES.has(code)) return 'disk-full';
+  if (CORRUPT_CODES.has(code)) return 'corrupt';
+  return undefined;
+}
+
+export function isDiskFull(e: unknown): boolean {
+  return storeFaultOf(e) === 'disk-full';
+}
+
+export function isCorrupt(e: unknown): boolean {
+  return storeFaultOf(e) === 'corrupt';
+}
+
 /** Process exit codes, distinct so that systemd and scripts can tell them apart. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;

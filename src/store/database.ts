@@ -1,14 +1,14 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { AgentError } from '../errors.js';
+import { AgentError, isCorrupt } from '../errors.js';
 import { giveToDataDirOwner, ownerAndMode } from '../system/data-owner.js';
 import type { Logger } from '../log.js';
 import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
 import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
 import { pruneDamagedFiles, salvageInto, SALVAGE_META_KEY, type SalvageFacts } from './salvage.js';
-import { guardDatabase, isCorrupt, type StoreFaultListener } from './store-faults.js';
+import { guardDatabase, type StoreFaultListener } from './store-faults.js';
 
 export type { Database } from 'better-sqlite3';
 

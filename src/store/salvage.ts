@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, openSync, closeSync, readdirSync, rmSync, wri
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
-import { isCorrupt } from './store-faults.js';
+import { isCorrupt } from '../errors.js';
 
 /**
  * Salvage of a damaged database (issue 11.3): every outbox and dead-letter row that can still be

@@ -1,64 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { AgentError } from '../errors.js';
+import { StoreError, storeFaultOf, type StoreFaultKind } from '../errors.js';
 
 /**
- * The two faults of the database file that no retry cures, recognised in one place: every
- * statement of a database opened by openDatabase() goes through guardDatabase(), which turns
- * them into a StoreError with a stable code and tells the store's owner (the agent) at once.
- *
- * - STORE_DISK_FULL (SQLITE_FULL, ENOSPC, a WAL index that cannot grow): transient. Callers keep
- *   what they could not write in memory and try again; the owner releases the ballast (ballast.ts).
- * - STORE_CORRUPT (SQLITE_CORRUPT*, SQLITE_NOTADB): the file must not be used any more; the owner
- *   salvages what is readable into a fresh file (salvage.ts).
+ * Every statement of a database opened by openDatabase() goes through guardDatabase(), which turns
+ * the two faults of the database file that no retry cures (StoreError, recognised in errors.ts)
+ * into a StoreError with a stable code and tells the store's owner (the agent) at once.
  */
-export type StoreFaultKind = 'disk-full' | 'corrupt';
-
-export const STORE_DISK_FULL = 'STORE_DISK_FULL';
-export const STORE_CORRUPT = 'STORE_CORRUPT';
-
-const DISK_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'SQLITE_IOERR_SHMSIZE']);
-const CORRUPT_CODES = new Set([
-  'SQLITE_CORRUPT',
-  'SQLITE_NOTADB',
-  'SQLITE_CORRUPT_VTAB',
-  'SQLITE_CORRUPT_SEQUENCE',
-  'SQLITE_CORRUPT_INDEX',
-]);
-
-export class StoreError extends AgentError {
-  readonly kind: StoreFaultKind;
-  /** The SQLite (or errno) code underneath. */
-  readonly sqliteCode: string;
-  constructor(kind: StoreFaultKind, sqliteCode: string, message: string, cause: unknown) {
-    super(kind === 'disk-full' ? STORE_DISK_FULL : STORE_CORRUPT, message, {
-      cause,
-      class: kind === 'disk-full' ? 'transient' : 'internal',
-      retryable: kind === 'disk-full',
-      details: { sqliteCode },
-    });
-    this.name = 'StoreError';
-    this.kind = kind;
-    this.sqliteCode = sqliteCode;
-  }
-}
-
-/** Which store fault `e` is, raw (a SqliteError or errno error) or already a StoreError. */
-export function storeFaultOf(e: unknown): StoreFaultKind | undefined {
-  if (e instanceof StoreError) return e.kind;
-  const code = (e as { code?: unknown })?.code;
-  if (typeof code !== 'string') return undefined;
-  if (DISK_FULL_CODES.has(code)) return 'disk-full';
-  if (CORRUPT_CODES.has(code)) return 'corrupt';
-  return undefined;
-}
-
-export function isDiskFull(e: unknown): boolean {
-  return storeFaultOf(e) === 'disk-full';
-}
-
-export function isCorrupt(e: unknown): boolean {
-  return storeFaultOf(e) === 'corrupt';
-}
 
 /** `e` as a StoreError when it is a store fault; anything else unchanged. */
 export function asStoreError(e: unknown): unknown {

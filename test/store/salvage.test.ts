@@ -7,7 +7,7 @@ import { databasePath, openDatabase, replaceDamagedDatabase, type Database } fro
 import { formatUuid } from '../../src/store/event-id.js';
 import { MetaStore } from '../../src/store/meta.js';
 import { readByRanges, SALVAGE_META_KEY, type SalvageFacts } from '../../src/store/salvage.js';
-import { StoreError, type StoreFaultKind } from '../../src/store/store-faults.js';
+import { StoreError, type StoreFaultKind } from '../../src/errors.js';
 import { seededRandom } from '../../src/sim/random.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fixAt, openOutbox } from './outbox/helpers.js';

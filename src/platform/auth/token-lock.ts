@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PlatformError } from '../../errors.js';
+import { isCorrupt, PlatformError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { isCorrupt } from '../../store/store-faults.js';
 import type { LockHolder, StoredToken, TokenRecords } from './token-records.js';
 import type { Clock } from '../../system/clock.js';
 import { bookkeepingWrite, storeErrorCode } from './token-bookkeeping.js';

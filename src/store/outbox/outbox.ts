@@ -15,7 +15,7 @@ import type { OutboxCommitState, OutboxStatus } from './status.js';
 import { thinOldest } from './thinning.js';
 import { COUNTER, OutboxCounters } from './counters.js';
 import { FULL_DISK_CHUNK, capAtSize, fitsWithoutGrowing, lift, thinHeld } from './while-full.js';
-import { isDiskFull } from '../store-faults.js';
+import { isDiskFull } from '../../errors.js';
 
 export type { OutboxOptions } from './options.js';
 export type { LastDeadLetter, OutboxCommitState, OutboxStatus } from './status.js';
@@ -384,8 +384,6 @@ export class Outbox implements FixSink {
     for (const l of this.#listeners) l();
   }
 }
-
-export { isDiskFull } from '../store-faults.js';
 
 function pick(sinceWallMs: number | undefined): { sinceWallMs?: number } {
   return sinceWallMs === undefined ? {} : { sinceWallMs };
