@@ -217,7 +217,9 @@ export const storageSchema = z
       .int()
       .min(0)
       .default(200 * 1024 * 1024)
-      .describe('Free-disk floor for the data directory; below it the backlog is thinned.'),
+      .describe(
+        'Free-disk floor for the data directory; below it the outbox grows by at most a quarter of the space left, then thins its backlog.',
+      ),
     commitIntervalMs: z
       .number()
       .int()

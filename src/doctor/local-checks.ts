@@ -139,10 +139,14 @@ export function checkDisk(
     return fail(
       'disk space',
       `${mib(free)} free in ${shown}, below storage.minFreeBytes (${mib(minFreeBytes)})`,
-      'free space on the data partition; the backlog is being thinned',
+      'free space on the data partition; the outbox grows into a quarter of what is left, then thins its backlog',
     );
   if (free < 2 * minFreeBytes)
-    return warn('disk space', `${mib(free)} free in ${shown}`, 'free space soon: below storage.minFreeBytes the backlog is thinned');
+    return warn(
+      'disk space',
+      `${mib(free)} free in ${shown}`,
+      'free space soon: below storage.minFreeBytes the outbox takes at most a quarter of what is left, then thins its backlog',
+    );
   return pass('disk space', `${mib(free)} free in ${shown}`);
 }
 

@@ -82,7 +82,7 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
       `database was damaged (${rep.reason.split(':')[0]}) ${formatAge(Math.max(0, (s.takenAt - rep.at) / 1000))} ago: ${rep.salvaged} fixes salvaged, about ${rep.unreadable} lost; damaged file kept at ${rep.movedTo}`,
     );
   if (!d.full && d.freeBytes !== undefined && d.minFreeBytes !== undefined && d.freeBytes < d.minFreeBytes)
-    failing.push('disk below storage.minFreeBytes: the backlog is being thinned');
+    failing.push('disk below storage.minFreeBytes: the outbox takes at most a quarter of what is left, then thins the backlog');
 
   if (failing.length > 0) return { level: 'failing', exitCode: 2, reasons: [...failing, ...degraded] };
   if (degraded.length > 0) return { level: 'degraded', exitCode: 1, reasons: degraded };

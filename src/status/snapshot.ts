@@ -143,7 +143,7 @@ export interface DiskSummary {
   dataDir: string;
   databaseBytes?: number;
   freeBytes?: number;
-  /** storage.minFreeBytes: below it the backlog is thinned. */
+  /** storage.minFreeBytes: below it the outbox takes at most a quarter of what is left, then thins. */
   minFreeBytes?: number;
   /** The disk is full (SQLITE_FULL/ENOSPC met, statfs has not shown room since); daemon only. */
   full?: boolean;

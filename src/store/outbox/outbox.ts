@@ -1,7 +1,7 @@
 import type { FixSink, RecordedFix } from '../../fix/fix.js';
 import { eventIdBytes } from '../event-id.js';
 import type { FullDisk } from '../full-disk.js';
-import type { OutboxBound } from './bound.js';
+import type { FileRoom, OutboxBound } from './bound.js';
 import { CommitHealth, errInfo } from './commit-health.js';
 import { DeadLetterQueue } from './dead-letter-queue.js';
 import { DataVersion } from './data-version.js';
@@ -14,7 +14,7 @@ import { prepareOutboxStatements, type OutboxStatements } from './statements.js'
 import type { OutboxCommitState, OutboxStatus } from './status.js';
 import { thinOldest } from './thinning.js';
 import { COUNTER, OutboxCounters } from './counters.js';
-import { FULL_DISK_CHUNK, capAtSize, fitsWithoutGrowing, lift, thinHeld } from './while-full.js';
+import { FULL_DISK_CHUNK, capAtSize, fileRoom, lift, thinHeld } from './while-full.js';
 import { isDiskFull } from '../../errors.js';
 
 export type { OutboxOptions } from './options.js';
@@ -219,7 +219,7 @@ export class Outbox implements FixSink {
     this.#noticeExternalChange();
     const full = this.#fullDisk.active;
     // On a full disk statfs is asked every commit: the moment there is room the bound and the file go back to normal.
-    this.#bound.check(() => this.#fits(), full);
+    this.#bound.check(() => this.#room(), full);
     if (full && !this.#leaveFullDisk()) {
       this.#commitWhileFull(options.final === true);
       return;
@@ -340,13 +340,13 @@ export class Outbox implements FixSink {
   #leaveFullDisk(): boolean {
     if (!this.#fullDisk.checkRoom()) return false;
     lift(this.#o.db, this.#pageLimit);
-    this.#bound.check(() => this.#fits(), true);
+    this.#bound.check(() => this.#room(), true);
     return true;
   }
 
-  /** Fixes the file holds without growing (while-full.ts). */
-  #fits(): number {
-    return fitsWithoutGrowing(this.#o.db, this.#committedCount);
+  /** Fixes the file holds without growing and the bytes a row takes (while-full.ts). */
+  #room(): FileRoom {
+    return fileRoom(this.#o.db, this.#committedCount);
   }
 
   /**

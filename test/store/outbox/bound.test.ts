@@ -40,7 +40,7 @@ describe('outbox bound: thinning the oldest backlog', () => {
     again.db.close();
   });
 
-  it('below the free-disk floor stops the file growing and thins instead', async () => {
+  it('below the free-disk floor grows by a quarter of what is free, then stops the file growing and thins instead', async () => {
     let free = 10 * 1024 * 1024 * 1024;
     const { db, outbox } = await openOutbox(tempDir(), {
       storage: { minFreeBytes: 1024 * 1024 * 1024, commitMaxFixes: 100 },
@@ -49,14 +49,16 @@ describe('outbox bound: thinning the oldest backlog', () => {
     });
     for (let i = 0; i < 2000; i++) outbox.record(fixAt(i));
     expect(rowCount(db)).toBe(2000);
-    free = 100 * 1024 * 1024;
-    for (let i = 2000; i < 4000; i++) outbox.record(fixAt(i));
+    free = 200 * 1024;
+    for (let i = 2000; i < 5000; i++) outbox.record(fixAt(i));
     await outbox.stop();
     const s = outbox.status();
     expect(s.lowDisk).toBe(true);
-    expect(rowCount(db)).toBeLessThanOrEqual(2100);
-    expect(s.thinned).toBeGreaterThan(1500);
-    expect(times(db).at(-1)).toBe(fixAt(3999).time);
+    // 2,000 rows plus a quarter of 200 KiB at 128 B a row (the least assumed; packed rows take ~64).
+    expect(s.bound).toBe(2000 + Math.floor(51_200 / 128));
+    expect(rowCount(db)).toBeLessThanOrEqual(s.bound);
+    expect(s.thinned).toBeGreaterThan(2000);
+    expect(times(db).at(-1)).toBe(fixAt(4999).time);
     db.close();
   });
 
