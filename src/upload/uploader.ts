@@ -64,7 +64,7 @@ export class Uploader {
       targetMs: options.upload.latencyTargetMs,
       baseHistoryMin: 10,
     });
-    this.#oversized = new OversizedAnswers(options.logger);
+    this.#oversized = new OversizedAnswers(options.logger, options.clock);
     this.#refusals = new Refusals({
       queue: options.queue,
       clock: options.clock,

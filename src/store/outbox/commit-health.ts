@@ -1,4 +1,5 @@
 import type { Logger } from '../../log.js';
+import { LogThrottle } from '../../log-throttle.js';
 import type { Clock } from '../../system/clock.js';
 
 export interface CommitError {
@@ -13,9 +14,7 @@ export class CommitHealth {
   #last: CommitError | undefined;
   #failingSince: number | undefined;
   /** The same failure again is logged at a decaying rate (issue 22.9: 167 lines in 3 minutes). */
-  #repeats = 0;
-  #nextLogAtMs = 0;
-  #logEveryMs = FIRST_REPEAT_LOG_MS;
+  readonly #throttle = new LogThrottle();
 
   constructor(clock: Clock, logger: Logger) {
     this.#clock = clock;
@@ -34,11 +33,11 @@ export class CommitHealth {
   }
 
   succeeded(): void {
-    if (this.#last && this.#repeats > 0)
-      this.#logger.info({ code: this.#last.code, repeats: this.#repeats }, 'outbox commits succeed again');
+    if (this.#last && this.#throttle.repeats > 0)
+      this.#logger.info({ code: this.#last.code, repeats: this.#throttle.repeats }, 'outbox commits succeed again');
     this.#last = undefined;
     this.#failingSince = undefined;
-    this.#repeats = 0;
+    this.#throttle.reset();
   }
 
   /**
@@ -51,17 +50,10 @@ export class CommitHealth {
     const same = this.#last?.code === err.code;
     this.#last = err;
     this.#failingSince ??= now;
-    if (same) {
-      this.#repeats++;
-      if (now < this.#nextLogAtMs) return;
-      this.#logEveryMs = Math.min(MAX_REPEAT_LOG_MS, this.#logEveryMs * 2);
-    } else {
-      this.#repeats = 0;
-      this.#logEveryMs = FIRST_REPEAT_LOG_MS;
-    }
-    this.#nextLogAtMs = now + this.#logEveryMs;
+    if (!same) this.#throttle.reset();
+    if (!this.#throttle.occurred(now)) return;
     this.#logger.error(
-      { err, buffered, ...(same ? { repeats: this.#repeats, failingForS: Math.round((now - this.#failingSince) / 1000) } : {}) },
+      { err, buffered, ...(same ? { repeats: this.#throttle.repeats, failingForS: Math.round((now - this.#failingSince) / 1000) } : {}) },
       'outbox commit failed; fixes stay buffered and the commit is retried',
     );
   }
@@ -71,9 +63,6 @@ export class CommitHealth {
     this.#failingSince ??= this.#clock.monotonicMs();
   }
 }
-
-const FIRST_REPEAT_LOG_MS = 60_000;
-const MAX_REPEAT_LOG_MS = 3_600_000;
 
 export function errInfo(e: unknown): CommitError {
   const code = (e as { code?: unknown })?.code;
