@@ -20,6 +20,8 @@ import { FullDisk } from './store/full-disk.js';
 import { openStores } from './store/stores.js';
 import { Outbox } from './store/outbox/outbox.js';
 import { systemClock, type Clock } from './system/clock.js';
+import { gnssClockOffsetMs } from './system/clock-offset.js';
+import { daemonClock, WALL_OFFSET_FILE_ENV } from './system/wall-clock-seam.js';
 import type { IdentityProbes } from './system/identity.js';
 import { SdNotify } from './system/sd-notify.js';
 import type { DiskSummary } from './status/snapshot.js';
@@ -78,7 +80,12 @@ export class Agent {
 
   constructor(options: AgentOptions) {
     this.#o = options;
-    this.#clock = options.clock ?? systemClock;
+    // The test seam for a wrong wall clock (wall-clock-seam.ts) applies to the system clock only.
+    const env = options.env ?? process.env;
+    const chosen = options.clock ? { clock: options.clock } : daemonClock(systemClock, env);
+    this.#clock = chosen.clock;
+    if (chosen.seam !== undefined)
+      options.logger.warn({ [WALL_OFFSET_FILE_ENV]: chosen.seam }, 'TEST SEAM: the wall clock is offset by the file this variable names');
     this.#notify = new SdNotify({ env: options.env ?? process.env, logger: options.logger.child({ component: 'sd-notify' }) });
     this.#startedMono = this.#clock.monotonicMs();
   }
@@ -143,6 +150,8 @@ export class Agent {
       clock,
       wire,
       spreadStart: true,
+      // A replayed file's GNSS times are from another day: only a live receiver tells the clock's error.
+      ...(config.gnss.replayFile === undefined ? { clockOffsetMs: () => gnssClockOffsetMs(clock, this.#lastEpoch) } : {}),
       ...(this.#o.probes ? { probes: this.#o.probes } : {}),
       ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
     });
@@ -191,7 +200,7 @@ export class Agent {
       source: this.#source(),
       logger: logger.child({ component: 'gnss' }),
       sink: outbox,
-      now: () => clock.wallMs(),
+      clock,
       onEpoch: (fix) => {
         this.#lastEpochWallMs = clock.wallMs();
         this.#lastEpoch = { gnssMs: fix.time, monoMs: clock.monotonicMs() };

@@ -2,6 +2,7 @@
  * The GNSS pipeline, assembled: source -> lines -> sentences -> epochs -> quality gate ->
  * recording policy -> sink. Built by the composition root; the constructor only assigns.
  */
+import { systemClock, type Clock } from '../system/clock.js';
 import type { Logger } from '../log.js';
 import { createDecoder, type Decoder, type DecoderCounters } from './decoder.js';
 import type { Fix, FixSink, RecordedFix, SatelliteInView } from '../fix/fix.js';
@@ -20,8 +21,12 @@ export interface GnssPipelineOptions {
   recording?: Partial<RecordingPolicyOptions>;
   /** Config `gnss.maxLineLength`. */
   maxLineLength?: number;
-  /** Wall clock for "time of last valid sentence" (never used to timestamp fixes). */
-  now?: () => number;
+  /**
+   * The host's clocks (default the system's): the wall clock bounds the week-rollover correction and
+   * stamps the last valid sentence for display, the monotonic clock gives its age. Never used to
+   * timestamp fixes: those come from GNSS.
+   */
+  clock?: Clock;
   /**
    * Every decoded epoch, before the gate and the recording policy (which would thin a standing
    * vehicle down to a heartbeat). `location here` subscribes to these through the daemon.
@@ -30,7 +35,8 @@ export interface GnssPipelineOptions {
 }
 
 export interface GnssState {
-  link: LinkState & { lines: number; lastValidSentenceAt?: number };
+  /** lastValidSentenceAt: wall ms (display only); lastValidSentenceMonoMs: monotonic ms, for its age (issue 22.8). */
+  link: LinkState & { lines: number; lastValidSentenceAt?: number; lastValidSentenceMonoMs?: number };
   counters: { decoder: DecoderCounters; quality: QualityCounters; recorded: number; rollover: RolloverCounters };
   /** The last epoch decoded, even if rejected or not recorded (for status). */
   lastFix?: Fix;
@@ -49,16 +55,19 @@ export class GnssPipeline {
   #lastFix: Fix | undefined;
   #lastRejection: string | undefined;
   #lastValidSentenceAt: number | undefined;
+  #lastValidSentenceMono: number | undefined;
+  readonly #clock: Clock;
   #decodedBefore = 0;
   #started = false;
 
   constructor(options: GnssPipelineOptions) {
     this.#o = options;
+    this.#clock = options.clock ?? systemClock;
     const quality = options.quality ?? {};
     this.#gate = new QualityGate(quality);
     this.#policy = new RecordingPolicy(options.recording ?? {});
     // The host clock only bounds a correction (never timestamps a fix): see rollover.ts.
-    this.#rollover = new WeekRolloverCorrector({ ...quality, now: options.now ?? Date.now });
+    this.#rollover = new WeekRolloverCorrector({ ...quality, now: () => this.#clock.wallMs() });
     this.#decoder = createDecoder({
       maxLineLength: options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
       satellites: true,
@@ -96,6 +105,7 @@ export class GnssPipeline {
       satellites: this.#decoder.satellites(),
     };
     if (this.#lastValidSentenceAt !== undefined) state.link.lastValidSentenceAt = this.#lastValidSentenceAt;
+    if (this.#lastValidSentenceMono !== undefined) state.link.lastValidSentenceMonoMs = this.#lastValidSentenceMono;
     if (this.#lastFix !== undefined) state.lastFix = this.#lastFix;
     if (this.#lastRejection !== undefined) state.lastRejection = this.#lastRejection;
     return state;
@@ -112,7 +122,8 @@ export class GnssPipeline {
     const decoded = this.#decodedTotal();
     if (decoded !== this.#decodedBefore) {
       this.#decodedBefore = decoded;
-      this.#lastValidSentenceAt = (this.#o.now ?? Date.now)();
+      this.#lastValidSentenceAt = this.#clock.wallMs();
+      this.#lastValidSentenceMono = this.#clock.monotonicMs();
     }
   }
 

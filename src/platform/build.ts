@@ -1,6 +1,7 @@
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../system/clock.js';
+import type { ClockFacts } from '../system/clock-offset.js';
 import { systemProbes, type IdentityProbes } from '../system/identity.js';
 import { AuthorizedClient } from './auth/authorized-client.js';
 import { systemBootClock, type BootClock } from '../system/boot-clock.js';
@@ -40,6 +41,8 @@ export interface PlatformDeps {
   wire?: WireCounter;
   /** The daemon only: spread the first token request and upsert over platform.startupJitterS (start-spread.ts). */
   spreadStart?: boolean;
+  /** The daemon only: system clock minus GNSS time (ms) from its live receiver, for TLS date errors (issue 22.8). */
+  clockOffsetMs?: () => number | undefined;
 }
 
 export interface PlatformParts {
@@ -71,7 +74,11 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   // of the live secrets (issue 11.5).
   const redactor = new SecretRedactor();
   const contact = new PlatformContact(clock);
-  const http = platformHttp(config, dispatcher, redactor, contact);
+  const clockFacts = (): ClockFacts => {
+    const offsetMs = deps.clockOffsetMs?.();
+    return { wallMs: clock.wallMs(), ...(offsetMs !== undefined ? { offsetMs } : {}) };
+  };
+  const http = platformHttp(config, dispatcher, redactor, contact, clockFacts);
   const startSpread =
     deps.spreadStart && p.startupJitterS > 0
       ? new StartSpread({ windowS: p.startupJitterS, clock, logger: logger.child({ component: 'platform' }) })
@@ -192,6 +199,8 @@ export function platformHttp(
   redactor: SecretRedactor,
   /** The daemon's: whether the platform answers (status health). */
   contact?: ContactObserver,
+  /** The system clock and its GNSS offset, for TLS date errors. */
+  clockFacts?: () => ClockFacts,
 ): PlatformHttp {
   const p = config.platform;
   return new PlatformHttp({
@@ -200,6 +209,7 @@ export function platformHttp(
     maxResponseBytes: p.maxResponseBytes,
     redactor,
     ...(contact ? { contact } : {}),
+    ...(clockFacts ? { clockFacts } : {}),
   });
 }
 

@@ -100,6 +100,13 @@ export class SimListener {
   }
 
   /** Stops listening and cuts every connection. */
+  /** Serves another certificate to new TLS connections. */
+  setCertificate(tls: { key: string | Buffer; cert: string | Buffer }): void {
+    const server = this.#server;
+    if (!server || !('setSecureContext' in server)) throw new Error('setCertificate: the simulator is not serving TLS');
+    server.setSecureContext({ key: tls.key, cert: tls.cert });
+  }
+
   async close(): Promise<void> {
     const server = this.#server;
     if (!server) return;

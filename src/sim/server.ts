@@ -136,6 +136,11 @@ export class PlatformSimulator {
     return this.#listener.dropConnections();
   }
 
+  /** Serves another certificate to new TLS connections (an expired one, then a renewed one: issue 22.8). */
+  setCertificate(tls: { key: string | Buffer; cert: string | Buffer }): void {
+    this.#listener.setCertificate(tls);
+  }
+
   get urls(): SimUrls | undefined {
     return this.#urls;
   }

@@ -19,9 +19,6 @@ export interface ThrowawayCa {
 
 export function makeThrowawayCa(dir: string): ThrowawayCa {
   const f = (name: string): string => path.join(dir, name);
-  const openssl = (...args: string[]): void => {
-    execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  };
   // P-256 keys: the certificate chain is then about the size a public ECDSA chain has (smaller than RSA).
   openssl(
     'req',
@@ -44,6 +41,18 @@ export function makeThrowawayCa(dir: string): ThrowawayCa {
     '-addext',
     'keyUsage=critical,keyCertSign,cRLSign',
   );
+  const server = issueServerCertificate(dir, 'server', 2);
+  return { caFile: f('ca.pem'), ...server };
+}
+
+/**
+ * Another server certificate for 127.0.0.1 / localhost from the CA made in `dir`, valid for `days`
+ * from now; `days` -1 gives one that expired as it was made (notAfter a day before notBefore): TLS
+ * then refuses it with CERT_HAS_EXPIRED, as it refuses a valid one judged by a clock years ahead
+ * (issue 22.8; PlatformSimulator.setCertificate swaps it in a running simulator).
+ */
+export function issueServerCertificate(dir: string, name: string, days: number): { key: string; cert: string } {
+  const f = (file: string): string => path.join(dir, file);
   openssl(
     'req',
     '-newkey',
@@ -52,30 +61,34 @@ export function makeThrowawayCa(dir: string): ThrowawayCa {
     'ec_paramgen_curve:P-256',
     '-nodes',
     '-keyout',
-    f('server.key'),
+    f(`${name}.key`),
     '-out',
-    f('server.csr'),
+    f(`${name}.csr`),
     '-subj',
     '/CN=localhost',
   );
-  const ext = f('server.ext');
+  const ext = f(`${name}.ext`);
   writeFileSync(ext, 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   openssl(
     'x509',
     '-req',
     '-in',
-    f('server.csr'),
+    f(`${name}.csr`),
     '-CA',
     f('ca.pem'),
     '-CAkey',
     f('ca.key'),
     '-CAcreateserial',
     '-out',
-    f('server.pem'),
+    f(`${name}.pem`),
     '-days',
-    '2',
+    String(days),
     '-extfile',
     ext,
   );
-  return { caFile: f('ca.pem'), key: readFileSync(f('server.key'), 'utf8'), cert: readFileSync(f('server.pem'), 'utf8') };
+  return { key: readFileSync(f(`${name}.key`), 'utf8'), cert: readFileSync(f(`${name}.pem`), 'utf8') };
+}
+
+function openssl(...args: string[]): void {
+  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }

@@ -37,7 +37,7 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
     receiver: () => {
       const g = pipeline.state();
       const lastEpoch = lastEpochWallMs();
-      const sentenceAt = g.link.lastValidSentenceAt;
+      const sentenceMono = g.link.lastValidSentenceMonoMs;
       // A replayed file's GNSS times are from another day and run accelerated: comparing them
       // with the system clock would only ever report a clock problem that is not there.
       const live = config.gnss.replayFile === undefined;
@@ -51,8 +51,8 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
         fixesRead: g.counters.decoder.epochs.epochs,
         rolloverCorrections: g.counters.rollover.corrected,
         ...(g.link.reconnects !== undefined ? { reconnects: g.link.reconnects } : {}),
-        // The pipeline stamps sentences on the wall clock; the provider measures ages on the monotonic one.
-        ...(sentenceAt !== undefined ? { lastSentenceMonoMs: clock.monotonicMs() - Math.max(0, clock.wallMs() - sentenceAt) } : {}),
+        // On the monotonic clock: a clock set from 1970 to now does not make the receiver silent for 56 years.
+        ...(sentenceMono !== undefined ? { lastSentenceMonoMs: sentenceMono } : {}),
         ...(g.lastFix ? { lastFix: g.lastFix } : {}),
         ...(live && lastEpoch !== undefined ? { lastFixWallMs: lastEpoch } : {}),
         satellites: g.satellites,
@@ -75,9 +75,9 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
     upload: () => uploadSummary(uploader.status(), outbox.commitState()),
     platform: () => {
       const g = pipeline.state();
-      const sentenceAt = g.link.lastValidSentenceAt;
+      const sentenceMono = g.link.lastValidSentenceMonoMs;
       // A fix now, from a receiver that still talks: the heartbeat (or driving) will send events.
-      const receiverHasFix = (g.lastFix?.mode ?? 1) >= 2 && sentenceAt !== undefined && clock.wallMs() - sentenceAt < 60_000;
+      const receiverHasFix = (g.lastFix?.mode ?? 1) >= 2 && sentenceMono !== undefined && clock.monotonicMs() - sentenceMono < 60_000;
       return platformLinkSummary(platform.contact.view(), {
         heartbeatS: config.recording.stoppedHeartbeatS,
         receiverHasFix,

@@ -2,7 +2,7 @@
  * The health rules behind `status`'s exit code, in one place: 0 healthy, 1 degraded (working, but
  * a technician should look: no fix, a backlog, a token being refreshed), 2 failing or not running.
  */
-import type { StatusSnapshot } from './snapshot.js';
+import type { StatusSnapshot, UploadSummary } from './snapshot.js';
 
 export type HealthLevel = 'healthy' | 'degraded' | 'failing';
 
@@ -32,6 +32,8 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   const degraded: string[] = [];
   if (!s.daemon.running) failing.push('daemon not running');
 
+  const errorIsCurrent = errorAfterSuccess(s.upload);
+  const tlsClock = s.daemon.running && tlsClockFailing(s, errorIsCurrent);
   const r = s.receiver;
   if (s.daemon.running && r) {
     if (r.link !== 'open' && r.link !== 'ended')
@@ -43,10 +45,14 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
     if (r.clockOffsetS !== undefined && Math.abs(r.clockOffsetS) > t.clockOffsetS) {
       const words = `system clock ${r.clockOffsetS > 0 ? 'ahead of' : 'behind'} GNSS by ${formatAge(Math.abs(r.clockOffsetS))}`;
       // TLS judges certificates by this clock: with it wrong, the platform cannot be reached (issue 22.8).
-      if (s.upload.lastError?.code === 'PLATFORM_TLS_CLOCK') failing.push(`${words}: TLS certificate checks fail until it is set`);
+      if (tlsClock) failing.push(`${words}: TLS certificate checks fail until it is set`);
       else degraded.push(words);
     }
   }
+  if (tlsClock && !failing.some((f) => f.startsWith('system clock')))
+    failing.push(
+      "TLS refuses the platform's certificate by the system clock's date (PLATFORM_TLS_CLOCK): set the clock; no GNSS time yet to tell by how much",
+    );
 
   const token = s.token;
   if (token?.state === 'rejected') failing.push('credentials rejected by the platform');
@@ -57,13 +63,13 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
 
   const fault = s.upload.fault;
   if (fault) failing.push(`platform answers HTTP ${fault.status ?? '?'} to every event: check platform.eventsPath, proxy, event shape`);
-  const link = s.daemon.running ? platformLinkReason(s) : undefined;
+  // A link failing for the clock is said once above, with the clock's offset.
+  const link = s.daemon.running && !tlsClock ? platformLinkReason(s) : undefined;
   if (link) degraded.push(link);
   const err = s.upload.lastError;
-  const errorIsCurrent = err && (s.upload.lastSuccessAt === undefined || (err.at ?? 0) > s.upload.lastSuccessAt);
   // A transient upload error while the link fails is the same finding, said once above with its cause.
   const sameAsLink = s.platform?.failing !== undefined && err?.class !== 'config';
-  if (err && errorIsCurrent && !fault && !sameAsLink)
+  if (err && errorIsCurrent && !fault && !sameAsLink && !(tlsClock && err.code === 'PLATFORM_TLS_CLOCK'))
     (err.class === 'config' ? failing : degraded).push(`upload failing: ${err.code} (${err.class})`);
   if ((s.outbox.oldestPendingAgeS ?? 0) > t.backlogAgeS)
     degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
@@ -87,6 +93,31 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   if (failing.length > 0) return { level: 'failing', exitCode: 2, reasons: [...failing, ...degraded] };
   if (degraded.length > 0) return { level: 'degraded', exitCode: 1, reasons: degraded };
   return { level: 'healthy', exitCode: 0, reasons: [] };
+}
+
+/**
+ * Whether the last upload error came after the last success (issue 22.8). Within a run both carry
+ * ages on the daemon's monotonic clock, which a clock set from 1970 to now does not move; only
+ * stamps from before this start (the database's) are compared on the wall clock.
+ */
+export function errorAfterSuccess(u: UploadSummary): boolean {
+  const err = u.lastError;
+  if (!err) return false;
+  if (u.lastSuccessAt === undefined && u.lastSuccessAgeS === undefined) return true;
+  // This run's error is newer than any success from before this start.
+  if (err.ageS !== undefined) return u.lastSuccessAgeS === undefined || err.ageS < u.lastSuccessAgeS;
+  if (u.lastSuccessAgeS !== undefined) return false;
+  return (err.at ?? 0) > (u.lastSuccessAt ?? 0);
+}
+
+/** TLS refuses the platform's certificate by date now: the upload's current error, the failing link, or the token's error. */
+function tlsClockFailing(s: StatusSnapshot, uploadErrorIsCurrent: boolean): boolean {
+  const code = 'PLATFORM_TLS_CLOCK';
+  return (
+    (uploadErrorIsCurrent && s.upload.lastError?.code === code) ||
+    s.platform?.failing?.code === code ||
+    (s.token !== undefined && s.token.state !== 'valid' && s.token.lastError?.code === code)
+  );
 }
 
 /**

@@ -29,7 +29,13 @@ export function platformLinkSummary(view: PlatformContactView, schedule: Contact
   const out: PlatformLinkSummary = {};
   if (view.lastAnswerAgeMs !== undefined) out.lastAnswerAgeS = view.lastAnswerAgeMs / 1000;
   if (view.lastAnswerWallMs !== undefined) out.lastAnswerAt = view.lastAnswerWallMs;
-  if (view.failing) out.failing = { message: view.failing.message, since: view.failing.sinceWallMs, forS: view.failing.forMs / 1000 };
+  if (view.failing)
+    out.failing = {
+      message: view.failing.message,
+      since: view.failing.sinceWallMs,
+      forS: view.failing.forMs / 1000,
+      ...(view.failing.code !== undefined ? { code: view.failing.code } : {}),
+    };
   const expected = expectedContactIntervalS(schedule);
   if (expected !== undefined) out.expectedIntervalS = expected;
   return out;

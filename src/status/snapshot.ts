@@ -91,8 +91,16 @@ export interface OutboxSummary {
 }
 
 export interface UploadSummary {
+  /** Wall ms (display only: the clock may have been stepped since). */
   lastSuccessAt?: number;
-  lastError?: { code: string; class: ErrorClass | string; message: string; at?: number };
+  /**
+   * Seconds since the last delivery of this run, on the daemon's monotonic clock (issue 22.8): a
+   * clock set from 1970 to now in between does not make it 56 years. Absent when the last success
+   * is from before this start (then only the wall stamp is known, and its age is on the host clock).
+   */
+  lastSuccessAgeS?: number;
+  /** ageS: seconds since, on the monotonic clock, when the error is from this run. */
+  lastError?: { code: string; class: ErrorClass | string; message: string; at?: number; ageS?: number };
   /** Free-form lane facts from the uploader (live, backlog). */
   lanes?: Record<string, unknown>;
   /**
@@ -102,7 +110,7 @@ export interface UploadSummary {
    */
   drain?: { window: number; ceiling: number; limit: string; ratePerS: number; baseLatencyMs?: number; latencyMs?: number };
   /** The platform refuses every event (issue 11.1): the status, since when, and what to check. */
-  fault?: { kind: string; status?: number; code: string; message: string; hint: string; since: number };
+  fault?: { kind: string; status?: number; code: string; message: string; hint: string; since: number; forS?: number };
 }
 
 /**
@@ -115,7 +123,7 @@ export interface PlatformLinkSummary {
   lastAnswerAgeS?: number;
   lastAnswerAt?: number;
   /** The newest attempt failed: its error (what was asked and why it failed), since when, for how long. */
-  failing?: { message: string; since: number; forS: number };
+  failing?: { message: string; since: number; forS: number; code?: string };
   /**
    * A working link answers at least this often: the parked heartbeat while the receiver has a fix,
    * the token renewal while a token is held, whichever comes first, plus a margin. Absent when

@@ -1,6 +1,6 @@
 import type { AgeBasis, OutboxSummary, UploadSummary } from './snapshot.js';
 import type { OutboxCommitState, OutboxStatus } from '../store/outbox/outbox.js';
-import type { UploaderStatus } from '../upload/uploader.js';
+import type { SystemicFault, UploadError, UploaderStatus } from '../upload/uploader.js';
 
 /** "Now" for the age of the oldest waiting fix, and what it was read from. */
 export interface AgeReference {
@@ -32,10 +32,9 @@ export function outboxSummary(s: OutboxStatus, recorded: number | undefined, now
 export function uploadSummary(u: UploaderStatus, o: OutboxCommitState): UploadSummary {
   return {
     ...(u.lastSuccessAt !== undefined ? { lastSuccessAt: u.lastSuccessAt } : {}),
-    ...(u.lastError
-      ? { lastError: { code: u.lastError.code, class: u.lastError.class, message: u.lastError.message, at: u.lastError.at } }
-      : {}),
-    ...(u.fault ? { fault: { ...u.fault } } : {}),
+    ...(u.lastSuccessAgeMs !== undefined ? { lastSuccessAgeS: u.lastSuccessAgeMs / 1000 } : {}),
+    ...(u.lastError ? { lastError: uploadError(u.lastError) } : {}),
+    ...(u.fault ? { fault: fault(u.fault) } : {}),
     drain: { ...u.drain },
     lanes: {
       state: u.state,
@@ -52,4 +51,19 @@ export function uploadSummary(u: UploaderStatus, o: OutboxCommitState): UploadSu
       ...(o.lastCommitError ? { lastCommitError: o.lastCommitError } : {}),
     },
   };
+}
+
+function uploadError(e: UploadError): NonNullable<UploadSummary['lastError']> {
+  return {
+    code: e.code,
+    class: e.class,
+    message: e.message,
+    at: e.at,
+    ...(e.ageMs !== undefined ? { ageS: e.ageMs / 1000 } : {}),
+  };
+}
+
+function fault(f: SystemicFault): NonNullable<UploadSummary['fault']> {
+  const { forMs, ...rest } = f;
+  return { ...rest, ...(forMs !== undefined ? { forS: forMs / 1000 } : {}) };
 }

@@ -54,8 +54,17 @@ export function bytes(n: number | undefined): string {
   return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
 }
 
-function ago(atMs: number | undefined, nowMs: number): string {
-  return atMs === undefined ? 'never' : `${formatAge(Math.max(0, (nowMs - atMs) / 1000))} ago`;
+/**
+ * "3 min ago": on the daemon's monotonic clock when it gave the age (`ageS`), else between wall
+ * stamps, which a clock step can reverse (issue 22.8): a stamp in the future is said so, not shown as
+ * "0 s ago", and an age across the host clock is marked as such when the snapshot has both kinds.
+ */
+export function ago(atMs: number | undefined, nowMs: number, ageS?: number): string {
+  if (ageS !== undefined) return `${formatAge(Math.max(0, ageS))} ago`;
+  if (atMs === undefined) return 'never';
+  const s = (nowMs - atMs) / 1000;
+  if (s >= -1) return `${formatAge(Math.max(0, s))} ago (host clock)`;
+  return `${formatAge(-s)} in the future by the host clock (the clock was set back since, or is wrong now)`;
 }
 
 function coord(v: number | undefined, pos: string, neg: string): string {
@@ -93,7 +102,9 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     lines.push(row('  fix', parts.join('  ')));
     if (r.fixTime !== undefined) {
       const off =
-        r.clockOffsetS === undefined ? '' : `  system clock ${r.clockOffsetS >= 0 ? '+' : '-'}${Math.abs(r.clockOffsetS).toFixed(1)} s`;
+        r.clockOffsetS === undefined
+          ? ''
+          : `  system clock ${r.clockOffsetS >= 0 ? '+' : '-'}${Math.abs(r.clockOffsetS) < 90 ? `${Math.abs(r.clockOffsetS).toFixed(1)} s` : formatAge(Math.abs(r.clockOffsetS))}`;
       lines.push(row('  time', `${new Date(r.fixTime).toISOString().replace('.000', '')} (GNSS)${off}`));
     }
     const sats = r.constellations.map((k) => `${shortName(k.constellation)} ${k.used}/${k.inView}`).join('  ');
@@ -133,15 +144,20 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     lines.push(row('', c.dim(printable(`last dead letter ${ago(ob.lastDeadLetter.at, o.nowMs)}: ${ob.lastDeadLetter.reason}`))));
   const u = s.upload;
   const recorded = ob.recorded === undefined ? '' : `recorded ${ob.recorded}  `;
-  lines.push(row('upload', `${recorded}sent today ${ob.sentToday}  last success ${ago(u.lastSuccessAt, o.nowMs)}`));
+  lines.push(row('upload', `${recorded}sent today ${ob.sentToday}  last success ${ago(u.lastSuccessAt, o.nowMs, u.lastSuccessAgeS)}`));
   const drain = drainLine(ob.pending, u.drain);
   if (drain) lines.push(row('drain', drain));
   if (u.lastError)
     lines.push(
-      row('', printable(`last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs)}: ${u.lastError.message}`)),
+      row(
+        '',
+        printable(
+          `last error ${u.lastError.code} (${u.lastError.class}) ${ago(u.lastError.at, o.nowMs, u.lastError.ageS)}: ${u.lastError.message}`,
+        ),
+      ),
     );
   if (u.fault) {
-    lines.push(row('', c.bad(`FAILING since ${ago(u.fault.since, o.nowMs)}: HTTP ${u.fault.status ?? '?'} for every event`)));
+    lines.push(row('', c.bad(`FAILING since ${ago(u.fault.since, o.nowMs, u.fault.forS)}: HTTP ${u.fault.status ?? '?'} for every event`)));
     for (const line of wrapToWidth(printable(u.fault.hint).replace(/\s+/g, ' '), 68, 0).trimEnd().split('\n')) lines.push(row('', line));
   }
   const p = s.platform;

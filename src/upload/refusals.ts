@@ -52,6 +52,8 @@ export class Refusals {
     return this.#refused.size + this.#held.size;
   }
 
+  #faultSinceMono = 0;
+
   get fault(): SystemicFault | undefined {
     return this.#fault;
   }
@@ -161,5 +163,11 @@ export class Refusals {
       hint: systemicHint(kind, status),
       since: this.#o.clock.wallMs(),
     };
+    this.#faultSinceMono = this.#o.clock.monotonicMs();
+  }
+
+  /** Monotonic ms the current fault began (status measures its age on it, issue 22.8). */
+  get faultSinceMonoMs(): number {
+    return this.#faultSinceMono;
   }
 }

@@ -34,8 +34,10 @@ export interface UploadError {
   class: ErrorClass;
   message: string;
   status?: number;
-  /** Wall ms. */
+  /** Wall ms (display only: the clock may be stepped after it). */
   at: number;
+  /** Monotonic ms since, in status() only: the age status shows (issue 22.8). */
+  ageMs?: number;
 }
 
 /**
@@ -52,6 +54,8 @@ export interface SystemicFault {
   hint: string;
   /** Wall ms of the first answer of the fault. */
   since: number;
+  /** Monotonic ms since `since`, in status() only. */
+  forMs?: number;
 }
 
 export interface UploaderStatus {
@@ -68,8 +72,10 @@ export interface UploaderStatus {
   consecutiveFailures: number;
   /** Wall ms the backoff ends, while backing off. */
   backoffUntil?: number;
-  /** Wall ms of the last delivery. */
+  /** Wall ms of the last delivery (display only). */
   lastSuccessAt?: number;
+  /** Monotonic ms since the last delivery of this run: the age status shows (issue 22.8). */
+  lastSuccessAgeMs?: number;
   lastError?: UploadError;
   fault?: SystemicFault;
 }

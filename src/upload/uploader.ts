@@ -39,6 +39,9 @@ export class Uploader {
   #resumeAt = 0;
   #resumeTimer: unknown;
   #lastSuccessAt: number | undefined;
+  /** Monotonic stamps beside the wall ones: status measures ages on them, immune to clock steps (issue 22.8). */
+  #lastSuccessMono: number | undefined;
+  #lastErrorMono = 0;
   readonly #oversized: OversizedAnswers;
   #lastError: UploadError | undefined;
   /** Refused events, held events and the systemic fault (the rejection rule's state). */
@@ -143,8 +146,9 @@ export class Uploader {
       consecutiveFailures: this.#failures,
       ...(backingOff ? { backoffUntil: this.#o.clock.wallMs() + (this.#resumeAt - now) } : {}),
       ...(this.#lastSuccessAt !== undefined ? { lastSuccessAt: this.#lastSuccessAt } : {}),
-      ...(this.#lastError ? { lastError: this.#lastError } : {}),
-      ...(this.#refusals.fault ? { fault: this.#refusals.fault } : {}),
+      ...(this.#lastSuccessMono !== undefined ? { lastSuccessAgeMs: now - this.#lastSuccessMono } : {}),
+      ...(this.#lastError ? { lastError: { ...this.#lastError, ageMs: now - this.#lastErrorMono } } : {}),
+      ...(this.#refusals.fault ? { fault: { ...this.#refusals.fault, forMs: now - this.#refusals.faultSinceMonoMs } } : {}),
     };
   }
 
@@ -296,6 +300,7 @@ export class Uploader {
         this.#failures = 0;
         this.#streamsRefused = false;
         this.#lastSuccessAt = this.#o.clock.wallMs();
+        this.#lastSuccessMono = this.#o.clock.monotonicMs();
         this.#refusals.delivered(entry.seq);
         for (const again of this.#refusals.accepted()) this.#lanes.requeue(again);
         return;
@@ -367,5 +372,6 @@ export class Uploader {
       ...(error.status !== undefined ? { status: error.status } : {}),
       at: this.#o.clock.wallMs(),
     };
+    this.#lastErrorMono = this.#o.clock.monotonicMs();
   }
 }

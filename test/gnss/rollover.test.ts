@@ -3,6 +3,7 @@
  * weeks in the past), through the decoder and the whole pipeline; then the rule on the corpus,
  * where gpsd's own .chk files show the same correction for rst39 and neo-m8n.
  */
+import { ManualClock } from '../../src/system/clock.js';
 import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
 import type { Fix, RecordedFix } from '../../src/fix/fix.js';
@@ -90,7 +91,7 @@ describe('GPS week rollover, hand-written sentences', () => {
       sink: { record: (f) => recorded.push(f) },
       quality: { releaseDateMs: RELEASE },
       recording: { mode: 'all' },
-      now: () => Date.UTC(2026, 10, 8, 12, 0, 5),
+      clock: new ManualClock({ wallMs: Date.UTC(2026, 10, 8, 12, 0, 5) }),
     });
     await pipeline.start();
     source.emit();
@@ -109,7 +110,7 @@ describe('GPS week rollover, hand-written sentences', () => {
       sink: { record: (f) => recorded.push(f) },
       quality: { releaseDateMs: RELEASE },
       recording: { mode: 'all' },
-      now: () => Date.UTC(2026, 9, 1),
+      clock: new ManualClock({ wallMs: Date.UTC(2026, 9, 1) }),
     });
     await pipeline.start();
     source.emit();

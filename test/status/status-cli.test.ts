@@ -202,7 +202,7 @@ describe('status --watch on an 80-column terminal (issue 23.5)', () => {
       expect(frame).not.toContain('…');
       // The cause, whole, under the upload error and in the health reason.
       const text = lines.map((l) => l.trim()).join(' ');
-      expect(text).toContain(`last error PLATFORM_UNREACHABLE (transient) 3 s ago: PUT /otm/api/v5/events: ${cause}`);
+      expect(text).toContain(`last error PLATFORM_UNREACHABLE (transient) 3 s ago (host clock): PUT /otm/api/v5/events: ${cause}`);
       expect(text).toContain(`! platform not answering for 6 min (since `);
       expect(text).toContain(`token refresh: ${cause}`);
     },

@@ -310,7 +310,7 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     expect(human.stdout).toMatch(new RegExp(`^outbox\\s+pending ${pending} \\(oldest \\d+ (s|min), host clock\\)`, 'm'));
     expect(human.stdout).toContain(sim.devices[0]!.deviceUUID);
     expect(human.stdout).toMatch(/^device\s+e2e-fleet \/ e2e-gw-1 \(config\)$/m);
-    expect(human.stdout).toMatch(/^upload\s+sent today \d+\s+last success \d+ (s|min) ago$/m);
+    expect(human.stdout).toMatch(/^upload\s+sent today \d+\s+last success \d+ (s|min) ago \(host clock\)$/m);
     expect(human.stdout).toMatch(/^token\s+valid, \d+ (s|min) old\s+password grants 1/m);
     expect(human.stdout).toMatch(/^! daemon not running$/m);
     expect(human.stdout).not.toMatch(/^receiver/m);

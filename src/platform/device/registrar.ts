@@ -217,6 +217,12 @@ export class DeviceRegistrar implements RegistrationState {
         };
         const fields = { err: errorFields(error), retryInMs: delayMs, attempts: this.#status.attempts };
         if (configProblem) logger.error(fields, 'device registration refused: a configuration problem; retrying only after a long wait');
+        else if (error.code === 'PLATFORM_TLS_CLOCK')
+          // Not the configuration: TLS judged the certificate by a wrong system clock (the message says by how much, issue 22.8).
+          logger.warn(
+            fields,
+            "device registration failed: the platform's certificate is out of its dates by this system's clock; retrying with backoff",
+          );
         else logger.warn(fields, 'device registration failed; retrying with backoff');
       }
       try {

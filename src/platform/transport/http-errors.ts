@@ -1,4 +1,5 @@
 import { PlatformError, type ErrorClass, type ErrorCode } from '../../errors.js';
+import { CLOCK_AGREES_MS, describeClockOffset, type ClockFacts } from '../../system/clock-offset.js';
 import { describeH2Refusal, h2Refusal } from './h2-errors.js';
 import type { PlatformResponse } from '../contracts.js';
 import { parseRetryAfter } from '../../retry/retry-after.js';
@@ -124,7 +125,15 @@ function errorCode(e: unknown): string | undefined {
 }
 
 /** A network-level failure (no HTTP answer) as a PlatformError. */
-export function errorFromNetwork(e: unknown, what: string, url: string, timedOut: boolean, timeoutMs: number): PlatformError {
+export function errorFromNetwork(
+  e: unknown,
+  what: string,
+  url: string,
+  timedOut: boolean,
+  timeoutMs: number,
+  /** The system clock and its offset from GNSS time: a certificate's validity is judged by it. */
+  clock: ClockFacts = { wallMs: Date.now() },
+): PlatformError {
   const host = safeHost(url);
   if (timedOut) {
     return new PlatformError(
@@ -134,16 +143,7 @@ export function errorFromNetwork(e: unknown, what: string, url: string, timedOut
     );
   }
   const code = errorCode(e);
-  if (code === 'CERT_NOT_YET_VALID' || code === 'CERT_HAS_EXPIRED') {
-    // Judged by this system's clock, which a gateway without RTC may not have set yet (issue 22.8:
-    // a boot at 1970 was blamed on the CA file). Transient: it clears once NTP or GNSS sets the clock.
-    const now = new Date().toISOString();
-    return new PlatformError(
-      'PLATFORM_TLS_CLOCK',
-      `${what}: the TLS certificate of ${host} is ${code === 'CERT_NOT_YET_VALID' ? 'not yet valid' : 'expired'} by this system's clock (${code}, clock says ${now}): the clock is likely wrong (status compares it with GNSS time); delivery resumes once it is set`,
-      { class: 'transient', cause: e, details: { host, code, systemClock: now, sent: 'no' } },
-    );
-  }
+  if (code === 'CERT_NOT_YET_VALID' || code === 'CERT_HAS_EXPIRED') return certificateTimeError(e, what, host, code, clock);
   if (code !== undefined && TLS_CODES.has(code)) {
     return new PlatformError(
       'PLATFORM_TLS',
@@ -187,4 +187,36 @@ function safeHost(url: string): string {
   } catch {
     return '(invalid url)';
   }
+}
+
+/**
+ * A certificate outside its validity by this system's clock (issue 22.8: a boot at 1970 was
+ * blamed on the CA file, a clock two years ahead on the configuration). With GNSS time known the
+ * message says which is wrong: the clock, by how much, or the certificate itself when the clock
+ * agrees with GNSS. Transient either way: it clears when the clock is set or the certificate renewed.
+ */
+function certificateTimeError(e: unknown, what: string, host: string, code: string, clock: ClockFacts): PlatformError {
+  const state = code === 'CERT_NOT_YET_VALID' ? 'not yet valid' : 'expired';
+  const says = new Date(clock.wallMs).toISOString();
+  const off = clock.offsetMs;
+  const details = { host, code, systemClock: says, sent: 'no', ...(off !== undefined ? { clockOffsetMs: Math.round(off) } : {}) };
+  if (off !== undefined && Math.abs(off) <= CLOCK_AGREES_MS)
+    return new PlatformError(
+      'PLATFORM_TLS',
+      `${what}: the TLS certificate of ${host} is ${state} (${code}) although this system's clock agrees with GNSS time (${says}): the platform's certificate is out of date; tell the platform's operator`,
+      { class: 'transient', cause: e, details },
+    );
+  const blame =
+    off === undefined
+      ? `(${code}, clock says ${says}): the clock is likely wrong (status compares it with GNSS time once the receiver has a fix)`
+      : `(${code}): the system clock is ${describeClockOffset(off)} GNSS time (clock says ${says}, GNSS ${new Date(clock.wallMs - off).toISOString()}), so it is the clock, not the CA or the configuration`;
+  return new PlatformError(
+    'PLATFORM_TLS_CLOCK',
+    `${what}: the TLS certificate of ${host} is ${state} by this system's clock ${blame}; delivery resumes once the clock is set`,
+    {
+      class: 'transient',
+      cause: e,
+      details,
+    },
+  );
 }

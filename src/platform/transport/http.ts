@@ -3,6 +3,7 @@ import type { PlatformResponse } from '../contracts.js';
 import type { PlatformTransport } from './dispatcher.js';
 import { errorFromNetwork, platformMessage } from './http-errors.js';
 import type { ContactObserver } from './platform-contact.js';
+import type { ClockFacts } from '../../system/clock-offset.js';
 import type { SecretRedactor } from '../auth/secret-redactor.js';
 import { ResponseCollector, type CollectedResponse } from './response-collector.js';
 import { urlParts } from './url-parts.js';
@@ -33,6 +34,11 @@ export interface PlatformHttpOptions {
   redactor?: SecretRedactor;
   /** Told of every exchange's outcome: whether the platform answers (platform-contact.ts, status health). */
   contact?: ContactObserver;
+  /**
+   * The system clock and its offset from GNSS time (the daemon's receiver), read when TLS refuses a
+   * certificate by date: the error then says the clock is wrong and by how much (issue 22.8).
+   */
+  clockFacts?: () => ClockFacts;
 }
 
 /**
@@ -65,7 +71,7 @@ export class PlatformHttp {
       exchanged = await this.#exchangeRefusedAgain(req);
     } catch (e) {
       // A caller's abort (the agent stopping) says nothing about the platform.
-      if (e instanceof PlatformError) contact?.failed(e.message);
+      if (e instanceof PlatformError) contact?.failed(e.message, e.code);
       throw e;
     }
     const { status, headers, text: raw, oversized } = exchanged;
@@ -157,7 +163,7 @@ export class PlatformHttp {
     } catch (e) {
       if (e instanceof PlatformError && e.code === 'PLATFORM_RESPONSE_TOO_LARGE') throw e;
       if (outer?.aborted && !timedOut) throw outer.reason ?? e;
-      throw errorFromNetwork(e, req.what, req.url, timedOut, timeoutMs);
+      throw errorFromNetwork(e, req.what, req.url, timedOut, timeoutMs, this.#o.clockFacts?.() ?? { wallMs: Date.now() });
     } finally {
       clearTimeout(timer);
       if (outer && collector) unwatchAbort(outer, collector);

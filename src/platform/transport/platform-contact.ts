@@ -10,8 +10,11 @@ import type { Clock } from '../../system/clock.js';
 export interface ContactObserver {
   /** The platform answered (2xx, or a 4xx that only a reached platform gives). */
   answered(): void;
-  /** No usable answer: network error, timeout, 5xx, 429, a proxy's page. The message names what and why, never a secret. */
-  failed(message: string): void;
+  /**
+   * No usable answer: network error, timeout, 5xx, 429, a proxy's page. The message names what and
+   * why, never a secret; the code is the error's (PLATFORM_TLS_CLOCK: health blames the clock).
+   */
+  failed(message: string, code?: string): void;
 }
 
 export interface PlatformContactView {
@@ -20,13 +23,13 @@ export interface PlatformContactView {
   /** Wall ms of that answer (display only). */
   lastAnswerWallMs?: number;
   /** The newest attempt failed: its error, and since the first failure after the last answer. */
-  failing?: { message: string; forMs: number; sinceWallMs: number };
+  failing?: { message: string; forMs: number; sinceWallMs: number; code?: string };
 }
 
 export class PlatformContact implements ContactObserver {
   readonly #clock: Pick<Clock, 'monotonicMs' | 'wallMs'>;
   #answer: { mono: number; wall: number } | undefined;
-  #failing: { message: string; sinceMono: number; sinceWall: number } | undefined;
+  #failing: { message: string; sinceMono: number; sinceWall: number; code: string | undefined } | undefined;
 
   constructor(clock: Pick<Clock, 'monotonicMs' | 'wallMs'>) {
     this.#clock = clock;
@@ -37,9 +40,11 @@ export class PlatformContact implements ContactObserver {
     this.#failing = undefined;
   }
 
-  failed(message: string): void {
-    if (this.#failing) this.#failing.message = message;
-    else this.#failing = { message, sinceMono: this.#clock.monotonicMs(), sinceWall: this.#clock.wallMs() };
+  failed(message: string, code?: string): void {
+    if (this.#failing) {
+      this.#failing.message = message;
+      this.#failing.code = code;
+    } else this.#failing = { message, sinceMono: this.#clock.monotonicMs(), sinceWall: this.#clock.wallMs(), code };
   }
 
   view(): PlatformContactView {
@@ -54,6 +59,7 @@ export class PlatformContact implements ContactObserver {
         message: this.#failing.message,
         forMs: Math.max(0, now - this.#failing.sinceMono),
         sinceWallMs: this.#failing.sinceWall,
+        ...(this.#failing.code !== undefined ? { code: this.#failing.code } : {}),
       };
     return v;
   }
