@@ -11,6 +11,7 @@ import { GET_STATUS, MAX_REQUEST_LINE } from './status-protocol.js';
 import { ensureSocketDir } from './path.js';
 import type { StatusProvider } from '../status/snapshot.js';
 import { SnapshotLineCache } from './snapshot-cache.js';
+import { AnswerPacer } from './answer-pacer.js';
 
 /** The part of the fix publisher (src/socket/fix-publisher.ts) the server needs. */
 export interface FixSubscriptions {
@@ -35,33 +36,50 @@ export interface StatusServerOptions {
   lingerMs?: number;
   /** The snapshot is built at most once per this long, however many ask (default 500 ms). */
   snapshotIntervalMs?: number;
+  /** Status answers per second at most (default 100), first come first served. */
+  answersPerS?: number;
   /** Monotonic ms (tests). */
   nowMs?: () => number;
 }
 
 /**
  * The socket is a window onto the daemon, so it must not be a way to starve it or to lock the
- * technician out (issues 13.5, 22.1). A connection costs one descriptor and a few KiB, so 64 keep
- * the daemon far from its descriptor limit (fds stayed <= 256 under a flood); what bounds the
- * memory is that an answered client holds nothing (the answer goes into the kernel's buffer and
- * the connection is closed at once) and that refusals are not kept either.
+ * technician out (issues 13.5, 22.1). A connection costs one descriptor and a few KiB, so 64 held
+ * and 64 waiting keep the daemon far from its descriptor limit; what bounds the memory is that an
+ * answered client holds nothing (the answer goes into the kernel's buffer and the connection is
+ * closed at once) and that a waiting one is not read.
  *
- * Being full does not lock anyone out: a new connection takes the place of the oldest one that
- * has not asked anything yet (`status`, `location here` and doctor send their request with the
- * connection, so only an idle or hostile client waits without one). Idle connections held open
- * by another member of the service group therefore cannot keep a technician's `status` out.
+ * Being full does not lock anyone out: a new connection joins a first-come, first-served queue,
+ * unread, and each held connection that has not sent its request within EVICT_AFTER_MS gives its
+ * place to the queue's head (`status`, `location here` and doctor send their request with the
+ * connection, so only an idle or hostile client waits without one). Queued connections are let in
+ * as held ones go: a flood that fills every place with idle connections frees one every
+ * EVICT_AFTER_MS / 64, so a technician's `status` is let in within about (its place in the queue /
+ * 64) x EVICT_AFTER_MS however fast the flood reconnects; without the queue, a flood reconnecting
+ * thousands of times a second won every freed place from a client retrying every few tens of ms.
+ * Past the queue, Node closes a new connection before it becomes a Socket, so a flood beyond it
+ * costs no JavaScript objects. Answers are paced (ANSWERS_PER_S), first come first served.
  */
 export const MAX_STATUS_CLIENTS = 64;
 export const MAX_FIX_SUBSCRIBERS = 8;
+/** Connections waiting for a place, unread, first come first served. */
+export const MAX_QUEUED = 64;
 /**
- * A waiting connection gives its place only after this long: a burst of connections accepted in
- * one go (the kernel queues up to 511) would otherwise evict each other, the technician's among
- * them, before any had its request read. Clients that ask send the request with the connection.
+ * A held connection that has sent nothing gives its place to a queued one after this long.
+ * Clients that ask send the request with the connection; a queued one is read as soon as it is
+ * let in, so its request is already there.
  */
-const EVICT_AFTER_MS = 250;
-/** At most this many refusals with a line per window; see #throttleRefusals. */
-const REFUSALS_PER_WINDOW = 32;
-const REFUSAL_WINDOW_MS = 100;
+const EVICT_AFTER_MS = 100;
+/**
+ * Status answers per second, with a burst (see AnswerPacer): more than any technician, `status
+ * --watch`, doctor and demo together need, and few enough that clients asking and closing as fast
+ * as they can do not grow the heap. A client waiting for its answer holds its place, so a crowd of
+ * them fills the places and the rest wait in the queue, unread.
+ */
+const ANSWERS_PER_S = 100;
+const ANSWER_BURST = 32;
+/** A queued connection let in to nothing for this long is refused with a line (it may ask again). */
+const QUEUE_WAIT_MS = 2000;
 /** A refused client has this long to read its one line. */
 const REFUSAL_LINGER_MS = 1000;
 
@@ -80,14 +98,19 @@ export class StatusServer {
   readonly #sockets = new Map<Socket, { phase: Phase; sinceMs: number }>();
   /** Refused at accept, their one line on the way (at most MAX_STATUS_CLIENTS). */
   readonly #refusing = new Set<Socket>();
+  /** Waiting for a place, unread (paused since accept), oldest first, with when each came. */
+  readonly #queue = new Map<Socket, number>();
+  /** Runs while the queue is not empty: lets the head in as places free (see #pump). */
+  #queueTimer: NodeJS.Timeout | undefined;
+  readonly #pacer: AnswerPacer;
   readonly #snapshots: SnapshotLineCache;
-  #refusals = { windowStartMs: -Infinity, count: 0 };
   /** Inode of the socket file this server bound: stop() removes that file and no other. */
   #created: number | undefined;
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
     this.#snapshots = new SnapshotLineCache(options.provider, options.snapshotIntervalMs ?? 500, options.nowMs);
+    this.#pacer = new AnswerPacer(options.answersPerS ?? ANSWERS_PER_S, ANSWER_BURST, () => this.#now());
   }
 
   get socketPath(): string {
@@ -103,8 +126,9 @@ export class StatusServer {
     const file = this.#o.socketPath;
     ensureSocketDir(file);
     await removeStaleSocket(file);
-    const server = createServer((socket) => this.#accept(socket));
-    // Past the connections held and the refusals on their way, Node closes a new connection
+    // Paused on accept: a queued connection is not read (nor its request buffered) until let in.
+    const server = createServer({ pauseOnConnect: true }, (socket) => this.#accept(socket));
+    // Past the connections held, queued and refused on their way, Node closes a new connection
     // before it becomes a Socket: a flood of reconnecting clients then costs no JavaScript
     // objects (each Socket made and dropped grew the heap by tens of MB at thousands a second).
     server.maxConnections = this.#connectionCap();
@@ -126,7 +150,10 @@ export class StatusServer {
     this.#server = undefined;
     if (!server) return;
     await this.#o.fixes?.stop().catch(() => undefined);
-    for (const s of [...this.#sockets.keys(), ...this.#refusing]) s.destroy();
+    clearInterval(this.#queueTimer);
+    this.#queueTimer = undefined;
+    this.#pacer.stop();
+    for (const s of [...this.#sockets.keys(), ...this.#queue.keys(), ...this.#refusing]) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     // Never unlink a socket another process bound meanwhile (issue 13.1).
     try {
@@ -137,16 +164,84 @@ export class StatusServer {
     this.#created = undefined;
   }
 
+  /** Connections held, queued for a place, and refused with a line on its way. */
+  get connections(): { held: number; queued: number; refusing: number } {
+    return { held: this.#sockets.size, queued: this.#queue.size, refusing: this.#refusing.size };
+  }
+
   #accept(socket: Socket): void {
     socket.on('error', () => socket.destroy());
     const max = this.#o.maxClients ?? MAX_STATUS_CLIENTS;
-    if (this.#sockets.size >= max && !this.#evictOne()) {
+    if (max === 0) {
       this.#refuse(socket, 'TOO_MANY_CLIENTS', `the daemon serves ${max} status clients at once; try again`);
-      this.#throttleRefusals();
       return;
     }
+    if (this.#queue.size === 0 && this.#mayAdmit(max)) {
+      this.#admit(socket);
+      return;
+    }
+    if (this.#queue.size >= MAX_QUEUED) {
+      socket.destroy();
+      return;
+    }
+    this.#queue.set(socket, this.#now());
+    socket.once('close', () => this.#queue.delete(socket));
+    this.#bound();
+    this.#queueTimer ??= setInterval(() => this.#pump(), EVICT_AFTER_MS / 4);
+    this.#queueTimer.unref();
+  }
+
+  /** A place, free or made by #evictOne. */
+  #mayAdmit(max: number): boolean {
+    return this.#sockets.size < max || this.#evictOne();
+  }
+
+  /**
+   * With the queue full, Node closes new connections before they become Sockets (maxConnections
+   * counts every connection it has made a Socket for); below that, the usual cap.
+   */
+  #bound(): void {
+    const server = this.#server;
+    if (!server) return;
+    server.maxConnections =
+      this.#queue.size >= MAX_QUEUED ? Math.max(1, this.#sockets.size + this.#queue.size + this.#refusing.size) : this.#connectionCap();
+  }
+
+  /**
+   * Lets queued connections in, oldest first, as places and admissions free: when one closes, and
+   * at the admission rate, when held ones that have said nothing give theirs. A queued connection
+   * that waited QUEUE_WAIT_MS is refused with a line instead (its client may ask again).
+   */
+  #pump(): void {
+    const max = this.#o.maxClients ?? MAX_STATUS_CLIENTS;
+    const tooOld = this.#now() - QUEUE_WAIT_MS;
+    for (const [socket, sinceMs] of this.#queue) {
+      if (sinceMs <= tooOld) {
+        this.#queue.delete(socket);
+        this.#refuse(socket, 'TOO_MANY_CLIENTS', `the daemon serves ${max} status clients at once; try again`);
+        continue;
+      }
+      if (socket.destroyed) {
+        this.#queue.delete(socket);
+        continue;
+      }
+      if (!this.#mayAdmit(max)) break;
+      this.#queue.delete(socket);
+      this.#admit(socket);
+    }
+    this.#bound();
+    if (this.#queue.size === 0) {
+      clearInterval(this.#queueTimer);
+      this.#queueTimer = undefined;
+    }
+  }
+
+  #admit(socket: Socket): void {
     this.#sockets.set(socket, { phase: 'waiting', sinceMs: this.#now() });
-    socket.once('close', () => this.#sockets.delete(socket));
+    socket.once('close', () => {
+      this.#sockets.delete(socket);
+      if (this.#queue.size > 0) this.#pump();
+    });
     socket.setEncoding('utf8');
     socket.setTimeout(this.#o.requestTimeoutMs ?? 5000, () => socket.destroy());
     let buffer = '';
@@ -162,12 +257,13 @@ export class StatusServer {
       void this.#handle(socket, buffer.slice(0, nl).trim());
     };
     socket.on('data', onData);
+    socket.resume();
   }
 
   /**
-   * Makes room for a new connection: the oldest answered one still flushing (its client does not
-   * read), else the oldest that has not sent its request. One whose snapshot is being built is
-   * answered within that build; fix subscribers are bounded by maxSubscribers instead.
+   * Makes room: the oldest answered connection still flushing (its client does not read), else
+   * the oldest that has not sent its request within EVICT_AFTER_MS. One whose snapshot is being
+   * built is answered within that build; fix subscribers are bounded by maxSubscribers instead.
    */
   #evictOne(): boolean {
     let waiting: Socket | undefined;
@@ -197,6 +293,7 @@ export class StatusServer {
     const r = (typeof request === 'object' && request !== null ? request : {}) as Record<string, unknown>;
     if (r.get === GET_STATUS.get) {
       this.#phase(socket, 'asked');
+      if (!(await this.#pacer.turn(() => !socket.destroyed && socket.readable))) return;
       let answer: string;
       try {
         answer = await this.#snapshots.line();
@@ -223,29 +320,7 @@ export class StatusServer {
   }
 
   #connectionCap(): number {
-    return (this.#o.maxClients ?? MAX_STATUS_CLIENTS) + MAX_STATUS_CLIENTS;
-  }
-
-  /**
-   * A client refused with a line comes straight back; a hundred of them made the daemon build
-   * and drop thousands of Sockets a second, which grew its heap by 70 MB. Past
-   * REFUSALS_PER_WINDOW refusals in a window, new connections are closed by Node before they
-   * become Sockets until the window ends; the status client takes a silent close as "busy" and
-   * asks again.
-   */
-  #throttleRefusals(): void {
-    const now = this.#now();
-    if (now - this.#refusals.windowStartMs >= REFUSAL_WINDOW_MS) this.#refusals = { windowStartMs: now, count: 0 };
-    if (++this.#refusals.count < REFUSALS_PER_WINDOW || this.#refusals.count > REFUSALS_PER_WINDOW) return;
-    const server = this.#server;
-    if (!server) return;
-    server.maxConnections = 1; // 0 would mean "no limit"
-    setTimeout(
-      () => {
-        if (this.#server === server) server.maxConnections = this.#connectionCap();
-      },
-      Math.max(1, REFUSAL_WINDOW_MS - (now - this.#refusals.windowStartMs)),
-    ).unref();
+    return (this.#o.maxClients ?? MAX_STATUS_CLIENTS) + MAX_QUEUED + MAX_STATUS_CLIENTS;
   }
 
   #phase(socket: Socket, phase: Phase): void {

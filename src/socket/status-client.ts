@@ -14,9 +14,9 @@ type Attempt = { snapshot: StatusSnapshot } | { error: AgentError; again: boolea
  * (no socket, or a stale one after a crash), so that the caller can fall back to the database.
  *
  * A busy daemon is asked again until `timeoutMs` has passed (issue 22.1): when other local clients
- * hold its connections, it refuses with TOO_MANY_CLIENTS or gives a waiting connection's place to
- * a newer one, and a full listen backlog answers EAGAIN. Each of those says "running, ask again",
- * never "not running".
+ * hold its connections, a new one waits in the daemon's queue; past the queue the daemon closes it
+ * at once, a full listen backlog answers EAGAIN, and one queued too long is refused with
+ * TOO_MANY_CLIENTS. Each of those says "running, ask again", never "not running".
  */
 export async function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<StatusSnapshot> {
   const deadline = performance.now() + timeoutMs;
