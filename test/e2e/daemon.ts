@@ -7,7 +7,7 @@ import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import { formatUuid } from '../../src/store/event-id.js';
 import { waitFor } from '../helpers/wait.js';
-import { CLI } from '../helpers/paths.js';
+import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { spawnCli } from '../helpers/run-cli.js';
 
 export const HAVE_SOCAT = spawnSync('sh', ['-c', 'command -v socat']).status === 0;
@@ -64,10 +64,18 @@ export interface Daemon {
   log(): string;
 }
 
+/** The NODE_OPTIONS the systemd unit gives the daemon: tests run it as it runs on a gateway. */
+export const UNIT_NODE_OPTIONS = /^Environment=NODE_OPTIONS=(.+)$/m.exec(
+  readFileSync(path.join(REPO_ROOT, 'systemd', 'telematics-agent.service'), 'utf8'),
+)?.[1];
+
 export function startDaemon(dir: string, configFile: string, env: NodeJS.ProcessEnv = {}): Daemon {
   const logFile = path.join(dir, `daemon-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawnCli(['run', '--config', configFile], { stdio: ['ignore', fd, fd], env });
+  const child = spawnCli(['run', '--config', configFile], {
+    stdio: ['ignore', fd, fd],
+    env: { ...(UNIT_NODE_OPTIONS ? { NODE_OPTIONS: UNIT_NODE_OPTIONS } : {}), ...env },
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
