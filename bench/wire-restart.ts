@@ -5,6 +5,7 @@
  * third there), the same simulator throughout (its ticket key unchanged, as a platform's is across
  * an agent's restart).
  */
+import { systemClock } from '../src/system/clock.js';
 import { mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../src/log.js';
@@ -37,7 +38,7 @@ export async function restartCost(ca: ThrowawayCa, dir: string): Promise<Restart
       cache: dispatcher.sessions,
       trust: dispatcher.trust,
       keys: new Set([urls.planningUrl, auth].map(ticketKeyOf)),
-      wallMs: Date.now,
+      clock: systemClock,
     });
     if (persist) store.load();
     const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: 1 << 20 });

@@ -441,7 +441,7 @@ export async function refreshCost(): Promise<{
     });
     const meter = new BodyMeter(transport);
     const http = new PlatformHttp({ dispatcher: meter, requestTimeoutMs: 10_000, maxResponseBytes: 1 << 20 });
-    const client = new TokenClient({ http, authUrl, wallMs: Date.now });
+    const client = new TokenClient({ http, authUrl, clock: systemClock });
     let token = refreshToken;
     if (keep) {
       const warmUp = await client.refresh(token);
@@ -466,7 +466,7 @@ export async function refreshCost(): Promise<{
   const first = await new TokenClient({
     http: new PlatformHttp({ dispatcher: grantDispatcher, requestTimeoutMs: 10_000, maxResponseBytes: 1 << 20 }),
     authUrl,
-    wallMs: Date.now,
+    clock: systemClock,
   }).password('agent', { reveal: () => 'pw' } as never);
   await grantDispatcher.close();
   if (first.kind !== 'pair') throw new Error('password grant failed');

@@ -136,7 +136,7 @@ export class Agent {
     const stores = openStores(db);
     const meta = stores.meta;
     // The data counter continues today's and this month's figures across restarts.
-    const wire = new WireCounter(() => clock.wallMs());
+    const wire = new WireCounter(clock);
     try {
       wire.load(meta.getJson<WireUsage>(WIRE_META_KEY));
     } catch (e) {

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { systemClock } from '../system/clock.js';
 import { EXIT_FAILURE } from '../errors.js';
 import { CONFIG_OPTION, urlPathIdArg } from './options.js';
 
@@ -31,7 +32,11 @@ export function registerDeviceCommands(program: Command): void {
       await runPlatformCommand(opts.config, 'device retrieval', async (ctx) => {
         const identity = await ctx.platform.registrar.identity();
         const system = identity.externalSystemId;
-        const client = new DeviceClient({ requester: ctx.platform.requester, deviceUrl: ctx.config.platform.deviceUrl, wallMs: Date.now });
+        const client = new DeviceClient({
+          requester: ctx.platform.requester,
+          deviceUrl: ctx.config.platform.deviceUrl,
+          clock: systemClock,
+        });
         let found: Record<string, unknown> | undefined;
         let missing: string;
         if (opts.plate !== undefined) {
@@ -64,7 +69,11 @@ export function registerDeviceCommands(program: Command): void {
         import('./device-table.js'),
       ]);
       await runPlatformCommand(opts.config, 'device list', async (ctx) => {
-        const client = new DeviceClient({ requester: ctx.platform.requester, deviceUrl: ctx.config.platform.deviceUrl, wallMs: Date.now });
+        const client = new DeviceClient({
+          requester: ctx.platform.requester,
+          deviceUrl: ctx.config.platform.deviceUrl,
+          clock: systemClock,
+        });
         const devices = await client.list();
         process.stdout.write(opts.json ? `${JSON.stringify(devices, null, 2)}\n` : deviceTable(devices));
       });

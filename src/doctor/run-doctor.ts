@@ -3,6 +3,7 @@
  * shared HTTP dispatcher (TLS verified), a password grant through the shared TokenClient (the
  * token is dropped at once and never printed), and the stored registration.
  */
+import { systemClock } from '../system/clock.js';
 import { describeError } from '../errors.js';
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
@@ -177,7 +178,7 @@ function platformProbes(config: Config, daemon: StatusSnapshot | undefined, disp
     lookup: async (host) => (await lookup(host)).address,
     probe: (url) => http.probe(url, 'address check'),
     grant: async () => {
-      const outcome = await new TokenClient({ http, authUrl: config.platform.authUrl, wallMs: Date.now, redactor }).password(
+      const outcome = await new TokenClient({ http, authUrl: config.platform.authUrl, clock: systemClock, redactor }).password(
         config.credentials.username,
         config.credentials.password,
       );
@@ -219,7 +220,7 @@ function platformProbes(config: Config, daemon: StatusSnapshot | undefined, disp
       const client = new DeviceClient({
         requester: { send: (req) => http.send({ ...req, headers: { authorization: `Bearer ${token}` }, what: 'device retrieval' }) },
         deviceUrl: config.platform.deviceUrl,
-        wallMs: Date.now,
+        clock: systemClock,
       });
       const found = await client.byExternalId(config.device.externalSystemId, externalDeviceId);
       return found ? { deviceUUID: deviceUuidOf(found) ?? '(none in the answer)', from: 'the platform' } : undefined;

@@ -68,7 +68,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   const { config, records, logger, clock } = deps;
   const p = config.platform;
   const ownDispatcher = deps.dispatcher === undefined;
-  const wire = deps.wire ?? new WireCounter(() => clock.wallMs());
+  const wire = deps.wire ?? new WireCounter(clock);
   const dispatcher = deps.dispatcher ?? platformDispatcher(config, wire);
   // One redactor for everything this agent hears from the platform; the token manager keeps it told
   // of the live secrets (issue 11.5).
@@ -170,7 +170,7 @@ function ticketStore(dispatcher: PlatformDispatcher, config: Config, meta: Sessi
     cache: dispatcher.sessions,
     trust: dispatcher.trust,
     keys: new Set([p.authUrl, p.deviceUrl, p.planningUrl].map(ticketKeyOf)),
-    wallMs: () => clock.wallMs(),
+    clock,
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Secret } from '../../config/secret.js';
+import type { Clock } from '../../system/clock.js';
 import { PlatformError } from '../../errors.js';
 import type { PlatformResponse } from '../contracts.js';
 import { statusMeaning } from '../../retry/status-table.js';
@@ -22,13 +23,13 @@ export type GrantOutcome =
 export class TokenClient {
   readonly #http: PlatformHttp;
   readonly #base: string;
-  readonly #wallMs: () => number;
+  readonly #clock: Pick<Clock, 'wallMs'>;
   readonly #redactor: SecretRedactor | undefined;
 
-  constructor(options: { http: PlatformHttp; authUrl: string; wallMs: () => number; redactor?: SecretRedactor }) {
+  constructor(options: { http: PlatformHttp; authUrl: string; clock: Pick<Clock, 'wallMs'>; redactor?: SecretRedactor }) {
     this.#http = options.http;
     this.#base = options.authUrl.replace(/\/+$/, '');
-    this.#wallMs = options.wallMs;
+    this.#clock = options.clock;
     this.#redactor = options.redactor;
   }
 
@@ -71,7 +72,12 @@ export class TokenClient {
     // Of an error body only the OAuth fields (spec 2.2) are kept: whatever else a token service or a
     // proxy in front of it writes there may quote the form we sent (issue 11.5).
     const oauth = oauthError(res.body);
-    const error = errorFromResponse({ status: res.status, headers: res.headers, body: oauth, text: '' }, what, this.#wallMs(), 'token');
+    const error = errorFromResponse(
+      { status: res.status, headers: res.headers, body: oauth, text: '' },
+      what,
+      this.#clock.wallMs(),
+      'token',
+    );
     // Spec 2.2 says 401 invalid_grant; Keycloak itself answers 400 invalid_grant, so accept both.
     const invalidGrant = res.status === 400 && oauth.error === 'invalid_grant';
     if (statusMeaning('token', res.status) === 'credentials' || invalidGrant) return { kind: 'rejected', error };

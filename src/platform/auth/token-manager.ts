@@ -94,7 +94,7 @@ export class TokenManager {
     this.#client = new TokenClient({
       http: options.http,
       authUrl: options.authUrl,
-      wallMs: () => options.clock.wallMs(),
+      clock: options.clock,
       ...(options.redactor ? { redactor: options.redactor } : {}),
     });
     this.#backoff = new TokenBackoff(options.tuning, options.random ?? Math.random);

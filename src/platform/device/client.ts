@@ -1,4 +1,5 @@
 import { PlatformError } from '../../errors.js';
+import type { Clock } from '../../system/clock.js';
 import type { AuthorizedRequester } from '../contracts.js';
 import { deviceUuidOf } from './body.js';
 import { errorFromResponse } from '../transport/http-errors.js';
@@ -8,12 +9,12 @@ import { configHint, statusMeaning } from '../../retry/status-table.js';
 export class DeviceClient {
   readonly #requester: AuthorizedRequester;
   readonly #base: string;
-  readonly #wallMs: () => number;
+  readonly #clock: Pick<Clock, 'wallMs'>;
 
-  constructor(options: { requester: AuthorizedRequester; deviceUrl: string; wallMs: () => number }) {
+  constructor(options: { requester: AuthorizedRequester; deviceUrl: string; clock: Pick<Clock, 'wallMs'> }) {
     this.#requester = options.requester;
     this.#base = options.deviceUrl.endsWith('/') ? options.deviceUrl : `${options.deviceUrl}/`;
-    this.#wallMs = options.wallMs;
+    this.#clock = options.clock;
   }
 
   /** PUT / (spec 4.2 rule 1: POST and PUT both upsert); returns the device and its deviceUUID. */
@@ -63,7 +64,7 @@ export class DeviceClient {
   }
 
   #error(res: Parameters<typeof errorFromResponse>[0], what: string): PlatformError {
-    const e = errorFromResponse(res, what, this.#wallMs(), 'device');
+    const e = errorFromResponse(res, what, this.#clock.wallMs(), 'device');
     if (statusMeaning('device', res.status) !== 'config') return e;
     // The device column of retry/status-table.ts (platform-notes.md: 400 and 403 are configuration problems).
     const hint = configHint('device', res.status);

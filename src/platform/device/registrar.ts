@@ -63,7 +63,7 @@ export class DeviceRegistrar implements RegistrationState {
   constructor(options: DeviceRegistrarOptions) {
     this.#o = options;
     this.#store = options.records;
-    this.#client = new DeviceClient({ requester: options.requester, deviceUrl: options.deviceUrl, wallMs: () => options.clock.wallMs() });
+    this.#client = new DeviceClient({ requester: options.requester, deviceUrl: options.deviceUrl, clock: options.clock });
   }
 
   /** Resolves the identity and the stored registration; upserts in the background when needed. */

@@ -17,6 +17,7 @@
  *
  * TLS verification always stays on: `rejectUnauthorized` is not an option here.
  */
+import { systemClock, type Clock } from '../../system/clock.js';
 import net, { type Socket } from 'node:net';
 import tls, { type TLSSocket } from 'node:tls';
 import { H2HeaderIndexer } from './h2-header-indexer.js';
@@ -116,12 +117,12 @@ export interface TicketEntry {
  */
 export class TlsSessionCache {
   readonly #tickets = new Map<string, Ticket[]>();
-  readonly #wallMs: () => number;
+  readonly #clock: Pick<Clock, 'wallMs'>;
   #changed = 0;
 
-  /** `wallMs`: stamps each ticket's receipt (default the host clock). */
-  constructor(options: { wallMs?: () => number } = {}) {
-    this.#wallMs = options.wallMs ?? Date.now;
+  /** `clock`: its wall clock stamps each ticket's receipt (default the system's). */
+  constructor(options: { clock?: Pick<Clock, 'wallMs'> } = {}) {
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** The ticket to offer for `key`, or undefined (a full handshake). */
@@ -137,7 +138,7 @@ export class TlsSessionCache {
   /** A ticket the server sent (node's 'session' event, once per ticket). */
   add(key: string, session: Buffer): void {
     const list = this.#tickets.get(key) ?? [];
-    list.unshift({ session, offered: false, receivedAtWallMs: this.#wallMs() });
+    list.unshift({ session, offered: false, receivedAtWallMs: this.#clock.wallMs() });
     list.length = Math.min(list.length, TICKETS_PER_ORIGIN);
     this.#tickets.set(key, list);
     this.#changed++;

@@ -19,6 +19,7 @@
  * Stealing one gains little: the bearer token authenticates the agent, not TLS, and resumption with
  * (EC)DHE (what node offers) keeps recorded traffic secret from the ticket's holder.
  */
+import type { Clock } from '../../system/clock.js';
 import { createHash } from 'node:crypto';
 import type { TlsSessionCache } from './connector.js';
 
@@ -62,8 +63,8 @@ export interface TlsSessionStoreOptions {
   trust: string;
   /** ticketKeyOf() of every configured platform URL. */
   keys: ReadonlySet<string>;
-  /** Host wall clock (ms): the 7-day bound only; OpenSSL checks the server's own lifetime. */
-  wallMs: () => number;
+  /** Its wall clock (ms): the 7-day bound only; OpenSSL checks the server's own lifetime. */
+  clock: Pick<Clock, 'wallMs'>;
 }
 
 export class TlsSessionStore {
@@ -86,7 +87,7 @@ export class TlsSessionStore {
     }
     if (saved?.v !== 1 || !Array.isArray(saved.tickets)) return this.#discard('unreadable');
     if (saved.trust !== this.#o.trust) return this.#discard('the trusted roots changed');
-    const now = this.#o.wallMs();
+    const now = this.#o.clock.wallMs();
     // A ticket without its receipt time (saved by an older version) has no known age: dropped.
     const young = (t: Saved['tickets'][number]): boolean => {
       const age = now - Number(t?.receivedAtWallMs);

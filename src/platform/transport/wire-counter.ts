@@ -8,6 +8,7 @@
  * counters for the technician (is this gateway eating its data plan?), and a clock that is off
  * only shifts which day a few bytes land on.
  */
+import { systemClock, type Clock } from '../../system/clock.js';
 import type { Socket } from 'node:net';
 
 export type WireProtocol = 'h2' | 'http/1.1';
@@ -67,7 +68,7 @@ interface Tracked {
 }
 
 export class WireCounter {
-  readonly #now: () => number;
+  readonly #clock: Pick<Clock, 'wallMs'>;
   readonly #open = new Set<Tracked>();
   #usage: WireUsage;
   #total = { sent: 0, received: 0 };
@@ -81,16 +82,16 @@ export class WireCounter {
   readonly #protocols = new Map<string, WireProtocol>();
   readonly #blocks = { count: 0, nghttp2Bytes: 0, sentBytes: 0 };
 
-  /** `now`: host wall clock (ms), for the day and month buckets only. */
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
-    this.#usage = emptyUsage(now());
+  /** `clock`: its wall clock (ms) for the day and month buckets only (default the system's). */
+  constructor(clock: Pick<Clock, 'wallMs'> = systemClock) {
+    this.#clock = clock;
+    this.#usage = emptyUsage(clock.wallMs());
   }
 
   /** Continues the persisted day and month figures (those of an earlier day or month are dropped). */
   load(saved: WireUsage | undefined): void {
     if (!saved || typeof saved !== 'object') return;
-    const fresh = emptyUsage(this.#now());
+    const fresh = emptyUsage(this.#clock.wallMs());
     const usage: WireUsage = { ...fresh };
     if (saved.day === fresh.day && saved.today) usage.today = { sent: num(saved.today.sent), received: num(saved.today.received) };
     if (saved.protocol === 'h2' || saved.protocol === 'http/1.1') this.#protocol ??= saved.protocol;
@@ -210,7 +211,7 @@ export class WireCounter {
   }
 
   #roll(): void {
-    const now = this.#now();
+    const now = this.#clock.wallMs();
     const day = new Date(now).toISOString().slice(0, 10);
     if (day === this.#usage.day) return;
     const month = day.slice(0, 7);

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { systemClock } from '../../../src/system/clock.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { silentLogger } from '../../../src/log.js';
 import { TlsSessionCache } from '../../../src/platform/transport/connector.js';
@@ -26,13 +27,14 @@ function store(dataDir: string, over: { trust?: string; keys?: string[]; now?: (
   });
   const meta = new MetaStore(db);
   const now = over.now ?? (() => Date.UTC(2026, 10, 24, 12));
-  const cache = new TlsSessionCache({ wallMs: now });
+  const clock = { wallMs: now };
+  const cache = new TlsSessionCache({ clock });
   const s = new TlsSessionStore({
     meta,
     cache,
     trust: over.trust ?? 'roots-1',
     keys: new Set(over.keys ?? ['planning.example:443', 'auth.example:443']),
-    wallMs: now,
+    clock,
   });
   return { meta, cache, s };
 }
@@ -117,7 +119,7 @@ describe('across a restart, against the simulator', () => {
         cache: dispatcher.sessions,
         trust: dispatcher.trust,
         keys: new Set([ticketKeyOf(urls.planningUrl)]),
-        wallMs: Date.now,
+        clock: systemClock,
       });
       if (persist) s.load();
       const http = new PlatformHttp({ dispatcher, requestTimeoutMs: 10_000, maxResponseBytes: 1 << 20 });

@@ -24,7 +24,7 @@ async function until(cond: () => boolean, timeoutMs = 10_000): Promise<void> {
 describe('WireCounter: bytes at the socket, today and this month', () => {
   it('adds bytes when a socket closes and when read while open, into UTC day and month buckets', () => {
     let now = Date.UTC(2026, 10, 30, 23, 59, 0);
-    const wire = new WireCounter(() => now);
+    const wire = new WireCounter({ wallMs: () => now });
     const s = new FakeSocket();
     wire.track(s as unknown as Socket);
     s.bytesWritten = 1000;
@@ -43,7 +43,7 @@ describe('WireCounter: bytes at the socket, today and this month', () => {
 
   it('continues the persisted figures of the same day and month, drops older ones', () => {
     const now = Date.UTC(2026, 10, 23, 12);
-    const wire = new WireCounter(() => now);
+    const wire = new WireCounter({ wallMs: () => now });
     wire.load({
       day: '2026-11-22',
       today: { sent: 9, received: 9 },
@@ -58,7 +58,7 @@ describe('WireCounter: bytes at the socket, today and this month', () => {
       thisMonth: { sent: 100, received: 200 },
       protocol: 'h2',
     });
-    const junk = new WireCounter(() => now);
+    const junk = new WireCounter({ wallMs: () => now });
     junk.load({ day: '2026-11-23', today: { sent: -5, received: 'x' }, month: '2026-11', thisMonth: null } as never);
     expect(junk.usage().today).toEqual({ sent: 0, received: 0 });
   });
