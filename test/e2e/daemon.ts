@@ -3,9 +3,13 @@ import { existsSync, realpathSync, mkdtempSync, openSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
+import { onTestFinished } from 'vitest';
+import { PlatformSimulator, type PlatformSimulatorOptions, type SimUrls } from '../../src/sim/index.js';
+import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import type { SimStartOptions } from '../../src/sim/server.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import { formatUuid } from '../../src/store/event-id.js';
+import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { spawnCli } from '../helpers/run-cli.js';
@@ -82,6 +86,86 @@ export function startDaemon(dir: string, configFile: string, env: NodeJS.Process
   return { child, exited, log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : '') };
 }
 
+/**
+ * When the current test finishes, a daemon still running gets `signal` and is awaited (SIGTERM: a
+ * clean stop; SIGKILL where the test may have left it stuck).
+ */
+export function stopWhenFinished(daemon: Daemon, signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): void {
+  onTestFinished(async () => {
+    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
+      daemon.child.kill(signal);
+      await daemon.exited;
+    }
+  });
+}
+
+/** Resolves once the daemon answers on its status socket; fails at once if it exited. */
+export async function untilStatusSocket(daemon: Daemon, socket: string): Promise<void> {
+  await waitFor(
+    'status socket',
+    async () => {
+      if (daemon.child.exitCode !== null) throw new Error(`the daemon exited with ${daemon.child.exitCode}:\n${daemon.log()}`);
+      return requestSnapshot(socket, 500).then(
+        () => true,
+        () => false,
+      );
+    },
+    { timeoutMs: 60_000, detail: daemon.log },
+  );
+}
+
+export interface ReplayDaemonOptions {
+  /** The temporary folder's prefix. */
+  prefix?: string;
+  /** The simulator's options; default one user agent / pw. */
+  sim?: PlatformSimulatorOptions;
+  /** How the simulator listens (TLS, idle timeout). */
+  simStart?: SimStartOptions;
+  /** The drive the receiver replays from a file (generateDrive's options). */
+  drive: Parameters<typeof generateDrive>[0];
+  /** gnss.replaySpeed: 1 live, 0 as fast as possible. */
+  replaySpeed: number;
+  /** Sections of the configuration beside the simulator's addresses and the replay. */
+  config?: Omit<DaemonConfig, 'dir' | 'urls' | 'gnss'>;
+  /** Before the daemon starts (faults on the simulator, say). */
+  beforeStart?: (sim: PlatformSimulator) => void;
+  /** Wait until the daemon answers on its status socket (default true). */
+  ready?: boolean;
+  /** How a daemon still running is stopped when the test finishes (default SIGTERM). */
+  stopSignal?: 'SIGTERM' | 'SIGKILL';
+}
+
+export interface ReplayDaemon {
+  dir: string;
+  sim: PlatformSimulator;
+  urls: SimUrls;
+  /** The daemon's configuration file (a CLI run with it shares the daemon's database and socket). */
+  configFile: string;
+  /** The daemon's status socket. */
+  socket: string;
+  daemon: Daemon;
+}
+
+/**
+ * The platform simulator in-process and the real daemon (`run`) replaying a generated drive from a
+ * file, both stopped and the folder removed when the current test finishes (call it inside a test).
+ */
+export async function startReplayDaemon(o: ReplayDaemonOptions): Promise<ReplayDaemon> {
+  const dir = tempDir(o.prefix ?? 'ta-e2e-');
+  const sim = new PlatformSimulator(o.sim ?? { users: [{ username: 'agent', password: 'pw' }] });
+  const urls = await sim.start(o.simStart);
+  onTestFinished(() => sim.stop());
+  const replayFile = path.join(dir, 'drive.nmea');
+  writeFileSync(replayFile, driveText(generateDrive(o.drive)));
+  const configFile = writeConfig({ ...o.config, dir, urls, gnss: { replayFile, replaySpeed: o.replaySpeed } });
+  o.beforeStart?.(sim);
+  const daemon = startDaemon(dir, configFile);
+  stopWhenFinished(daemon, o.stopSignal);
+  const socket = path.join(dir, 'status.sock');
+  if (o.ready !== false) await untilStatusSocket(daemon, socket);
+  return { dir, sim, urls, configFile, socket, daemon };
+}
+
 /** Committed outbox rows (event id, fix time), read as another process would after a crash. */
 export function committedOutbox(dir: string): { id: string; time: number }[] {
   const file = path.join(dir, 'data', 'agent.db');
@@ -149,17 +233,7 @@ export async function startPtyDaemon(
     }
   });
   const socket = `${dir}/status.sock`;
-  await waitFor(
-    'status socket',
-    async () => {
-      if (daemon.child.exitCode !== null) throw new Error(`the daemon exited with ${daemon.child.exitCode}:\n${daemon.log()}`);
-      return requestSnapshot(socket, 500).then(
-        () => true,
-        () => false,
-      );
-    },
-    { timeoutMs: 60_000, detail: daemon.log },
-  );
+  await untilStatusSocket(daemon, socket);
   return { dir, sim, urls, pty, daemon, configFile, socket };
 }
 

@@ -1,14 +1,10 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { PlatformSimulator } from '../../src/sim/index.js';
-import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { describe, expect, it } from 'vitest';
 import { makeThrowawayCa } from '../../src/sim/throwaway-ca.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemon, writeConfig } from './daemon.js';
+import { startReplayDaemon } from './daemon.js';
 
 /**
  * The real daemon against the simulator over TLS and HTTP/2, with the upload's default backoff
@@ -18,28 +14,20 @@ import { startDaemon, writeConfig } from './daemon.js';
  */
 describe('HTTP/2 stream refusals on the real daemon (issue 22.6, 22.7)', () => {
   it('20 s of REFUSED_STREAM: status names it, delivery resumes within seconds, every fix once', { timeout: 120_000 }, async () => {
-    const dir = tempDir('ta-h2-');
     const ca = makeThrowawayCa(tempDir('ta-ca-'));
-    const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-    const urls = await sim.start({ tls: { key: ca.key, cert: ca.cert, protocols: 'h2' }, idleTimeoutMs: 60_000 });
-    onTestFinished(() => sim.stop());
-    const replayFile = path.join(dir, 'drive.nmea');
-    writeFileSync(replayFile, driveText(generateDrive({ minutes: 3, hz: 1, seed: 11 })));
-    const config = writeConfig({
-      dir,
-      urls,
-      gnss: { replayFile, replaySpeed: 1 },
-      platform: { caFile: ca.caFile },
-      upload: { minBackoffMs: 1000, maxBackoffMs: 300_000 },
+    const {
+      sim,
+      socket,
+      configFile: config,
+      daemon: d,
+    } = await startReplayDaemon({
+      prefix: 'ta-h2-',
+      simStart: { tls: { key: ca.key, cert: ca.cert, protocols: 'h2' }, idleTimeoutMs: 60_000 },
+      drive: { minutes: 3, hz: 1, seed: 11 },
+      replaySpeed: 1,
+      config: { platform: { caFile: ca.caFile }, upload: { minBackoffMs: 1000, maxBackoffMs: 300_000 } },
+      ready: false,
     });
-    const d = startDaemon(dir, config);
-    onTestFinished(async () => {
-      if (d.child.exitCode === null && d.child.signalCode === null) {
-        d.child.kill('SIGTERM');
-        await d.exited;
-      }
-    });
-    const socket = path.join(dir, 'status.sock');
     await waitFor('first events delivered', () => sim.events.size >= 3, { timeoutMs: 60_000, detail: d.log });
     sim.setFaults('events', { resetStream: { rate: 1, code: 'REFUSED_STREAM' } });
     const refusedFrom = performance.now();

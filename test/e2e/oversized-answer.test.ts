@@ -1,12 +1,7 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { PlatformSimulator } from '../../src/sim/index.js';
-import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { describe, expect, it } from 'vitest';
 import { requestSnapshot } from '../../src/socket/status-client.js';
-import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemon, writeConfig } from './daemon.js';
+import { startReplayDaemon } from './daemon.js';
 
 /**
  * A platform that takes every event and answers each with 1.3 MB (issue 22.5): a 2xx is delivery.
@@ -16,23 +11,18 @@ import { startDaemon, writeConfig } from './daemon.js';
  */
 describe('a 2xx with an oversized body is delivery (issue 22.5), on the real daemon', () => {
   it('every event sent once, the oversized answers not downloaded, logged once', { timeout: 90_000 }, async () => {
-    const dir = tempDir('ta-oversized-');
-    const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-    const urls = await sim.start();
-    onTestFinished(() => sim.stop());
-    sim.setFaults('events', { oversizedAnswer: { rate: 1, bytes: 1_300_000 } });
-    const replayFile = path.join(dir, 'drive.nmea');
     // 1 minute at 1 Hz: 60 fixes, replayed at 4x.
-    writeFileSync(replayFile, driveText(generateDrive({ minutes: 1, hz: 1, seed: 7 })));
-    const config = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 4 } });
-    const d = startDaemon(dir, config);
-    onTestFinished(async () => {
-      if (d.child.exitCode === null && d.child.signalCode === null) {
-        d.child.kill('SIGTERM');
-        await d.exited;
-      }
+    const {
+      sim,
+      socket,
+      daemon: d,
+    } = await startReplayDaemon({
+      prefix: 'ta-oversized-',
+      drive: { minutes: 1, hz: 1, seed: 7 },
+      replaySpeed: 4,
+      beforeStart: (s) => s.setFaults('events', { oversizedAnswer: { rate: 1, bytes: 1_300_000 } }),
+      ready: false,
     });
-    const socket = path.join(dir, 'status.sock');
     const drained = await waitFor(
       'the whole drive delivered',
       async () => {

@@ -1,19 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { PlatformSimulator } from '../../src/sim/index.js';
-import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import { MAX_STATUS_CLIENTS } from '../../src/socket/server.js';
-import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemon, writeConfig } from './daemon.js';
-
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
+import { startReplayDaemon } from './daemon.js';
 
 interface Client {
   socket: Socket;
@@ -31,7 +21,7 @@ function open(file: string, request?: string): Promise<Client> {
     void done.then(() => (closed = true));
     socket.on('data', (d: Buffer) => (data += d.toString()));
     socket.on('error', () => undefined);
-    cleanups.push(() => void socket.destroy());
+    onTestFinished(() => void socket.destroy());
     socket.once('connect', () => {
       if (request !== undefined) socket.write(`${request}\n`);
       resolve({ socket, received: () => data, closed: done, isClosed: () => closed });
@@ -42,30 +32,7 @@ function open(file: string, request?: string): Promise<Client> {
 
 /** The real daemon replaying a 10 Hz drive 30 times faster than recorded (about 300 fixes a second). */
 async function replayDaemon(): Promise<{ socket: string; log: () => string }> {
-  const dir = tempDir('ta-bounds-');
-  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-  const urls = await sim.start();
-  cleanups.push(() => sim.stop());
-  const replayFile = path.join(dir, 'drive.nmea');
-  writeFileSync(replayFile, driveText(generateDrive({ minutes: 10, hz: 10, seed: 4 })));
-  const config = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 30 } });
-  const daemon = startDaemon(dir, config);
-  cleanups.push(async () => {
-    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-      daemon.child.kill('SIGTERM');
-      await daemon.exited;
-    }
-  });
-  const socket = path.join(dir, 'status.sock');
-  await waitFor(
-    'status socket',
-    () =>
-      requestSnapshot(socket, 500).then(
-        () => true,
-        () => false,
-      ),
-    { timeoutMs: 60_000, detail: daemon.log },
-  );
+  const { socket, daemon } = await startReplayDaemon({ prefix: 'ta-bounds-', drive: { minutes: 10, hz: 10, seed: 4 }, replaySpeed: 30 });
   return { socket, log: daemon.log };
 }
 

@@ -1,49 +1,35 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { PlatformSimulator } from '../../src/sim/index.js';
-import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { describe, expect, it } from 'vitest';
+import type { PlatformSimulator } from '../../src/sim/index.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { runCli } from '../helpers/run-cli.js';
-import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemon, writeConfig } from './daemon.js';
+import { startReplayDaemon } from './daemon.js';
 
 /**
  * Issue 11.1 against real processes: the daemon (`run`) replays a drive into its outbox while the
  * simulator on loopback refuses events; the CLI (`status`, `outbox`) runs beside it.
  */
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
 const MAX_BACKOFF_MS = 1000;
 
 async function setup(fault: Record<string, unknown>) {
-  const dir = tempDir('ta-systemic-');
-  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], seed: 11 });
-  const urls = await sim.start();
-  cleanups.push(() => sim.stop());
-  sim.setFaults('events', fault);
-  const replayFile = path.join(dir, 'drive.nmea');
   // 5 minutes at 10 Hz, replayed as fast as possible: a backlog of thousands of fixes at once.
-  writeFileSync(replayFile, driveText(generateDrive({ minutes: 5, hz: 10, seed: 5 })));
-  const config = writeConfig({
+  const {
     dir,
-    urls,
-    gnss: { replayFile, replaySpeed: 0 },
-    upload: { concurrency: 4, minBackoffMs: 100, maxBackoffMs: MAX_BACKOFF_MS },
+    sim,
+    socket,
+    configFile: config,
+    daemon,
+  } = await startReplayDaemon({
+    prefix: 'ta-systemic-',
+    sim: { users: [{ username: 'agent', password: 'pw' }], seed: 11 },
+    drive: { minutes: 5, hz: 10, seed: 5 },
+    replaySpeed: 0,
+    config: { upload: { concurrency: 4, minBackoffMs: 100, maxBackoffMs: MAX_BACKOFF_MS } },
+    beforeStart: (s) => s.setFaults('events', fault),
+    ready: false,
+    stopSignal: 'SIGKILL',
   });
-  const daemon = startDaemon(dir, config);
-  cleanups.push(async () => {
-    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-      daemon.child.kill('SIGKILL');
-      await daemon.exited;
-    }
-  });
-  const socket = path.join(dir, 'status.sock');
   const snapshot = () => requestSnapshot(socket, 2000).catch(() => undefined);
   const until = async (cond: (s: StatusSnapshot) => boolean, what: string) => {
     await waitFor(

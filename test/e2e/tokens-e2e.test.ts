@@ -1,12 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
-import { PlatformSimulator, type SimUrls } from '../../src/sim/index.js';
-import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { describe, expect, it } from 'vitest';
+import type { PlatformSimulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/run-cli.js';
-import { startDaemon, writeConfig, type Daemon } from './daemon.js';
+import { startReplayDaemon, type ReplayDaemon } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -15,18 +13,7 @@ import { waitFor } from '../helpers/wait.js';
  * scenario prints its figures (token requests the platform saw, password grants, events delivered).
  */
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-interface Rig {
-  dir: string;
-  sim: PlatformSimulator;
-  urls: SimUrls;
-  configFile: string;
-  daemon: Daemon;
-}
+type Rig = ReplayDaemon;
 
 async function rig(o: {
   password?: string;
@@ -35,29 +22,16 @@ async function rig(o: {
   minutes?: number;
   beforeStart?: (sim: PlatformSimulator) => void;
 }): Promise<Rig> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-tokens-e2e-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: o.simPassword ?? 'pw' }], seed: 11 });
-  const urls = await sim.start();
-  cleanups.push(() => sim.stop());
-  o.beforeStart?.(sim);
-  const replayFile = path.join(dir, 'drive.nmea');
-  writeFileSync(replayFile, driveText(generateDrive({ minutes: o.minutes ?? 3, hz: 1, seed: 5 })));
-  const configFile = writeConfig({
-    dir,
-    urls,
-    gnss: { replayFile, replaySpeed: 4 },
-    ...(o.password !== undefined ? { password: o.password } : {}),
-    ...(o.platform ? { platform: o.platform } : {}),
+  return startReplayDaemon({
+    prefix: 'ta-tokens-e2e-',
+    sim: { users: [{ username: 'agent', password: o.simPassword ?? 'pw' }], seed: 11 },
+    drive: { minutes: o.minutes ?? 3, hz: 1, seed: 5 },
+    replaySpeed: 4,
+    config: { ...(o.password !== undefined ? { password: o.password } : {}), ...(o.platform ? { platform: o.platform } : {}) },
+    ...(o.beforeStart ? { beforeStart: o.beforeStart } : {}),
+    ready: false,
+    stopSignal: 'SIGKILL',
   });
-  const daemon = startDaemon(dir, configFile);
-  cleanups.push(async () => {
-    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-      daemon.child.kill('SIGKILL');
-      await daemon.exited;
-    }
-  });
-  return { dir, sim, urls, configFile, daemon };
 }
 
 function tokenRequests(sim: PlatformSimulator): number {
