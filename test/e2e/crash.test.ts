@@ -6,7 +6,7 @@ import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { eventIdBytes, formatUuid } from '../../src/store/event-id.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import { tempDir } from '../helpers/tmp.js';
-import { DEVICE, committedOutbox, receivedByTime, startDaemon, writeConfig } from './daemon.js';
+import { DEVICE, committedOutbox, receivedByTime, startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 
 const KILLS = 30;
@@ -46,9 +46,7 @@ describe('crash safety: kill -9 at random moments while ingesting and uploading'
 
     sim.setFaults('events', undefined);
     const final = startDaemon(dir, config);
-    cleanups.push(async () => {
-      if (final.child.exitCode === null && final.child.signalCode === null) final.child.kill('SIGKILL');
-    });
+    stopWhenFinished(final, 'SIGKILL');
     const socket = path.join(dir, 'status.sock');
     await waitFor(
       'the final run to drain everything',

@@ -8,7 +8,7 @@ import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import { assessHealth } from '../../src/status/health.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
-import { startDaemon, writeConfig } from './daemon.js';
+import { startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -70,12 +70,7 @@ describe.skipIf(!CAN_MOUNT)('a full disk while the platform is up (tmpfs)', () =
       storage: { commitIntervalMs: 200, minFreeBytes: 1024 * 1024, ballastBytes: 1024 * 1024 },
     });
     const daemon = startDaemon(dir, config);
-    onTestFinished(async () => {
-      if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-        daemon.child.kill('SIGKILL');
-        await daemon.exited;
-      }
-    });
+    stopWhenFinished(daemon, 'SIGKILL');
     const socket = path.join(dir, 'status.sock');
     let last: StatusSnapshot | undefined;
     const status = async (): Promise<StatusSnapshot | undefined> => {

@@ -6,7 +6,7 @@ import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait.js';
-import { committedOutbox, startDaemon, writeConfig } from './daemon.js';
+import { committedOutbox, startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 
 /**
  * Issue 23.6 through the real daemon: the age of the oldest undelivered fix keeps growing while
@@ -39,12 +39,7 @@ describe('status: the age of the oldest waiting fix', () => {
     writeFileSync(drive, driveText(epochs));
     const configFile = writeConfig({ dir, urls, gnss: { replayFile: drive, replaySpeed: 0 } });
     const daemon = startDaemon(dir, configFile);
-    cleanups.push(async () => {
-      if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-        daemon.child.kill('SIGKILL');
-        await daemon.exited;
-      }
-    });
+    stopWhenFinished(daemon, 'SIGKILL');
     const outbox = async (): Promise<{ outbox: Outbox; text: string }> => {
       const r = await runCli(['status', '--json', '--config', configFile]);
       const j = JSON.parse(r.stdout || '{}') as { outbox?: Outbox; receiver?: { link?: string } };

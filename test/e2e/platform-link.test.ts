@@ -6,7 +6,7 @@ import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait.js';
-import { startDaemon, writeConfig } from './daemon.js';
+import { startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 
 /**
  * Issue 23.1 through the real daemon: a parked vehicle whose outbox is empty is HEALTHY while the
@@ -39,12 +39,7 @@ describe('status and doctor see the platform link, not only the outbox', () => {
     writeFileSync(drive, driveText(generateDrive({ minutes: 1, seed: 23 })));
     const configFile = writeConfig({ dir, urls, gnss: { replayFile: drive, replaySpeed: 0 } });
     const daemon = startDaemon(dir, configFile);
-    cleanups.push(async () => {
-      if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-        daemon.child.kill('SIGTERM');
-        await daemon.exited;
-      }
-    });
+    stopWhenFinished(daemon);
     const status = async (): Promise<{ code: number | null; json: StatusJson | undefined; text: string }> => {
       const r = await runCli(['status', '--json', '--config', configFile]);
       let json: StatusJson | undefined;

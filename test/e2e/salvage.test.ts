@@ -8,7 +8,7 @@ import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import { assessHealth } from '../../src/status/health.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
-import { committedOutbox, startDaemon, writeConfig, type Daemon } from './daemon.js';
+import { committedOutbox, startDaemon, writeConfig, type Daemon, stopWhenFinished } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -48,12 +48,7 @@ describe('a damaged database is salvaged and its fixes delivered once', () => {
       onTestFinished(() => sim.stop());
       const socket = path.join(dir, 'status.sock');
       const run = (d: Daemon) => {
-        onTestFinished(async () => {
-          if (d.child.exitCode === null && d.child.signalCode === null) {
-            d.child.kill('SIGKILL');
-            await d.exited;
-          }
-        });
+        stopWhenFinished(d, 'SIGKILL');
         return async (): Promise<StatusSnapshot | undefined> => {
           if (d.child.exitCode !== null) throw new Error(`daemon exited ${d.child.exitCode}\n${d.log().slice(-3000)}`);
           return requestSnapshot(socket, 1000).catch(() => undefined);

@@ -2,7 +2,7 @@ import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { requestSnapshot } from '../../src/socket/status-client.js';
-import { HAVE_SOCAT, startDaemon, startPtyDaemon } from './daemon.js';
+import { HAVE_SOCAT, startDaemon, startPtyDaemon, stopWhenFinished } from './daemon.js';
 import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -35,12 +35,7 @@ describe.skipIf(!HAVE_SOCAT)('one agent per dataDir (issue 13.1), against a real
     daemon.child.kill('SIGKILL');
     await daemon.exited;
     const third = startDaemon(dir, configFile);
-    cleanups.push(async () => {
-      if (third.child.exitCode === null && third.child.signalCode === null) {
-        third.child.kill('SIGTERM');
-        await third.exited;
-      }
-    });
+    stopWhenFinished(third);
     await waitFor(
       'the new daemon on the same dataDir',
       async () => (await requestSnapshot(socket, 500).catch(() => undefined))?.daemon.pid === third.child.pid,
