@@ -316,7 +316,7 @@ export class Agent {
 
   #source(): NmeaSource {
     if (this.#o.source) return this.#o.source;
-    return createNmeaSource(this.#o.config.gnss, this.#o.logger.child({ component: 'gnss-source' }));
+    return createNmeaSource(this.#o.config.gnss, this.#o.logger.child({ component: 'gnss-source' }), this.#clock);
   }
 
   /** The status socket is a window, not a duty: when it cannot open, the agent runs on without it. */

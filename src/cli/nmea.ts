@@ -2,6 +2,7 @@
  * `telematics-agent nmea decode [FILE]`: what the receiver said, one JSON object per epoch. No
  * quality gate or recording policy; dates as the receiver gives them unless `--rollover`.
  */
+import { systemClock, type Clock } from '../system/clock.js';
 import { createReadStream, fstatSync, openSync, closeSync } from 'node:fs';
 import type { Command } from 'commander';
 import { AgentError, EXIT_CONFIG } from '../errors.js';
@@ -26,10 +27,10 @@ export function fixToJson(fix: Fix): string {
 export async function decodeStream(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
-  options: { rollover?: boolean; now?: () => number },
+  options: { rollover?: boolean; clock?: Pick<Clock, 'wallMs'> },
 ): Promise<ReturnType<typeof createDecoder>['counters']> {
-  const now = options.now ?? Date.now;
-  const decoder = createDecoder(options.rollover ? { correctTime: (t) => correctWeekRollover(t, { now }) } : {});
+  const clock = options.clock ?? systemClock;
+  const decoder = createDecoder(options.rollover ? { correctTime: (t) => correctWeekRollover(t, { clock }) } : {});
   let pending = '';
   const write = (fixes: Fix[]): void => {
     for (const f of fixes) pending += `${fixToJson(f)}\n`;

@@ -1,4 +1,5 @@
 import { createDecoder } from '../gnss/decoder.js';
+import { systemClock } from '../system/clock.js';
 import type { Fix } from '../fix/fix.js';
 import { correctWeekRollover, type RolloverOptions } from '../gnss/rollover.js';
 import type { NmeaSource } from '../gnss/sources/source.js';
@@ -50,7 +51,7 @@ export class GnssFixFeed implements FixFeed {
     const notify = () => wake?.();
     const decoder = createDecoder({
       ...(this.#o.maxLineLength !== undefined ? { maxLineLength: this.#o.maxLineLength } : {}),
-      correctTime: (t) => correctWeekRollover(t, { now: Date.now, ...this.#o.rollover }),
+      correctTime: (t) => correctWeekRollover(t, { clock: systemClock, ...this.#o.rollover }),
       onFix: (fix) => {
         queue.push(fix);
         notify();

@@ -67,7 +67,7 @@ export class GnssPipeline {
     this.#gate = new QualityGate(quality);
     this.#policy = new RecordingPolicy(options.recording ?? {});
     // The host clock only bounds a correction (never timestamps a fix): see rollover.ts.
-    this.#rollover = new WeekRolloverCorrector({ ...quality, now: () => this.#clock.wallMs() });
+    this.#rollover = new WeekRolloverCorrector({ ...quality, clock: this.#clock });
     this.#decoder = createDecoder({
       maxLineLength: options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
       satellites: true,

@@ -10,6 +10,7 @@
  * not more than a day ahead of it. A date that no whole number of periods makes plausible is left
  * as it is, and the quality gate rejects it as too old.
  */
+import type { Clock } from '../system/clock.js';
 import { RELEASE_DATE_MS } from '../version.js';
 
 export const WEEK_ROLLOVER_MS = 1024 * 7 * 86_400_000;
@@ -20,8 +21,8 @@ export interface RolloverOptions {
   releaseDateMs?: number;
   /** Tolerance before the release date, days (config `quality.minDateMarginDays`). */
   minDateMarginDays?: number;
-  /** The host's wall clock, ms; a corrected date may not run more than a day ahead of it once set. */
-  now?: () => number;
+  /** The host's clock: a corrected date may not run more than a day ahead of its wall clock once set. */
+  clock?: Pick<Clock, 'wallMs'>;
 }
 
 /** The earliest date the agent accepts: release date minus the margin. */
@@ -40,7 +41,7 @@ export function correctWeekRollover(timeMs: number, options: RolloverOptions = {
   // At most three periods (58 years): a receiver from the first GPS epoch (1980) is still covered.
   for (let i = 0; i < 3 && t < earliest; i++) t += WEEK_ROLLOVER_MS;
   if (t < earliest) return timeMs;
-  const host = options.now?.();
+  const host = options.clock?.wallMs();
   if (host !== undefined && host >= earliest && t > host + DAY_MS) return timeMs;
   return t;
 }

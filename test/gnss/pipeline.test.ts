@@ -101,7 +101,7 @@ describe.skipIf(!HAVE_CORPUS)('nmea decode', () => {
       const out = new PassThrough();
       let text = '';
       out.on('data', (c: Buffer) => (text += c.toString()));
-      await decodeStream(createReadStream(corpusPath('garmin15x.log')), out, { rollover: true, now: () => now });
+      await decodeStream(createReadStream(corpusPath('garmin15x.log')), out, { rollover: true, clock: { wallMs: () => now } });
       return (JSON.parse(text.split('\n')[0] ?? '{}') as { time: string }).time;
     };
     // Host clock not set (a Pi without RTC at boot): nothing bounds the correction.

@@ -41,7 +41,7 @@ describe('GPS week rollover, hand-written sentences', () => {
   const lines = [0, 1, 2, 3].flatMap(oldFirmwareEpoch);
 
   it('moves a date 1024 weeks in the past forward when the host clock agrees, and counts it', () => {
-    const corrector = new WeekRolloverCorrector({ releaseDateMs: RELEASE, now: () => Date.UTC(2026, 10, 8, 12, 5) });
+    const corrector = new WeekRolloverCorrector({ releaseDateMs: RELEASE, clock: { wallMs: () => Date.UTC(2026, 10, 8, 12, 5) } });
     const fixes = decode(lines, corrector.correct);
     expect(fixes.map((f) => new Date(f.time).toISOString())).toEqual([
       '2026-11-08T12:00:00.000Z',
@@ -55,30 +55,30 @@ describe('GPS week rollover, hand-written sentences', () => {
 
   it('also corrects when the host clock is not set (a Pi without a real-time clock boots in 1970 or at its image date)', () => {
     for (const host of [0, Date.UTC(2024, 0, 1)]) {
-      const corrector = new WeekRolloverCorrector({ releaseDateMs: RELEASE, now: () => host });
+      const corrector = new WeekRolloverCorrector({ releaseDateMs: RELEASE, clock: { wallMs: () => host } });
       expect(decode(lines, corrector.correct)[0]?.time).toBe(Date.UTC(2026, 10, 8, 12));
       expect(corrector.counters.corrected).toBe(4);
     }
   });
 
   it('leaves the date alone when the corrected one would be more than a day ahead of a set host clock', () => {
-    const corrector = new WeekRolloverCorrector({ releaseDateMs: RELEASE, now: () => Date.UTC(2026, 10, 6, 12) });
+    const corrector = new WeekRolloverCorrector({ releaseDateMs: RELEASE, clock: { wallMs: () => Date.UTC(2026, 10, 6, 12) } });
     const fixes = decode(lines, corrector.correct);
     expect(fixes[0]?.time).toBe(Date.UTC(2007, 2, 25, 12));
     expect(corrector.counters).toEqual({ corrected: 0, implausible: 4 });
     // Within a day ahead is still a correction (receiver and host disagree by less than a day).
-    expect(correctWeekRollover(Date.UTC(2007, 2, 25, 12), { releaseDateMs: RELEASE, now: () => Date.UTC(2026, 10, 7, 12, 1) })).toBe(
-      Date.UTC(2026, 10, 8, 12),
-    );
+    expect(
+      correctWeekRollover(Date.UTC(2007, 2, 25, 12), { releaseDateMs: RELEASE, clock: { wallMs: () => Date.UTC(2026, 10, 7, 12, 1) } }),
+    ).toBe(Date.UTC(2026, 10, 8, 12));
   });
 
   it('never moves a date that is not before the release date minus the margin, nor one that stays too old', () => {
-    const now = () => Date.UTC(2026, 10, 24);
+    const clock = { wallMs: () => Date.UTC(2026, 10, 24) };
     const recent = Date.UTC(2026, 0, 1);
-    expect(correctWeekRollover(recent, { releaseDateMs: RELEASE, now })).toBe(recent);
+    expect(correctWeekRollover(recent, { releaseDateMs: RELEASE, clock })).toBe(recent);
     // 1024 weeks after 1990 is 2009: still before the release date, and three periods land in 2049.
     const ancient = Date.UTC(1990, 0, 1);
-    expect(correctWeekRollover(ancient, { releaseDateMs: RELEASE, now })).toBe(ancient);
+    expect(correctWeekRollover(ancient, { releaseDateMs: RELEASE, clock })).toBe(ancient);
     expect(earliestValidTime({ releaseDateMs: RELEASE, minDateMarginDays: 10 })).toBe(RELEASE - 10 * DAY);
   });
 
@@ -125,7 +125,11 @@ describe.skipIf(!HAVE_CORPUS)('GPS week rollover on the corpus', () => {
   it('with the host clock unset, moves rst39 and neo-m8n exactly where gpsd moved them', () => {
     for (const log of ['rst39.log', 'neo-m8n.log']) {
       // gpsd 3.2x was built after 2019: its reference is later than these logs' 2014/2015 dates.
-      const corrector = new WeekRolloverCorrector({ releaseDateMs: Date.UTC(2020, 0, 1), minDateMarginDays: 0, now: () => 0 });
+      const corrector = new WeekRolloverCorrector({
+        releaseDateMs: Date.UTC(2020, 0, 1),
+        minDateMarginDays: 0,
+        clock: { wallMs: () => 0 },
+      });
       const ours = new Set(decodeFile(corpusPath(log), { correctTime: corrector.correct }).map((f) => f.time));
       const gpsd = [...readGpsdTpvs(corpusPath(`${log}.chk`)).keys()];
       expect(gpsd.length).toBeGreaterThan(10);
@@ -143,7 +147,7 @@ describe.skipIf(!HAVE_CORPUS)('GPS week rollover on the corpus', () => {
     let corrected = 0;
     let implausible = 0;
     for (const log of corpusLogs()) {
-      const corrector = new WeekRolloverCorrector({ releaseDateMs: RELEASE, now: () => now });
+      const corrector = new WeekRolloverCorrector({ releaseDateMs: RELEASE, clock: { wallMs: () => now } });
       const raw = decodeFile(corpusPath(log));
       const fixed = decodeFile(corpusPath(log), { correctTime: corrector.correct });
       expect(fixed.length, log).toBe(raw.length);

@@ -4,6 +4,7 @@
  * agents (or ports) from retrying in lockstep.
  */
 
+import type { Clock } from '../../system/clock.js';
 import { backoffMs } from '../../retry/backoff.js';
 import type { LinkState } from './source.js';
 
@@ -32,11 +33,11 @@ export function backoffDelay(attempt: number, options: BackoffOptions = BACKOFF_
 export function scheduleReopen(
   link: LinkState,
   attempts: number,
-  o: { backoff?: BackoffOptions; random?: () => number; now: () => number },
+  o: { backoff?: BackoffOptions; random?: () => number; clock: Pick<Clock, 'wallMs'> },
   reopen: () => void,
 ): NodeJS.Timeout {
   const delay = backoffDelay(attempts, o.backoff ?? BACKOFF_DEFAULTS, o.random);
   link.status = 'retrying';
-  link.nextAttemptAt = o.now() + delay;
+  link.nextAttemptAt = o.clock.wallMs() + delay;
   return setTimeout(reopen, delay);
 }

@@ -9,6 +9,7 @@
  * counted for `status`. Lines from gpsd are split with a bound (64 KiB): a huge or endless line is
  * cut and counted, a malformed JSON object is counted and skipped; memory stays bounded.
  */
+import { systemClock, type Clock } from '../../system/clock.js';
 import net from 'node:net';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
@@ -63,7 +64,8 @@ export interface GpsdSourceOptions {
   /** No sentence for this long on an open connection, or no accepted connection for this long: reconnect. Default 10 s. */
   silenceMs?: number;
   random?: () => number;
-  now?: () => number;
+  /** Stamps the link's events (display only); default the system's. */
+  clock?: Pick<Clock, 'wallMs'>;
 }
 
 export class GpsdSource implements NmeaSource {
@@ -129,7 +131,7 @@ export class GpsdSource implements NmeaSource {
   }
 
   #now(): number {
-    return (this.#o.now ?? Date.now)();
+    return (this.#o.clock ?? systemClock).wallMs();
   }
 
   #open(): Promise<void> {
@@ -288,7 +290,7 @@ export class GpsdSource implements NmeaSource {
       this.#link.lastError = message;
       this.#link.lastErrorAt = this.#now();
     }
-    this.#retryTimer = scheduleReopen(this.#link, attempts, { ...this.#o, now: () => this.#now() }, () => {
+    this.#retryTimer = scheduleReopen(this.#link, attempts, { ...this.#o, clock: this.#o.clock ?? systemClock }, () => {
       this.#retryTimer = undefined;
       if (this.#running) void this.#open();
     });

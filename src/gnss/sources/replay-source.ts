@@ -3,6 +3,7 @@
  * epochs, divided by `speed`), or as fast as possible with `speed` 0 (tests, benchmarks). Pacing
  * follows the sentences' own UTC times, so a log replays at its receiver's rate, 1 to 10 Hz.
  */
+import { systemClock, type Clock } from '../../system/clock.js';
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
@@ -16,7 +17,8 @@ export interface ReplaySourceOptions {
   logger: Logger;
   /** Longest pause between two epochs, ms before the speed factor (a gap in the log is not replayed). */
   maxPauseMs?: number;
-  now?: () => number;
+  /** Stamps the link's events (display only); default the system's. */
+  clock?: Pick<Clock, 'wallMs'>;
 }
 
 /** Lines per burst when replaying as fast as possible, between yields to the event loop. */
@@ -62,12 +64,12 @@ export class ReplaySource implements NmeaSource {
     } catch (e) {
       this.#link.status = 'ended';
       this.#link.lastError = describeError(e);
-      this.#link.lastErrorAt = (this.#o.now ?? Date.now)();
+      this.#link.lastErrorAt = (this.#o.clock ?? systemClock).wallMs();
       this.#o.logger.error({ file: this.#o.file, error: this.#link.lastError }, 'cannot read the NMEA replay file');
       return;
     }
     this.#link.status = 'open';
-    this.#link.openedAt = (this.#o.now ?? Date.now)();
+    this.#link.openedAt = (this.#o.clock ?? systemClock).wallMs();
     this.#done = this.#replay(text.split('\n'));
   }
 

@@ -8,6 +8,7 @@
  * arrives (a wrong baud rate), so the pipeline's LineSplitter, which enforces
  * `gnss.maxLineLength`, does it.
  */
+import { systemClock, type Clock } from '../../system/clock.js';
 import { SerialPort } from 'serialport';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
@@ -37,7 +38,8 @@ export interface SerialSourceOptions {
   portFactory?: SerialPortFactory;
   backoff?: BackoffOptions;
   random?: () => number;
-  now?: () => number;
+  /** Stamps the link's events (display only); default the system's. */
+  clock?: Pick<Clock, 'wallMs'>;
 }
 
 export class SerialSource implements NmeaSource {
@@ -80,7 +82,7 @@ export class SerialSource implements NmeaSource {
   }
 
   #now(): number {
-    return (this.#o.now ?? Date.now)();
+    return (this.#o.clock ?? systemClock).wallMs();
   }
 
   #open(): Promise<void> {
@@ -125,7 +127,7 @@ export class SerialSource implements NmeaSource {
     else this.#o.logger.debug(details, 'GNSS receiver still unavailable');
     this.#link.lastError = message;
     this.#link.lastErrorAt = this.#now();
-    this.#timer = scheduleReopen(this.#link, attempts, { ...this.#o, now: () => this.#now() }, () => {
+    this.#timer = scheduleReopen(this.#link, attempts, { ...this.#o, clock: this.#o.clock ?? systemClock }, () => {
       this.#timer = undefined;
       if (this.#running) void this.#open();
     });
