@@ -4,6 +4,7 @@
  * even when the demo fails). Anywhere else (CI, a pipe, a log file): the same frame as plain text
  * every few seconds and at every phase change, with no escape codes, so logs stay readable.
  */
+import { systemClock, type Clock } from '../system/clock.js';
 import { renderStatus } from '../terminal/status-screen.js';
 import { wrapToWidth } from '../terminal/screen-fit.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
@@ -23,7 +24,8 @@ export interface DemoScreenOptions {
   redrawEveryMs?: number;
   /** Plain output prints a frame this often; default 5000 ms. */
   plainEveryMs?: number;
-  now?: () => number;
+  /** Paces the redraws on its monotonic clock (default the system's). */
+  clock?: Pick<Clock, 'monotonicMs'>;
 }
 
 /** The header and the status screen (with the satellite table on a terminal), 80x24 at most. */
@@ -63,7 +65,7 @@ export class DemoScreen {
 
   /** Shows the frame when it is due, or at once with `force` (a phase change). */
   show(frame: readonly string[], force = false): void {
-    const now = (this.#o.now ?? Date.now)();
+    const now = (this.#o.clock ?? systemClock).monotonicMs();
     const every = this.#tty ? (this.#o.redrawEveryMs ?? 1000) : (this.#o.plainEveryMs ?? 5000);
     if (!force && now - this.#lastAt < every) return;
     this.#lastAt = now;

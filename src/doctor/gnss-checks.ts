@@ -3,6 +3,7 @@
  * the system clock against GNSS time. The byte reader is injected: a serial port at a given baud
  * rate in the CLI, a buffer in the tests.
  */
+import type { Clock } from '../system/clock.js';
 import { createDecoder } from '../gnss/decoder.js';
 import type { Fix } from '../fix/fix.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
@@ -30,7 +31,8 @@ export interface GnssCheckOptions {
   configuredBaud: number | undefined;
   /** How long to listen (5 s on a real receiver). */
   listenMs: number;
-  wallMs: () => number;
+  /** Its wall clock is compared with the fix's GNSS time. */
+  clock: Pick<Clock, 'wallMs'>;
   /** Largest tolerated system clock offset, s. */
   maxClockOffsetS?: number;
   /** A replayed log: its GNSS times are from another day, so the clock comparison is no finding. */
@@ -128,7 +130,7 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
 
 function clock(fix: Fix, o: GnssCheckOptions): CheckResult {
   if (o.replay) return skip('clock vs GNSS', 'a replayed log: its times are not now, so no comparison');
-  const offset = (o.wallMs() - fix.time) / 1000;
+  const offset = (o.clock.wallMs() - fix.time) / 1000;
   const max = o.maxClockOffsetS ?? 5;
   const text = `system clock ${offset >= 0 ? 'ahead of' : 'behind'} GNSS time by ${Math.abs(offset).toFixed(1)} s`;
   // Fix times never come from the host clock, so an offset does not corrupt data; it breaks TLS

@@ -88,7 +88,7 @@ export async function runDoctor(
         read: gpsd ? async () => gpsd.bytes : nmeaReader(config, seams.portFactory ?? defaultSerialPortFactory),
         configuredBaud: config.gnss.path ? config.gnss.baudRate : undefined,
         listenMs: config.gnss.path ? 5000 : 1000,
-        wallMs: Date.now,
+        clock: systemClock,
         replay,
         sourceKey: replay ? 'gnss.replayFile' : config.gnss.gpsd !== undefined ? 'gnss.gpsd' : 'gnss.path',
       })),

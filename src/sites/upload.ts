@@ -1,4 +1,5 @@
 import { AgentError, PlatformError } from '../errors.js';
+import { systemClock, type Clock } from '../system/clock.js';
 import type { AuthorizedRequester, PlatformResponse } from '../platform/contracts.js';
 import type { OtmLocation } from './site-types.js';
 import { problemsFromBody, type PlatformProblem } from './platform-answer.js';
@@ -37,8 +38,8 @@ export interface LocationUploaderOptions {
   /** Waits between attempts; rejects when the signal aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
-  /** Wall clock for an HTTP-date Retry-After without a Date header (default Date.now). */
-  wallMs?: () => number;
+  /** Its wall clock reads an HTTP-date Retry-After without a Date header (default the system's). */
+  clock?: Pick<Clock, 'wallMs'>;
   /** Told before each retry, so a person watching knows why it is taking long. */
   onRetry?: (notice: RetryNotice) => void;
 }
@@ -73,7 +74,7 @@ export class LocationUploader {
       // fix the configuration, and waiting out the token backoff inside a command helps nobody.
       if (failure instanceof AgentError && failure.errorClass === 'config') return { kind: 'failed', error: failure, attempts: attempt };
       const facts = response
-        ? { status: response.status, attempt, ...retryAfter(response, (this.#o.wallMs ?? Date.now)()) }
+        ? { status: response.status, attempt, ...retryAfter(response, (this.#o.clock ?? systemClock).wallMs()) }
         : {
             retryable: failure instanceof AgentError ? failure.retryable : true,
             attempt,

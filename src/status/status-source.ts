@@ -1,6 +1,7 @@
 /**
  * Where `status` gets its snapshot: the daemon's socket (within a second), else the database.
  */
+import { systemClock, type Clock } from '../system/clock.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, resolveConfigPath, type Config } from '../config/load.js';
@@ -71,7 +72,7 @@ export function statusTarget(configPath: string | undefined, env: NodeJS.Process
   };
 }
 
-export async function fetchSnapshot(target: StatusTarget, wallMs: () => number = Date.now): Promise<StatusSnapshot> {
+export async function fetchSnapshot(target: StatusTarget, clock: Pick<Clock, 'wallMs'> = systemClock): Promise<StatusSnapshot> {
   if (target.unreadableConfig !== undefined) {
     try {
       return await requestSnapshot(target.socketPath, STATUS_ANSWER_MS);
@@ -86,7 +87,7 @@ export async function fetchSnapshot(target: StatusTarget, wallMs: () => number =
     if (!isAgentError(e) || e.errorClass === 'internal') throw e;
     snapshot = databaseSnapshot({
       dataDir: target.dataDir,
-      wallMs: wallMs(),
+      wallMs: clock.wallMs(),
       ...(target.minFreeBytes !== undefined ? { minFreeBytes: target.minFreeBytes } : {}),
       ...(target.configuredDeviceId !== undefined ? { configuredDeviceId: target.configuredDeviceId } : {}),
     });

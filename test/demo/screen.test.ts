@@ -47,7 +47,7 @@ describe('demo screen', () => {
   it('on a terminal: cursor hidden, redrawn in place at most once a second (at once on a phase change), cursor restored', () => {
     let now = 0;
     const s = stream(true);
-    const screen = new DemoScreen({ out: s.out, color: false, now: () => now });
+    const screen = new DemoScreen({ out: s.out, color: false, clock: { monotonicMs: () => now } });
     screen.begin();
     expect(s.text()).toBe(`${ESC}?25l${ESC}2J`);
     screen.show(['a', 'b']);
@@ -68,7 +68,7 @@ describe('demo screen', () => {
   it('elsewhere: plain frames every 5 s and at phase changes, no escape codes, the last frame not twice', () => {
     let now = 0;
     const s = stream(false);
-    const screen = new DemoScreen({ out: s.out, color: false, now: () => now });
+    const screen = new DemoScreen({ out: s.out, color: false, clock: { monotonicMs: () => now } });
     screen.begin();
     screen.show(['one']);
     now = 4000;

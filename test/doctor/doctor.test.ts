@@ -1,4 +1,5 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { systemClock } from '../../src/system/clock.js';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
@@ -47,7 +48,7 @@ describe('doctor checks', () => {
       read: async () => bytes(),
       configuredBaud: 9600,
       listenMs: 10,
-      wallMs: () => Date.UTC(2026, 10, 22, 8, 1, 0),
+      clock: { wallMs: () => Date.UTC(2026, 10, 22, 8, 1, 0) },
     });
     expect(r[0]?.verdict).toBe(verdict);
     expect(r[0]?.detail).toMatch(detail);
@@ -59,7 +60,7 @@ describe('doctor checks', () => {
       read: async (baud) => (baud === 38400 ? drive : garbage),
       configuredBaud: 9600,
       listenMs: 10,
-      wallMs: Date.now,
+      clock: systemClock,
     });
     expect(r[0]?.verdict).toBe('FAIL');
     expect(r[0]?.fix).toBe('set gnss.baudRate to 38400');
@@ -70,7 +71,7 @@ describe('doctor checks', () => {
       read: async () => drive,
       configuredBaud: undefined,
       listenMs: 10,
-      wallMs: () => Date.UTC(2026, 10, 22, 9),
+      clock: { wallMs: () => Date.UTC(2026, 10, 22, 9) },
     });
     expect(r[1]?.verdict).toBe('PASS');
     expect(r[2]?.verdict).toBe('WARN');

@@ -209,7 +209,7 @@ describe('answers the simulator does not give', () => {
         sleeps.push(ms);
       },
       random: () => 0.5,
-      wallMs: () => Date.UTC(2026, 10, 22, 8, 0, 0),
+      clock: { wallMs: () => Date.UTC(2026, 10, 22, 8, 0, 0) },
     });
     return { up, sleeps };
   }
