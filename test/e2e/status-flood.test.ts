@@ -1,14 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { PlatformSimulator } from '../../src/sim/index.js';
-import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { requestSnapshot } from '../../src/socket/status-client.js';
 import { runCli } from '../helpers/run-cli.js';
-import { tempDir } from '../helpers/tmp.js';
-import { waitFor } from '../helpers/wait.js';
-import { startDaemon, writeConfig } from './daemon.js';
+import { startReplayDaemon } from './daemon.js';
 
 /**
  * A member of the service group floods the status socket (issue 22.1): raw clients that ask
@@ -59,31 +55,12 @@ function flood(socket: string, clients: number, ms: number, mode: Mode): Flood {
 
 /** The real daemon replaying a live-speed 10 Hz drive, with the simulator on loopback. */
 async function daemon(): Promise<{ socket: string; config: string; pid: number; log: () => string }> {
-  const dir = tempDir('ta-flood-');
-  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-  const urls = await sim.start();
-  onTestFinished(() => sim.stop());
-  const replayFile = path.join(dir, 'drive.nmea');
-  writeFileSync(replayFile, driveText(generateDrive({ minutes: 10, hz: 10, seed: 4 })));
-  const config = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 1 } });
-  const d = startDaemon(dir, config);
-  onTestFinished(async () => {
-    if (d.child.exitCode === null && d.child.signalCode === null) {
-      d.child.kill('SIGTERM');
-      await d.exited;
-    }
-  });
-  const socket = path.join(dir, 'status.sock');
-  await waitFor(
-    'status socket',
-    () =>
-      requestSnapshot(socket, 500).then(
-        () => true,
-        () => false,
-      ),
-    { timeoutMs: 60_000, detail: d.log },
-  );
-  return { socket, config, pid: d.child.pid!, log: d.log };
+  const {
+    socket,
+    configFile,
+    daemon: d,
+  } = await startReplayDaemon({ prefix: 'ta-flood-', drive: { minutes: 10, hz: 10, seed: 4 }, replaySpeed: 1 });
+  return { socket, config: configFile, pid: d.child.pid!, log: d.log };
 }
 
 /** Highest RSS (MB) and open descriptor count of a process, sampled every 100 ms until stopped. */
