@@ -1,5 +1,13 @@
 import type { Socket } from 'node:net';
 
+/** A line past the reader's bound arrived (the socket is destroyed). */
+export class LineTooLong extends Error {
+  constructor(maxLine: number) {
+    super(`a line longer than ${maxLine} bytes arrived`);
+    this.name = 'LineTooLong';
+  }
+}
+
 /**
  * Line reader over a socket for the small local JSON protocols: bounded line length, and a
  * `next()` that can time out, without a stream pipeline per line.
@@ -52,6 +60,11 @@ export class LineSocket {
     }
   }
 
+  /** What arrived after the last complete line (an answer cut off before its newline). */
+  get rest(): string {
+    return this.#buffer;
+  }
+
   write(text: string): void {
     this.#socket.write(text);
   }
@@ -70,7 +83,7 @@ export class LineSocket {
       if (line.trim() !== '') this.#queue.push(line);
     }
     if (this.#buffer.length > this.#maxLine) {
-      this.#error ??= new Error(`a line longer than ${this.#maxLine} bytes arrived`);
+      this.#error ??= new LineTooLong(this.#maxLine);
       this.#socket.destroy();
     }
     this.#notify();

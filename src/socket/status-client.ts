@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { AgentError } from '../errors.js';
+import { LineSocket, LineTooLong } from './line-socket.js';
 import { GET_STATUS } from './status-protocol.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 
@@ -33,66 +34,58 @@ export async function requestSnapshot(socketPath: string, timeoutMs = 1000): Pro
   }
 }
 
-function askOnce(socketPath: string, waitMs: number, timeoutMs: number): Promise<Attempt> {
-  return new Promise((resolve) => {
-    const socket = connect({ path: socketPath });
-    let data = '';
-    let settled = false;
-    const settle = (a: Attempt): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(a);
-    };
-    const timer = setTimeout(
-      () =>
-        settle({
-          error: new AgentError('DAEMON_NOT_ANSWERING', `the daemon did not answer on ${socketPath} within ${timeoutMs} ms`, {
-            class: 'transient',
-          }),
-          again: false,
+async function askOnce(socketPath: string, waitMs: number, timeoutMs: number): Promise<Attempt> {
+  const socket = connect({ path: socketPath });
+  const lines = new LineSocket(socket, MAX_RESPONSE);
+  socket.once('connect', () => lines.write(`${JSON.stringify(GET_STATUS)}\n`));
+  try {
+    // The daemon closes as soon as its answer is written; the answer is read before any error.
+    const answer = await lines.next(waitMs);
+    if (answer.timedOut)
+      return {
+        error: new AgentError('DAEMON_NOT_ANSWERING', `the daemon did not answer on ${socketPath} within ${timeoutMs} ms`, {
+          class: 'transient',
         }),
-      waitMs,
-    );
-    socket.setEncoding('utf8');
-    socket.once('connect', () => socket.write(`${JSON.stringify(GET_STATUS)}\n`));
-    socket.on('data', (chunk: string) => {
-      data += chunk;
-      if (data.length > MAX_RESPONSE)
-        settle({ error: new AgentError('STATUS_TOO_LARGE', 'the daemon sent more than 1 MiB', { class: 'internal' }), again: false });
-    });
-    socket.once('error', (e: NodeJS.ErrnoException) => {
-      // The daemon closes as soon as its answer is written; the answer is read before any error.
-      if (data.includes('\n')) settle(parseAnswer(data, socketPath));
-      else if (e.code === 'ENOENT' || e.code === 'ECONNREFUSED')
-        settle({
-          error: new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }),
-          again: false,
-        });
-      else if (e.code === 'EACCES' || e.code === 'EPERM')
-        settle({
-          error: new AgentError(
-            'DAEMON_SOCKET_DENIED',
-            `permission denied on ${socketPath}: run as the service user, a member of its group, or root`,
-            { class: 'config', cause: e },
-          ),
-          again: false,
-        });
-      else
-        settle({
-          error: new AgentError('DAEMON_SOCKET_ERROR', `cannot read ${socketPath}: ${e.message}`, { class: 'transient', cause: e }),
-          // A full listen backlog (EAGAIN) or a connection given to a newer client (ECONNRESET, EPIPE): busy.
-          again: e.code === 'EAGAIN' || e.code === 'ECONNRESET' || e.code === 'EPIPE',
-          backlogFull: e.code === 'EAGAIN',
-        });
-    });
-    socket.once('close', () => settle(parseAnswer(data, socketPath)));
-  });
+        again: false,
+      };
+    return parseAnswer(answer.line ?? lines.rest, socketPath);
+  } catch (e) {
+    return failedAttempt(e, socketPath);
+  } finally {
+    lines.destroy();
+  }
 }
 
-function parseAnswer(data: string, socketPath: string): Attempt {
-  if (data === '')
+/** A connection that failed before an answer line: not running, denied, too large, or busy. */
+function failedAttempt(e: unknown, socketPath: string): Attempt {
+  if (e instanceof LineTooLong)
+    return { error: new AgentError('STATUS_TOO_LARGE', 'the daemon sent more than 1 MiB', { class: 'internal' }), again: false };
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ECONNREFUSED')
+    return {
+      error: new AgentError('DAEMON_NOT_RUNNING', `no daemon is listening on ${socketPath}`, { class: 'transient', cause: e }),
+      again: false,
+    };
+  if (code === 'EACCES' || code === 'EPERM')
+    return {
+      error: new AgentError(
+        'DAEMON_SOCKET_DENIED',
+        `permission denied on ${socketPath}: run as the service user, a member of its group, or root`,
+        { class: 'config', cause: e },
+      ),
+      again: false,
+    };
+  return {
+    error: new AgentError('DAEMON_SOCKET_ERROR', `cannot read ${socketPath}: ${(e as Error).message}`, { class: 'transient', cause: e }),
+    // A full listen backlog (EAGAIN) or a connection given to a newer client (ECONNRESET, EPIPE): busy.
+    again: code === 'EAGAIN' || code === 'ECONNRESET' || code === 'EPIPE',
+    backlogFull: code === 'EAGAIN',
+  };
+}
+
+/** The daemon's answer line ('' when it closed without a word). */
+function parseAnswer(line: string, socketPath: string): Attempt {
+  if (line === '')
     // Closed without a word: the daemon gave this connection's place to a newer one before reading it.
     return {
       error: new AgentError('TOO_MANY_CLIENTS', 'the daemon is busy: it closed the connection before answering; try again', {
@@ -100,7 +93,6 @@ function parseAnswer(data: string, socketPath: string): Attempt {
       }),
       again: true,
     };
-  const line = data.split('\n')[0] ?? '';
   let message: { status?: StatusSnapshot; error?: { code?: string; message?: string } };
   try {
     message = JSON.parse(line) as typeof message;
