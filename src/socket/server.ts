@@ -3,12 +3,12 @@
  * `{"subscribe":"fixes"}` to the fix publisher (status-protocol.ts). A Unix socket, mode 0660: the service
  * user and its group (technicians in the group can run `status` without root), no network exposure.
  */
-import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { describeError, type ErrorCode, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
 import { GET_STATUS, MAX_REQUEST_LINE } from './status-protocol.js';
 import { ensureSocketDir } from './path.js';
+import { claimSocketFile, releaseSocketFile, removeStaleSocket } from './socket-file.js';
 import type { StatusProvider } from '../status/snapshot.js';
 import { SnapshotLineCache } from './snapshot-cache.js';
 import { AnswerPacer } from './answer-pacer.js';
@@ -139,8 +139,7 @@ export class StatusServer {
         resolve();
       });
     });
-    chmodSync(file, this.#o.mode ?? 0o660);
-    this.#created = lstatSync(file).ino;
+    this.#created = claimSocketFile(file, this.#o.mode ?? 0o660);
     server.on('error', (e) => this.#o.logger.warn({ err: errorFields(e) }, 'status socket error'));
     this.#server = server;
   }
@@ -155,12 +154,7 @@ export class StatusServer {
     this.#pacer.stop();
     for (const s of [...this.#sockets.keys(), ...this.#queue.keys(), ...this.#refusing]) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    // Never unlink a socket another process bound meanwhile (issue 13.1).
-    try {
-      if (lstatSync(this.#o.socketPath).ino === this.#created) unlinkSync(this.#o.socketPath);
-    } catch {
-      // already gone (server.close removes it on most platforms)
-    }
+    if (this.#created !== undefined) releaseSocketFile(this.#o.socketPath, this.#created);
     this.#created = undefined;
   }
 
@@ -373,32 +367,5 @@ export class StatusServer {
     this.#phase(socket, 'flushing');
     socket.once('drain', () => socket.destroy());
     socket.setTimeout(this.#o.lingerMs ?? 5000, () => socket.destroy());
-  }
-}
-
-/**
- * A socket file left by a crashed daemon blocks listen(); a non-socket file there is not ours, and
- * neither is a socket that something still answers on (another daemon configured with the same
- * status.socketPath): that one is left alone and this server does not start.
- */
-async function removeStaleSocket(file: string): Promise<void> {
-  try {
-    if (!lstatSync(file).isSocket()) return;
-  } catch {
-    return; // absent: nothing to remove
-  }
-  const live = await new Promise<boolean>((resolve) => {
-    const probe = connect({ path: file });
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', (e: NodeJS.ErrnoException) => resolve(e.code !== 'ECONNREFUSED' && e.code !== 'ENOENT'));
-  });
-  if (live) throw new Error(`${file} is in use by another process; not taking it over`);
-  try {
-    unlinkSync(file);
-  } catch {
-    // gone meanwhile
   }
 }
