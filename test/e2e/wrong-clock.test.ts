@@ -27,43 +27,7 @@ const TWO_YEARS_MS = 730 * 86_400_000;
  */
 describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the real daemon (issue 22.8)', () => {
   it('names the clock and by how much, says FAILING, and ages stay true across the clock being set', { timeout: 180_000 }, async () => {
-    const dir = tempDir('ta-clock-');
-    const caDir = tempDir('ta-ca-');
-    const ca = makeThrowawayCa(caDir);
-    const expired = issueServerCertificate(caDir, 'expired', -1);
-    const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-    const urls = await sim.start({ tls: { key: expired.key, cert: expired.cert, protocols: 'h2' } });
-    onTestFinished(() => sim.stop());
-    const pty = await ptyPair(dir);
-    onTestFinished(() => pty.stop());
-    const feeder = liveReceiver(pty.input);
-    onTestFinished(() => feeder.stop());
-
-    const offsetFile = path.join(dir, 'wall-offset');
-    writeFileSync(offsetFile, String(TWO_YEARS_MS));
-    const config = writeConfig({
-      dir,
-      urls,
-      gnss: { path: pty.device, baudRate: 115200 },
-      platform: { caFile: ca.caFile },
-      upload: { minBackoffMs: 200, maxBackoffMs: 1000 },
-    });
-    const socket = path.join(dir, 'status.sock');
-    const snapshot = (): Promise<StatusSnapshot | undefined> => requestSnapshot(socket, 2000).catch(() => undefined);
-    const start = (): Daemon => {
-      const d = startDaemon(dir, config, { [WALL_OFFSET_FILE_ENV]: offsetFile });
-      onTestFinished(async () => {
-        if (d.child.exitCode === null && d.child.signalCode === null) {
-          d.child.kill('SIGKILL');
-          await d.exited;
-        }
-      });
-      return d;
-    };
-    const setClock = (offsetMs: number, cert: { key: string; cert: string }): void => {
-      writeFileSync(offsetFile, String(offsetMs));
-      sim.setCertificate(cert);
-    };
+    const { sim, ca, expired, config, start, setClock, snapshot } = await setUp(TWO_YEARS_MS, 'expired');
 
     // 1. First boot, two years ahead: the token and the registration fail on the certificate's dates.
     let d = start();
@@ -139,6 +103,61 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the real daemon (issue 22.
     d.child.kill('SIGTERM');
     expect((await d.exited).code, d.log().slice(-2000)).toBe(0);
   });
+
+  it(
+    'booted at 1970 with a registered device: FAILING, 56.9 years behind named; after the clock is set the error is seconds old',
+    { timeout: 180_000 },
+    async () => {
+      const { sim, ca, future, config, start, setClock, snapshot } = await setUp(0, 'future');
+      // A run with the clock right (the previous boot): registered, delivering, a success stored.
+      setClock(0, ca);
+      let d = start();
+      await waitFor('fixes delivered', () => sim.events.size >= 3, { timeoutMs: 60_000, detail: d.log });
+      d.child.kill('SIGTERM');
+      expect((await d.exited).code, d.log().slice(-2000)).toBe(0);
+
+      // Power cut, no RTC: the next boot is at 1970, and TLS finds the certificate not yet valid.
+      const at1970 = Date.UTC(1970, 0, 1, 0, 1) - Date.now();
+      setClock(at1970, future);
+      d = start();
+      await waitFor(
+        'the upload fails on the clock',
+        async () => {
+          const s = await snapshot();
+          return s?.upload.lastError?.code === 'PLATFORM_TLS_CLOCK' && (s.receiver?.clockOffsetS ?? 0) < -20_000 * 86400;
+        },
+        { timeoutMs: 60_000, detail: d.log },
+      );
+      const behind = await runCli(['status', '--config', config]);
+      process.stderr.write(`status, booted at 1970:\n${behind.stdout}\n`);
+      expect(behind.code, behind.stdout).toBe(2);
+      expect(behind.stdout).toMatch(/! system clock behind GNSS by 2078\d d: TLS certificate checks fail until it is set/);
+      expect(behind.stdout).toMatch(/the system clock is 2078\d d \(56\.9 years\) behind GNSS time \(clock says 1970-01-01T/);
+      expect(d.log()).not.toMatch(/configuration problem|platform\.caFile/);
+
+      // NTP sets the clock: the error stamped 1970 is seconds old on the monotonic clock (it was "20782 d ago").
+      const delivered = sim.events.size;
+      setClock(0, ca);
+      await waitFor('delivery resumes', () => sim.events.size > delivered + 2, { timeoutMs: 60_000, detail: d.log });
+      let s: StatusSnapshot | undefined;
+      await waitFor(
+        'a snapshot after the success',
+        async () => {
+          s = await snapshot();
+          return s?.upload.lastSuccessAgeS !== undefined && Math.abs(s.receiver?.clockOffsetS ?? 99) < 5;
+        },
+        { timeoutMs: 30_000, detail: d.log },
+      );
+      expect(s!.takenAt - s!.upload.lastError!.at!).toBeGreaterThan(20_000 * 86_400_000);
+      expect(s!.upload.lastError!.ageS).toBeLessThan(120);
+      const set = await runCli(['status', '--config', config]);
+      process.stderr.write(`status, after the clock was set from 1970:\n${set.stdout}\n`);
+      expect(set.stdout).toMatch(/last error PLATFORM_TLS_CLOCK \(transient\) \d+ (s|min) ago: /);
+      expect(set.stdout).not.toMatch(/\d{4,} d ago|upload failing|system clock (ahead of|behind) GNSS/);
+      d.child.kill('SIGTERM');
+      expect((await d.exited).code, d.log().slice(-2000)).toBe(0);
+    },
+  );
 });
 
 /** A receiver on the pty whose GNSS time is the real time: each epoch is written when its second comes. */
@@ -156,4 +175,51 @@ function liveReceiver(input: string): { stop(): void } {
       closeSync(fd);
     },
   };
+}
+
+/**
+ * The simulator over TLS h2 serving `first` (a certificate outside its dates by the real clock), a
+ * live receiver on a pty, and the daemon's configuration with its wall clock offset by `offsetMs`
+ * through the test seam; `start` runs the daemon, `setClock` writes the offset and swaps the certificate.
+ */
+async function setUp(offsetMs: number, first: 'expired' | 'future') {
+  const dir = tempDir('ta-clock-');
+  const caDir = tempDir('ta-ca-');
+  const ca = makeThrowawayCa(caDir);
+  const expired = issueServerCertificate(caDir, 'expired', -1);
+  const future = issueServerCertificate(caDir, 'future', 30, 3650);
+  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
+  const urls = await sim.start({ tls: { ...(first === 'expired' ? expired : future), protocols: 'h2' } });
+  onTestFinished(() => sim.stop());
+  const pty = await ptyPair(dir);
+  onTestFinished(() => pty.stop());
+  const feeder = liveReceiver(pty.input);
+  onTestFinished(() => feeder.stop());
+
+  const offsetFile = path.join(dir, 'wall-offset');
+  writeFileSync(offsetFile, String(offsetMs));
+  const config = writeConfig({
+    dir,
+    urls,
+    gnss: { path: pty.device, baudRate: 115200 },
+    platform: { caFile: ca.caFile },
+    upload: { minBackoffMs: 200, maxBackoffMs: 1000 },
+  });
+  const socket = path.join(dir, 'status.sock');
+  const snapshot = (): Promise<StatusSnapshot | undefined> => requestSnapshot(socket, 2000).catch(() => undefined);
+  const start = (): Daemon => {
+    const d = startDaemon(dir, config, { [WALL_OFFSET_FILE_ENV]: offsetFile });
+    onTestFinished(async () => {
+      if (d.child.exitCode === null && d.child.signalCode === null) {
+        d.child.kill('SIGKILL');
+        await d.exited;
+      }
+    });
+    return d;
+  };
+  const setClock = (offsetMs: number, cert: { key: string; cert: string }): void => {
+    writeFileSync(offsetFile, String(offsetMs));
+    sim.setCertificate(cert);
+  };
+  return { sim, ca, expired, future, config, start, setClock, snapshot };
 }
