@@ -117,6 +117,7 @@ export class Agent {
     this.#fullDisk = fullDisk;
     const dbOptions: OpenDatabaseOptions = {
       dataDir: config.dataDir,
+      clock,
       logger: storeLogger,
       // Whichever writer meets the full disk first (outbox, token lock, token pair) releases the ballast for all.
       // Whichever reader or writer meets a damaged page (commit, token read, outbox read) has the file salvaged.

@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
+import { systemClock, type Clock } from '../system/clock.js';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AgentError, isCorrupt } from '../errors.js';
@@ -19,8 +20,8 @@ export interface OpenDatabaseOptions {
   logger: Logger;
   /** Milliseconds to wait for another process's write lock before SQLITE_BUSY. */
   busyTimeoutMs?: number;
-  /** Wall clock for the corrupt-file suffix only. */
-  now?: () => Date;
+  /** Its wall clock stamps the damaged file's suffix and the salvage (default the system's). */
+  clock?: Pick<Clock, 'wallMs'>;
   /** Told of every disk-full or corruption fault a statement of this database meets (store-faults.ts). */
   onFault?: StoreFaultListener;
 }
@@ -61,7 +62,7 @@ export interface CarriedFixes {
  */
 export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: string, carry?: CarriedFixes): Database {
   const file = databasePath(options.dataDir);
-  const now = (options.now ?? (() => new Date()))();
+  const now = new Date((options.clock ?? systemClock).wallMs());
   const aside = moveAside(file, now);
   const db = openAndMigrate(file, options);
   const counts = salvageInto(aside, db, carry ? { skipSeqs: carry.delivered } : {});

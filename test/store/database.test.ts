@@ -61,7 +61,7 @@ describe('state database', () => {
     damage(databasePath(dataDir));
 
     const { logger, lines } = captureLogger();
-    const db = openDatabase({ dataDir, logger, now: () => new Date('2026-11-22T10:00:00Z') });
+    const db = openDatabase({ dataDir, logger, clock: { wallMs: () => Date.parse('2026-11-22T10:00:00Z') } });
     expect(new MetaStore(db).get('k1')).toBeUndefined();
     db.prepare("INSERT INTO meta (key, value) VALUES ('fresh', '1')").run();
     db.close();

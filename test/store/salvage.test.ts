@@ -194,7 +194,7 @@ describe('salvage of a damaged database (real damage)', () => {
     let t = Date.UTC(2026, 0, 1);
     for (let i = 0; i < 4; i++) {
       overwrite(b.file, 0, 100, 10 + i);
-      openDatabase({ dataDir: b.dir, logger: silentLogger(), now: () => new Date((t += 60_000)) }).close();
+      openDatabase({ dataDir: b.dir, logger: silentLogger(), clock: { wallMs: () => (t += 60_000) } }).close();
     }
     expect(readdirSync(b.dir).filter((n) => n.startsWith('agent.db.corrupt-') && !/-(wal|shm)$/.test(n))).toHaveLength(2);
   });
