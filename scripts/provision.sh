@@ -288,6 +288,19 @@ preflight() {
   command -v npm >/dev/null || die "npm not found (Debian: apt-get install npm)"
 }
 
+# Technicians type `telematics-agent` (and the messages below tell them to): say so when this
+# shell would not find the wrapper, e.g. a PATH without /usr/local/bin (sudo without secure_path).
+check_cli_on_path() {
+  local found dir
+  found=$(command -v telematics-agent || true)
+  dir=$(dirname -- "$CLI")
+  if [ -z "$found" ]; then
+    warn "$dir is not on this shell's PATH: run $CLI by its full path, or add $dir to PATH"
+  elif [ "$found" != "$CLI" ]; then
+    warn "telematics-agent on this shell's PATH is $found, not $CLI: run $CLI by its full path"
+  fi
+}
+
 # --- Install --------------------------------------------------------------------------------------
 RESTART_ON_FAILURE=0
 # On every exit: staged files go, the lock goes; a run that failed before its commit also removes
@@ -365,6 +378,7 @@ install_main() {
   commit_file "$ROOT$CLI.new" "$ROOT$CLI"
   place "$CLI" 0755 root root
   install_unit
+  [ -n "$ROOT" ] || check_cli_on_path
 
   if [ -n "$ROOT" ]; then
     # Offline enable: only creates the wants/ link inside DIR.

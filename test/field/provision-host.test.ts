@@ -66,7 +66,9 @@ describe.skipIf(problem !== undefined)('provision.sh on a (sandboxed) host', () 
       `set -eu
 ${mounts}
 mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system
-export PATH=${bin}:$PATH npm_config_offline=true npm_config_update_notifier=false
+# A gateway's root has /usr/local/bin on its PATH (Debian's default, sudo's secure_path), where the
+# wrapper goes; a test runner's PATH may not (a hand-made one did: 'telematics-agent: not found').
+export PATH=${bin}:/usr/local/bin:$PATH npm_config_offline=true npm_config_update_notifier=false
 ${provision} --username gw --password-file ${dir}/password --external-system-id acme --carrier-code ACME --device-url https://devices.example.com/api/public/v2/ --gnss-path /dev/ttyACM0
 echo "== installed"
 stat -c 'OWNER %n %U:%G %a' /etc/telematics-agent /etc/telematics-agent/config.json /etc/telematics-agent/password /var/lib/telematics-agent /opt/telematics-agent /usr/local/bin/telematics-agent
@@ -106,6 +108,7 @@ for p in /etc/telematics-agent /var/lib/telematics-agent /opt/telematics-agent; 
     expect(out).toMatch(/^GROUPS telematics-agent dialout$/m);
     expect(out).toMatch(/^SHELL \/usr\/sbin\/nologin$/m);
     expect(out).toMatch(/^WRAPPER ok$/m);
+    expect(out).not.toMatch(/not on this shell's PATH|on this shell's PATH is/);
     expect(out).toMatch(/^DATA buffered fixes$/m);
     expect(out).toMatch(/^USER gone$/m);
     for (const p of ['/etc/telematics-agent', '/var/lib/telematics-agent', '/opt/telematics-agent']) expect(out).toContain(`GONE ${p}`);
