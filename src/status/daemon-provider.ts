@@ -120,10 +120,13 @@ export class DaemonStatusProvider implements StatusProvider {
       snapshot.token = { state: t.state, passwordGrants: t.passwordGrants, refreshes: t.refreshes };
       if (t.ageMs !== undefined) snapshot.token.ageS = t.ageMs / 1000;
       else if (stored?.token && (t.state === 'none' || t.state === 'expired')) {
-        // Not used yet in this run: its age on the wall clock, as the database fallback tells it.
-        const ageS = Math.max(0, (s.clock.wallMs() - stored.token.obtainedAt) / 1000);
-        snapshot.token.ageS = ageS;
-        if (t.state === 'none') snapshot.token.state = ageS < stored.token.expiresInS ? 'valid' : 'expired';
+        // Not used yet in this run: its age on the wall clock, as the database fallback tells it;
+        // none when the clock is behind the token's receipt (a boot at 1970), rather than "0 s".
+        const ageS = (s.clock.wallMs() - stored.token.obtainedAt) / 1000;
+        if (ageS >= 0) {
+          snapshot.token.ageS = ageS;
+          if (t.state === 'none') snapshot.token.state = ageS < stored.token.expiresInS ? 'valid' : 'expired';
+        }
       }
       if (t.retryAt !== undefined) snapshot.token.retryAt = t.retryAt;
       if (t.lastError) snapshot.token.lastError = { code: t.lastError.code, message: t.lastError.message };

@@ -87,15 +87,26 @@ function fill(db: ReadOnlyStore, s: StatusSnapshot, wallMs: number): void {
     passwordGrants: counters.get(COUNTERS.passwordGrants) ?? 0,
     refreshes: counters.get(COUNTERS.refreshes) ?? 0,
   };
-  if (token) s.token.ageS = Math.max(0, (wallMs - token.obtainedAt) / 1000);
+  // Wall stamps only here: a host clock behind them (a boot at 1970) gives no age, said so, never "0 s" (issue 22.8).
+  const behind: string[] = [];
+  if (token) {
+    if (wallMs >= token.obtainedAt) s.token.ageS = (wallMs - token.obtainedAt) / 1000;
+    else behind.push('the token');
+  }
 
   const o = db.outbox();
   s.outbox.pending = o.pending;
   // No receiver to ask while the daemon is down: the host clock, said as such (issue 23.6).
   if (o.oldestFixTime !== undefined) {
-    s.outbox.oldestPendingAgeS = Math.max(0, wallMs - o.oldestFixTime) / 1000;
-    s.outbox.oldestPendingAgeBasis = 'host clock';
+    if (wallMs >= o.oldestFixTime) {
+      s.outbox.oldestPendingAgeS = (wallMs - o.oldestFixTime) / 1000;
+      s.outbox.oldestPendingAgeBasis = 'host clock';
+    } else behind.push('the oldest waiting fix');
   }
+  if (behind.length > 0)
+    (s.notes ??= []).push(
+      `no age for ${behind.join(' or ')}: the host clock (${new Date(wallMs).toISOString()}) is before it; the clock is behind or was set back`,
+    );
   s.outbox.deadLetters = db.deadLetters();
   const lastDead = db.lastDeadLetter();
   if (lastDead) s.outbox.lastDeadLetter = lastDead;

@@ -1,9 +1,13 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PlatformError } from '../../src/errors.js';
 import { errorFromNetwork } from '../../src/platform/transport/http-errors.js';
 import { assessHealth } from '../../src/status/health.js';
 import { renderStatus } from '../../src/terminal/status-screen.js';
-import { liveSnapshot } from './fixtures.js';
+import { liveSnapshot, seedDatabase } from './fixtures.js';
+import { databaseSnapshot } from '../../src/status/database-snapshot.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const DAY_MS = 86_400_000;
 const certError = (code: string): Error => Object.assign(new Error('certificate dates'), { code });
@@ -115,5 +119,24 @@ describe('a wrong system clock is named, not blamed on the CA file', () => {
     expect(h.level).toBe('failing');
     expect(h.reasons[0]).toBe('system clock ahead of GNSS by 730 d: TLS certificate checks fail until it is set');
     expect(h.reasons.join('; ')).not.toMatch(/platform not answering/);
+  });
+
+  it('daemon down, host clock at 1970: no token or backlog age, said why; a success in the future said so', () => {
+    const dir = tempDir('ta-clock-db-');
+    const dataDir = path.join(dir, 'data');
+    mkdirSync(dataDir);
+    const wrote = Date.now();
+    seedDatabase(dataDir, wrote);
+    const at1970 = Date.UTC(1970, 0, 1, 0, 1);
+    const s = databaseSnapshot({ dataDir, wallMs: at1970 });
+    expect(s.token?.ageS).toBeUndefined();
+    expect(s.outbox.oldestPendingAgeS).toBeUndefined();
+    expect(s.notes).toContain(
+      'no age for the token or the oldest waiting fix: the host clock (1970-01-01T00:01:00.000Z) is before it; the clock is behind or was set back',
+    );
+    s.upload.lastSuccessAt = wrote - 1000;
+    const text = renderStatus(s, { color: false, nowMs: at1970 });
+    expect(text).toMatch(/last success 2078\d d in the future by the host clock/);
+    expect(text).not.toMatch(/\b0 s (ago|old)/);
   });
 });
