@@ -347,6 +347,7 @@ export class Agent {
       provider,
       logger: logger.child({ component: 'status' }),
       fixes: publisher,
+      clock: this.#clock,
     });
     try {
       await server.start();

@@ -5,21 +5,23 @@
  * Paced, each such client waits its turn like the technician; one that hangs up while waiting
  * gives its turn away instead of spending it.
  */
+import { systemClock, type Clock } from '../system/clock.js';
+
 export class AnswerPacer {
   readonly #perS: number;
   readonly #burst: number;
-  readonly #nowMs: () => number;
+  readonly #clock: Pick<Clock, 'monotonicMs'>;
   #tokens: number;
   #atMs: number;
   readonly #waiting: { alive: () => boolean; go: (ok: boolean) => void }[] = [];
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(perS: number, burst: number, nowMs: () => number = () => performance.now()) {
+  constructor(perS: number, burst: number, clock: Pick<Clock, 'monotonicMs'> = systemClock) {
     this.#perS = perS;
     this.#burst = burst;
-    this.#nowMs = nowMs;
+    this.#clock = clock;
     this.#tokens = burst;
-    this.#atMs = nowMs();
+    this.#atMs = clock.monotonicMs();
   }
 
   /** Clients waiting for their turn. */
@@ -46,7 +48,7 @@ export class AnswerPacer {
   }
 
   #release(): void {
-    const now = this.#nowMs();
+    const now = this.#clock.monotonicMs();
     this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#atMs) * this.#perS) / 1000);
     this.#atMs = now;
     while (this.#waiting.length > 0) {

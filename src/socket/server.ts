@@ -3,6 +3,7 @@
  * `{"subscribe":"fixes"}` to the fix publisher (status-protocol.ts). A Unix socket, mode 0660: the service
  * user and its group (technicians in the group can run `status` without root), no network exposure.
  */
+import { systemClock, type Clock } from '../system/clock.js';
 import { createServer, type Server, type Socket } from 'node:net';
 import { describeError, type ErrorCode, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -38,8 +39,8 @@ export interface StatusServerOptions {
   snapshotIntervalMs?: number;
   /** Status answers per second at most (default 100), first come first served. */
   answersPerS?: number;
-  /** Monotonic ms (tests). */
-  nowMs?: () => number;
+  /** Its monotonic clock times the queue, evictions, pacing and the snapshot cache (default the system's). */
+  clock?: Pick<Clock, 'monotonicMs'>;
 }
 
 /**
@@ -109,8 +110,8 @@ export class StatusServer {
 
   constructor(options: StatusServerOptions) {
     this.#o = options;
-    this.#snapshots = new SnapshotLineCache(options.provider, options.snapshotIntervalMs ?? 500, options.nowMs);
-    this.#pacer = new AnswerPacer(options.answersPerS ?? ANSWERS_PER_S, ANSWER_BURST, () => this.#now());
+    this.#snapshots = new SnapshotLineCache(options.provider, options.snapshotIntervalMs ?? 500, options.clock);
+    this.#pacer = new AnswerPacer(options.answersPerS ?? ANSWERS_PER_S, ANSWER_BURST, options.clock);
   }
 
   get socketPath(): string {
@@ -323,7 +324,7 @@ export class StatusServer {
   }
 
   #now(): number {
-    return this.#o.nowMs?.() ?? performance.now();
+    return (this.#o.clock ?? systemClock).monotonicMs();
   }
 
   /**

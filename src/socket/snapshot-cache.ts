@@ -10,18 +10,20 @@ import type { StatusProvider } from '../status/snapshot.js';
  * second, so half a second of staleness is never seen. Concurrent requests while a line is being
  * built wait for that one build.
  */
+import { systemClock, type Clock } from '../system/clock.js';
+
 export class SnapshotLineCache {
   readonly #provider: StatusProvider;
   readonly #intervalMs: number;
-  readonly #nowMs: () => number;
+  readonly #clock: Pick<Clock, 'monotonicMs'>;
   #line: { text: string; builtAtMs: number } | undefined;
   #building: Promise<string> | undefined;
   #builds = 0;
 
-  constructor(provider: StatusProvider, intervalMs: number, nowMs: () => number = () => performance.now()) {
+  constructor(provider: StatusProvider, intervalMs: number, clock: Pick<Clock, 'monotonicMs'> = systemClock) {
     this.#provider = provider;
     this.#intervalMs = intervalMs;
-    this.#nowMs = nowMs;
+    this.#clock = clock;
   }
 
   /** Snapshots built so far (tests, and a figure for the log). */
@@ -32,7 +34,7 @@ export class SnapshotLineCache {
   /** The `{"status":...}` answer line, newline-terminated. Rejects when the provider throws (nothing is cached then). */
   line(): Promise<string> {
     const cached = this.#line;
-    if (cached && this.#nowMs() - cached.builtAtMs < this.#intervalMs) return Promise.resolve(cached.text);
+    if (cached && this.#clock.monotonicMs() - cached.builtAtMs < this.#intervalMs) return Promise.resolve(cached.text);
     this.#building ??= this.#build().finally(() => {
       this.#building = undefined;
     });
@@ -43,7 +45,7 @@ export class SnapshotLineCache {
     this.#builds++;
     const snapshot = await this.#provider.snapshot();
     const text = `${JSON.stringify({ status: snapshot })}\n`;
-    this.#line = { text, builtAtMs: this.#nowMs() };
+    this.#line = { text, builtAtMs: this.#clock.monotonicMs() };
     return text;
   }
 }

@@ -5,7 +5,7 @@ describe('AnswerPacer', () => {
   it('lets a burst through, then one per 1/perS, first come first served; a client gone gives its turn away', async () => {
     vi.useFakeTimers();
     onTestFinished(() => void vi.useRealTimers());
-    const pacer = new AnswerPacer(10, 3, () => Date.now());
+    const pacer = new AnswerPacer(10, 3, { monotonicMs: () => Date.now() });
     const order: string[] = [];
     const alive = new Set(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
     const turns = [...alive].map((name) => pacer.turn(() => alive.has(name)).then((ok) => order.push(`${name}:${ok}`)));
@@ -28,7 +28,7 @@ describe('AnswerPacer', () => {
   it('refills no more than the burst while nobody asks', async () => {
     vi.useFakeTimers();
     onTestFinished(() => void vi.useRealTimers());
-    const pacer = new AnswerPacer(10, 2, () => Date.now());
+    const pacer = new AnswerPacer(10, 2, { monotonicMs: () => Date.now() });
     await vi.advanceTimersByTimeAsync(60_000);
     let granted = 0;
     for (let i = 0; i < 5; i++) void pacer.turn(() => true).then((ok) => (granted += ok ? 1 : 0));

@@ -77,7 +77,7 @@ describe('SnapshotLineCache', () => {
         },
       },
       500,
-      () => now,
+      { monotonicMs: () => now },
     );
     const [a, b] = await Promise.all([cache.line(), cache.line()]);
     expect(a).toBe('{"status":{"n":1}}\n');
