@@ -1,5 +1,5 @@
 import { statSync, statfsSync } from 'node:fs';
-import { databasePath } from '../store/database.js';
+import { databasePath, nearestReadOnly } from '../store/database.js';
 import type { DiskSummary } from './snapshot.js';
 
 /** Database size (with its WAL) and free space for the data directory; missing facts stay absent. */
@@ -23,5 +23,7 @@ export function diskSummary(dataDir: string, minFreeBytes?: number): DiskSummary
   } catch {
     // data dir missing or unreadable: the caller notes it
   }
+  // access(W_OK) says EROFS for root too (data-dir-fault.ts): the daemon on such a card runs from memory.
+  if (nearestReadOnly(dataDir) !== undefined) out.readOnly = true;
   return out;
 }

@@ -3,6 +3,7 @@
  * a technician should look: no fix, a backlog, a token being refreshed), 2 failing or not running.
  */
 import type { StatusSnapshot, UploadSummary } from './snapshot.js';
+import { DATA_DIR_FAULT_WORDS } from '../system/data-dir-fault.js';
 
 export type HealthLevel = 'healthy' | 'degraded' | 'failing';
 
@@ -77,7 +78,11 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   const d = s.disk;
   const held = d.heldInMemory ? `, ${d.heldInMemory} fixes held in memory` : '';
   const failingFor = d.commitFailing ? `, commits failing for ${formatAge(d.commitFailing.forS)}` : '';
-  if (d.full) failing.push(`disk full${held}${failingFor}; delivery goes on and frees room`);
+  if (d.readOnly)
+    failing.push(
+      `read-only data directory: ${DATA_DIR_FAULT_WORDS['read-only']}${held}${failingFor}; nothing is stored until it is remounted read-write (mount -o remount,rw), then the agent stores what it holds without a restart`,
+    );
+  else if (d.full) failing.push(`disk full${held}${failingFor}; delivery goes on and frees room`);
   else if (d.commitFailing)
     failing.push(
       `outbox cannot commit: ${d.commitFailing.reason ? `${d.commitFailing.reason} (${d.commitFailing.code})` : d.commitFailing.code}${held}${failingFor}`,

@@ -162,6 +162,8 @@ export interface DiskSummary {
   /** The outbox's commits fail: the error and for how long (seconds). */
   /** reason: what the file system says, in words ("the data directory's filesystem is read-only"). */
   commitFailing?: { code: string; message: string; forS: number; reason?: string };
+  /** The data directory's file system is mounted read-only (issue 22.10): nothing can be stored. */
+  readOnly?: boolean;
   /** Whether the ballast file (storage.ballastBytes) is in place. */
   ballast?: boolean;
   /** The last salvage of a damaged database file (health shows it for a day). */

@@ -4,6 +4,9 @@ import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AgentError, isCorrupt } from '../errors.js';
 import { giveToDataDirOwner, ownerAndMode } from '../system/data-owner.js';
+import { DATA_DIR_FAULT_WORDS, isReadOnlyFilesystem, nearestReadOnly } from '../system/data-dir-fault.js';
+
+export { nearestReadOnly } from '../system/data-dir-fault.js';
 import type { Logger } from '../log.js';
 import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
@@ -84,6 +87,24 @@ export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: str
     `database file is damaged (corrupt): moved it aside and salvaged ${facts.outbox.rows} queued fixes and ${facts.deadLetters.rows} dead letters into a fresh database (about ${facts.outbox.unreadable} unreadable); tokens and registration are obtained anew`,
   );
   return db;
+}
+
+/**
+ * What a daemon that ran on a read-only card holds (issue 22.10), into the database once it opens
+ * read-write: the committed rows delivered meanwhile are deleted, the held fixes inserted after the
+ * newest row with their event ids. Returns the counts.
+ */
+export function storeCarriedFixes(db: Database, carry: CarriedFixes): { deleted: number; inserted: number } {
+  const del = db.prepare('DELETE FROM outbox WHERE seq = ?');
+  const held = carry.held.filter((r) => !carry.delivered.has(r.seq));
+  let deleted = 0;
+  let inserted = 0;
+  // One transaction (carryOver's nests as a savepoint): a power cut leaves both or neither.
+  db.transaction(() => {
+    for (const seq of carry.delivered) deleted += del.run(seq).changes;
+    if (held.length > 0) inserted = carryOver(db, held);
+  })();
+  return { deleted, inserted };
 }
 
 /** Held fixes keep their event ids; their seqs follow the salvaged rows (record order is kept). */
@@ -178,16 +199,28 @@ function moveAside(file: string, when: Date): string {
   return aside;
 }
 
+/**
+ * Creates dataDir (0700) or checks it. On a read-only file system (issue 22.10) the error says so,
+ * with details.readOnly, instead of the ENOENT that mkdir -p gives there for a missing folder; an
+ * existing dataDir on a read-only file system is not an error (its mode cannot be fixed, nor need be).
+ */
 export function ensureDataDir(dataDir: string): void {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const st = statSync(dataDir);
     if (!st.isDirectory())
       throw new AgentError('DATA_DIR_NOT_DIRECTORY', `dataDir ${dataDir} exists but is not a directory`, { class: 'config' });
-    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dataDir, 0o700);
+    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.() && !isReadOnlyFilesystem(dataDir)) chmodSync(dataDir, 0o700);
   } catch (e) {
     if (e instanceof AgentError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
+    const readOnlyAt = nearestReadOnly(dataDir);
+    if (readOnlyAt !== undefined)
+      throw new AgentError(
+        'DATA_DIR_UNUSABLE',
+        `cannot create dataDir ${dataDir}: ${DATA_DIR_FAULT_WORDS['read-only']} (${readOnlyAt}); remount it read-write (mount -o remount,rw) or set dataDir`,
+        { class: 'config', cause: e, details: { readOnly: true } },
+      );
     throw new AgentError(
       'DATA_DIR_UNUSABLE',
       `cannot create or use dataDir ${dataDir} (${code ?? String(e)}); create it for the service user or set dataDir`,

@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import path from 'node:path';
 import { databasePath } from './database.js';
+import { readImage } from './read-only-database.js';
+import { isReadOnlyFilesystem } from '../system/data-dir-fault.js';
 
 /**
  * The database as `status` (daemon down) and `doctor` read it: a read-only connection (no
@@ -29,7 +32,7 @@ export class ReadOnlyStore {
   static open(dataDir: string, options: { timeoutMs?: number } = {}): ReadOnlyStore | undefined {
     const file = databasePath(dataDir);
     if (!existsSync(file)) return undefined;
-    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: options.timeoutMs ?? 500 });
+    const db = openReadOnly(file, options.timeoutMs ?? 500);
     try {
       return new ReadOnlyStore(db);
     } catch (e) {
@@ -116,5 +119,24 @@ export class ReadOnlyStore {
       | { status: number | null; error: string; failed_at: number }
       | undefined;
     return r ? { at: r.failed_at, ...(r.status !== null ? { status: r.status } : {}), reason: r.error.slice(0, 300) } : undefined;
+  }
+}
+
+/**
+ * A read-only connection; on a read-only card a WAL database closed cleanly has no -shm and none
+ * can be made (SQLITE_CANTOPEN, issue 22.10: status said "cannot read agent.db" and "device never
+ * registered" to root), so it is read as a copy (read-only-database.ts readImage).
+ */
+function openReadOnly(file: string, timeout: number): Database {
+  let db: Database | undefined;
+  try {
+    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout });
+    // The WAL's -shm is opened at the first read, not by the constructor.
+    db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
+    return db;
+  } catch (e) {
+    db?.close();
+    if ((e as { code?: string }).code !== 'SQLITE_CANTOPEN' || !isReadOnlyFilesystem(path.dirname(file))) throw e;
+    return new BetterSqlite3(readImage(file), { readonly: true });
   }
 }

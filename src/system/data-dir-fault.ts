@@ -1,4 +1,5 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import path from 'node:path';
 
 /**
  * What keeps the data directory from taking writes, in the words a technician acts on (issue 22.9):
@@ -34,4 +35,15 @@ export function dataDirFault(
   if (sqliteCode.startsWith('SQLITE_FULL')) return 'full';
   if (sqliteCode.startsWith('SQLITE_IOERR')) return 'io-error';
   return undefined;
+}
+
+/** dataDir, or its nearest existing folder, when that is on a read-only file system. */
+export function nearestReadOnly(dataDir: string): string | undefined {
+  let at = path.resolve(dataDir);
+  for (;;) {
+    if (existsSync(at)) return isReadOnlyFilesystem(at) ? at : undefined;
+    const up = path.dirname(at);
+    if (up === at) return undefined;
+    at = up;
+  }
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AgentError, PlatformError, errorFields } from '../../errors.js';
+import { AgentError, PlatformError, errorFields, isCorrupt } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Clock } from '../../system/clock.js';
 import { probeHardwareId, type IdentityProbes } from '../../system/identity.js';
@@ -135,8 +135,18 @@ export class DeviceRegistrar implements RegistrationState {
       if (stored) id = stored;
       else {
         const hw = await probeHardwareId(probes);
-        id = this.#store.keepIdentity(hw.value, hw.source, clock.wallMs());
-        logger.info({ externalDeviceId: id.externalDeviceId, source: id.source }, 'device identity chosen from the hardware and stored');
+        try {
+          id = this.#store.keepIdentity(hw.value, hw.source, clock.wallMs());
+          logger.info({ externalDeviceId: id.externalDeviceId, source: id.source }, 'device identity chosen from the hardware and stored');
+        } catch (e) {
+          // A read-only card (issue 22.10): the hardware gives the same identity at the next start.
+          if (isCorrupt(e)) throw e;
+          id = { externalDeviceId: hw.value, source: hw.source };
+          logger.warn(
+            { externalDeviceId: id.externalDeviceId, source: id.source, err: errorFields(e) },
+            'device identity chosen from the hardware but not stored (read-only data directory?): stored at the next start that can write',
+          );
+        }
       }
     }
     this.#identity = { externalSystemId: device.externalSystemId, externalDeviceId: id.externalDeviceId, source: id.source };
@@ -156,7 +166,7 @@ export class DeviceRegistrar implements RegistrationState {
         'the platform returned a different deviceUUID for the same device (the spec says it never changes): using the new one',
       );
     const registeredAt = this.#o.clock.wallMs();
-    this.#store.saveRegistration({
+    this.#saveRegistration({
       externalSystemId: identity.externalSystemId,
       externalDeviceId: identity.externalDeviceId,
       deviceUUID,
@@ -230,6 +240,23 @@ export class DeviceRegistrar implements RegistrationState {
       } catch {
         return;
       }
+    }
+  }
+
+  /**
+   * The platform has the device whether or not the card takes the record: on a read-only card
+   * (issue 22.10) it is kept in memory and upserted once more at the next start (the upsert is
+   * idempotent, spec 2.3), rather than upserted again and again while the store refuses.
+   */
+  #saveRegistration(r: Parameters<DeviceRecords['saveRegistration']>[0]): void {
+    try {
+      this.#store.saveRegistration(r);
+    } catch (e) {
+      if (isCorrupt(e)) throw e;
+      this.#o.logger.warn(
+        { err: errorFields(e), deviceUUID: r.deviceUUID },
+        'device registered but the registration cannot be stored (read-only data directory?): kept in memory, upserted again at the next start',
+      );
     }
   }
 
