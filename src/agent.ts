@@ -1,21 +1,22 @@
 import type { Config } from './config/load.js';
 import { describeError, errorFields, isCorrupt, type StoreError } from './errors.js';
-import { GnssPipeline } from './gnss/pipeline.js';
-import { createNmeaSource } from './gnss/sources/create-source.js';
+import type { GnssPipeline } from './gnss/pipeline.js';
+import { agentPipeline } from './gnss/agent-pipeline.js';
 import type { NmeaSource } from './gnss/sources/source.js';
 import { FixPublisher } from './socket/fix-publisher.js';
 import type { Logger } from './log.js';
 import type { BootClock } from './system/boot-clock.js';
 import { buildPlatform, type PlatformParts } from './platform/build.js';
 import { WIRE_META_KEY, WireCounter, type WireUsage } from './platform/transport/wire-counter.js';
-import type { StoredFacts } from './status/daemon-provider.js';
-import { daemonStatusProvider } from './status/agent-status.js';
-import { StatusServer } from './socket/server.js';
-import { statusSocketPath } from './socket/path.js';
 import { readStoredFacts } from './status/stored-facts.js';
+import { startDaemonStatus } from './status/daemon-status-server.js';
 import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
-import { openDatabase, replaceDamagedDatabase, type CarriedFixes, type OpenDatabaseOptions } from './store/database.js';
+import type { CarriedFixes, OpenDatabaseOptions } from './store/database.js';
+import { openAgentDatabase } from './store/open-agent-database.js';
+import { FixHandover } from './fix/fix-handover.js';
+import { WritableWatch } from './system/writable-watch.js';
+import { startWatchdogPings } from './system/watchdog-pings.js';
 import { FullDisk } from './store/full-disk.js';
 import { openStores } from './store/stores.js';
 import { Outbox } from './store/outbox/outbox.js';
@@ -24,7 +25,6 @@ import { gnssClockOffsetMs } from './system/clock-offset.js';
 import { daemonClock, WALL_OFFSET_FILE_ENV } from './system/wall-clock-seam.js';
 import type { IdentityProbes } from './system/identity.js';
 import { SdNotify } from './system/sd-notify.js';
-import type { DiskSummary } from './status/snapshot.js';
 import { repairedFacts } from './status/store-view.js';
 import { Uploader } from './upload/uploader.js';
 import { replacedKeyWarnings } from './config/warnings.js';
@@ -48,15 +48,15 @@ export interface AgentOptions {
   source?: NmeaSource;
   /** How long in-flight uploads may finish at shutdown before they are abandoned (they stay queued). */
   shutdownGraceMs?: number;
+  /**
+   * The data directory's lock when the daemon started on a read-only card (system/daemon-locks.ts):
+   * taken once the card is writable, before the database is reopened read-write. Absent (tests,
+   * benches): nothing to take.
+   */
+  locks?: { takeDataDirLock(): boolean };
+  /** How often a read-only data directory is checked for writes again (default 2 s). */
+  readOnlyCheckMs?: number;
 }
-
-/**
- * Commit errors after which a restart is the better supervisor. A full disk is not one of them: a
- * restart frees no space, throws away the fixes held in memory, and delivery (which is what frees
- * space) goes on meanwhile. The watchdog is still not fed as if all were well: each ping then
- * carries STATUS= "disk full ..." for `systemctl status`, and `status` says FAILING.
- */
-const RESTART_WORTHY = (code: string) => !['SQLITE_FULL', 'ENOSPC', 'STORE_DISK_FULL', 'SQLITE_BUSY'].includes(code);
 
 export class Agent {
   readonly #o: AgentOptions;
@@ -77,6 +77,14 @@ export class Agent {
   /** The receiver's clock: the last epoch's GNSS time and when (monotonic) it was decoded. */
   #lastEpoch: { gnssMs: number; monoMs: number } | undefined;
   #stopping: Promise<void> | undefined;
+  /** The receiver's fixes, to the outbox of the moment: the GNSS pipeline outlives a restart of the store. */
+  readonly #handover = new FixHandover();
+  readonly #fixPublisher = new FixPublisher();
+  #pipeline: GnssPipeline | undefined;
+  /** The card was read-only at start: the components run on a copy of its database in memory. */
+  #readOnly = false;
+  /** Set while the components stop for a card that became writable; start() then stores what was held. */
+  #carry: CarriedFixes | undefined;
 
   constructor(options: AgentOptions) {
     this.#o = options;
@@ -126,10 +134,15 @@ export class Agent {
         else this.#onDamage(e);
       },
     };
-    const repair = this.#repair;
+    const then = { ...(this.#repair ? { repair: this.#repair } : {}), ...(this.#carry ? { carry: this.#carry } : {}) };
     this.#repair = undefined;
-    const db = repair ? replaceDamagedDatabase(dbOptions, repair.reason, repair.carry) : openDatabase(dbOptions);
-    fullDisk.start();
+    this.#carry = undefined;
+    // Started on a read-only card (issue 22.10): run on a read-only copy of its database, hold what
+    // is recorded in memory, deliver if a token and registration are stored, and wait for it to be writable.
+    const { db, readOnly } = openAgentDatabase(dbOptions, storeLogger, then);
+    this.#readOnly = readOnly;
+    if (readOnly) this.#watchWritable();
+    else fullDisk.start();
     this.#onStop('database', () => {
       db.close();
     });
@@ -194,33 +207,39 @@ export class Agent {
     await uploader.start();
     this.#onStop('uploader', () => uploader.stop(this.#o.shutdownGraceMs ?? 3000));
 
-    // Every decoded epoch goes to `location here` subscribers on the status socket; the recording
-    // policy would give them one heartbeat every few minutes from a standing vehicle.
-    const fixPublisher = new FixPublisher();
-    const pipeline = new GnssPipeline({
-      source: this.#source(),
-      logger: logger.child({ component: 'gnss' }),
-      sink: outbox,
-      clock,
-      onEpoch: (fix) => {
-        this.#lastEpochWallMs = clock.wallMs();
-        this.#lastEpoch = { gnssMs: fix.time, monoMs: clock.monotonicMs() };
-        fixPublisher.publish(fix);
+    // The pipeline outlives a restart of the store (its fixes wait in the handover meanwhile).
+    const pipeline = this.#pipeline ?? this.#buildPipeline();
+    const status = await startDaemonStatus({
+      config,
+      logger,
+      fixes: this.#fixPublisher,
+      sources: {
+        config,
+        clock,
+        startedMonoMs: this.#startedMono,
+        parts: { pipeline, platform, outbox, uploader },
+        lastEpochWallMs: () => this.#lastEpochWallMs,
+        lastEpoch: () => this.#lastEpoch,
+        ballastPresent: () => this.#fullDisk?.state().ballastPresent,
+        repaired: repairedFacts(meta),
+        stored: readStoredFacts(db, meta),
       },
-      quality: config.quality,
-      recording: config.recording,
-      maxLineLength: config.gnss.maxLineLength,
     });
-
-    await this.#startStatus(pipeline, platform, outbox, uploader, fixPublisher, repairedFacts(meta), readStoredFacts(db, meta));
+    if (status) this.#onStop('status', () => status.stop());
     this.#counted = { pipeline, uploader };
+    this.#handover.attach(outbox);
+    this.#onStop('outbox hand-over', () => this.#handover.detach());
 
-    await pipeline.start();
-    // Stop reading first, then commit what is buffered before the uploader gets its grace time.
-    this.#onStop('gnss', async () => {
-      await pipeline.stop();
-      outbox.flush();
-    });
+    if (!this.#pipeline) {
+      this.#pipeline = pipeline;
+      await pipeline.start();
+      // Stop reading first, then commit what is buffered before the uploader gets its grace time.
+      this.#onStop('gnss', async () => {
+        await pipeline.stop();
+        this.#pipeline = undefined;
+        this.#outbox?.flush();
+      });
+    }
 
     this.#notify.ready('recording');
     this.#startWatchdog();
@@ -233,6 +252,36 @@ export class Agent {
       'agent running',
     );
     for (const w of replacedKeyWarnings(config)) logger.warn({ key: w.path }, w.message);
+  }
+
+  /** Recorded fixes to the outbox of the moment (the handover); every decoded epoch to the status socket. */
+  #buildPipeline(): GnssPipeline {
+    const clock = this.#clock;
+    return agentPipeline({
+      config: this.#o.config,
+      logger: this.#o.logger,
+      clock,
+      source: this.#o.source,
+      sink: this.#handover,
+      onEpoch: (fix) => {
+        this.#lastEpochWallMs = clock.wallMs();
+        this.#lastEpoch = { gnssMs: fix.time, monoMs: clock.monotonicMs() };
+        this.#fixPublisher.publish(fix);
+      },
+    });
+  }
+
+  /** On a read-only card: once it takes writes, take its lock and start the store again on it (#onWritable). */
+  #watchWritable(): void {
+    const watch = new WritableWatch({
+      dataDir: this.#o.config.dataDir,
+      intervalMs: this.#o.readOnlyCheckMs ?? 2000,
+      logger: this.#o.logger.child({ component: 'store' }),
+      locks: this.#o.locks,
+      onWritable: () => this.#restartStore('the data directory is writable again', () => void (this.#carry = this.#outbox?.release())),
+    });
+    watch.start();
+    this.#onStop('writable watch', () => watch.stop());
   }
 
   /**
@@ -277,10 +326,14 @@ export class Agent {
     return this.#stopping;
   }
 
-  async #stopComponents(): Promise<void> {
+  async #stopComponents(options: { keepGnss?: boolean } = {}): Promise<void> {
     if (this.#watchdog) clearInterval(this.#watchdog);
     this.#watchdog = undefined;
-    for (const step of this.#stops.reverse()) {
+    // Newest first, but the receiver always first of all (it was started once, before any restart).
+    const steps = [...this.#stops].reverse().sort((a, b) => Number(b.name === 'gnss') - Number(a.name === 'gnss'));
+    const kept = options.keepGnss ? steps.filter((s) => s.name === 'gnss') : [];
+    for (const step of steps) {
+      if (kept.includes(step)) continue;
       try {
         await step.stop();
       } catch (e) {
@@ -288,95 +341,59 @@ export class Agent {
       }
     }
     this.#stops.length = 0;
+    this.#stops.push(...kept);
   }
 
   /**
    * A statement met a damaged page at run time (issue 11.3). The file must not be used any more:
    * every component stops (the outbox hands over the fixes it holds in memory first), the file is
-   * moved aside and salvaged into a fresh one, and everything starts again on it. The GNSS source
-   * is closed for the few hundred milliseconds this takes. Should the restart itself fail, the
+   * moved aside and salvaged into a fresh one, and everything starts again on it. The receiver stays
+   * open and its fixes wait in the handover meanwhile. Should the restart itself fail, the
    * process ends and its supervisor starts it again on the fresh file.
    */
   #onDamage(e: StoreError): void {
     if (this.#repairing || this.#stopping) return;
+    // A copy in memory of a read-only card is not the file: nothing to salvage.
+    if (this.#readOnly) return;
     const reason = `${e.sqliteCode}: ${(e.cause as Error | undefined)?.message ?? e.message}`;
     this.#o.logger.error({ reason }, 'database damaged at run time: stopping, salvaging what is readable, starting again');
+    this.#restartStore(reason, () => {
+      const carry = this.#outbox?.release();
+      this.#repair = { reason, ...(carry ? { carry } : {}) };
+    });
+  }
+
+  /**
+   * Stops every component but the GNSS pipeline (its fixes wait in the handover), lets `handOver`
+   * take what the outbox holds in memory, and starts them again (start() reads #repair / #carry).
+   */
+  #restartStore(why: string, handOver: () => void): void {
+    if (this.#repairing || this.#stopping) return;
     this.#repairing = (async () => {
       // Off the failing statement's stack before anything closes its database, and never while
       // start() is still building components on it.
       await new Promise((resolve) => setImmediate(resolve));
       await this.#starting?.catch(() => undefined);
-      const carry = this.#outbox?.release();
-      await this.#stopComponents();
-      this.#repair = { reason, ...(carry ? { carry } : {}) };
+      // New fixes wait in the handover from here; the answers to uploads in flight land in the
+      // released outbox's live sets until the uploader has stopped.
+      this.#handover.detach();
+      handOver();
+      await this.#stopComponents({ keepGnss: true });
+      this.#o.logger.info({ why }, 'starting the store and the platform components again; the receiver stays open');
       await this.start();
     })().finally(() => {
       this.#repairing = undefined;
     });
   }
 
-  #source(): NmeaSource {
-    if (this.#o.source) return this.#o.source;
-    return createNmeaSource(this.#o.config.gnss, this.#o.logger.child({ component: 'gnss-source' }), this.#clock);
-  }
-
-  /** The status socket is a window, not a duty: when it cannot open, the agent runs on without it. */
-  async #startStatus(
-    pipeline: GnssPipeline,
-    platform: PlatformParts,
-    outbox: Outbox,
-    uploader: Uploader,
-    publisher: FixPublisher,
-    repaired: DiskSummary['repaired'],
-    stored: StoredFacts,
-  ): Promise<void> {
-    const { config, logger } = this.#o;
-    const provider = daemonStatusProvider({
-      config,
-      clock: this.#clock,
-      startedMonoMs: this.#startedMono,
-      parts: { pipeline, platform, outbox, uploader },
-      lastEpochWallMs: () => this.#lastEpochWallMs,
-      lastEpoch: () => this.#lastEpoch,
-      ballastPresent: () => this.#fullDisk?.state().ballastPresent,
-      repaired,
-      stored,
-    });
-    const server = new StatusServer({
-      socketPath: statusSocketPath(config),
-      provider,
-      logger: logger.child({ component: 'status' }),
-      fixes: publisher,
-      clock: this.#clock,
-    });
-    try {
-      await server.start();
-      this.#onStop('status', () => server.stop());
-    } catch (e) {
-      logger.error(
-        { err: errorFields(e), socketPath: server.socketPath },
-        'status socket could not be opened; `telematics-agent status` falls back to reading the database',
-      );
-    }
-  }
-
-  /** WATCHDOG=1 while the loop runs and the outbox can commit (a dead SD card earns a restart). */
   #startWatchdog(): void {
-    const every = this.#notify.watchdogIntervalMs();
-    if (every === undefined) return;
-    let announced = '';
-    this.#watchdog = setInterval(() => {
-      const state = this.#outbox?.commitState();
-      const err = state?.lastCommitError;
-      if (err && RESTART_WORTHY(err.code)) {
-        this.#o.logger.error({ err }, 'outbox cannot commit: withholding the watchdog ping so that systemd restarts the agent');
-        return;
-      }
-      const status = state?.diskFull ? `disk full: ${state.buffered} fixes held in memory, delivery goes on` : 'recording';
-      this.#notify.send(['WATCHDOG=1', ...(status !== announced ? [`STATUS=${status}`] : [])]);
-      announced = status;
-    }, every);
-    this.#watchdog.unref();
+    this.#watchdog = startWatchdogPings({
+      notify: this.#notify,
+      logger: this.#o.logger,
+      dataDir: this.#o.config.dataDir,
+      commitState: () => this.#outbox?.commitState(),
+      readOnly: () => this.#readOnly,
+    });
   }
 
   #onStop(name: string, stop: () => Promise<void> | void): void {

@@ -14,12 +14,13 @@ export function registerRunCommand(program: Command): void {
     .description('Run the agent: read the receiver, record fixes, deliver them to the platform (systemd service entry).')
     .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
-      const [{ Agent }, { loadCliConfig }, { createLogger }, { ensureDataDir }, { InstanceLock }] = await Promise.all([
+      const [{ Agent }, { loadCliConfig }, { createLogger }, { ensureDataDir }, { DaemonLocks }, { runDir }] = await Promise.all([
         import('../agent.js'),
         import('./context.js'),
         import('../log.js'),
         import('../store/database.js'),
-        import('../system/instance-lock.js'),
+        import('../system/daemon-locks.js'),
+        import('../socket/path.js'),
       ]);
       const config = loadCliConfig(opts.config);
       // The daemon's logger is not the one-shot commands' cliLogger: its lines are the service's
@@ -27,17 +28,23 @@ export function registerRunCommand(program: Command): void {
       // the Agent opens the database itself (openCliDatabase is for commands beside a running daemon).
       // One agent per dataDir, decided before the receiver, the database or the status socket is touched.
       const logger = createLogger({ level: config.log.level });
-      let lock: { release(): void };
+      // A card that is read-only is no reason to stop (issue 22.10): the agent runs from memory and
+      // takes the data directory's lock once the card is writable (system/daemon-locks.ts).
+      let lock: ReturnType<typeof DaemonLocks.acquire>;
       try {
-        ensureDataDir(config.dataDir);
-        lock = InstanceLock.acquire(config.dataDir, { logger });
+        try {
+          ensureDataDir(config.dataDir);
+        } catch (e) {
+          if (!isAgentError(e) || e.details?.readOnly !== true) throw e;
+        }
+        lock = DaemonLocks.acquire({ dataDir: config.dataDir, runDir: runDir(), logger });
       } catch (e) {
         if (!isAgentError(e) || e.errorClass !== 'config') throw e;
         process.stderr.write(`telematics-agent: ${e.message}\n`);
         process.exitCode = EXIT_CONFIG;
         return;
       }
-      const agent = new Agent({ config, logger });
+      const agent = new Agent({ config, logger, locks: lock });
 
       let signalled: NodeJS.Signals | undefined;
       let wake: (() => void) | undefined;

@@ -43,7 +43,11 @@ export class InstanceLock {
    * more, with a warning. A second failure is the error.
    */
   static acquire(dataDir: string, options: { pid?: number; logger?: Pick<Logger, 'warn'> } = {}): InstanceLock {
-    const file = path.join(dataDir, LOCK_FILE);
+    return InstanceLock.acquireFile(path.join(dataDir, LOCK_FILE), dataDir, options);
+  }
+
+  /** acquire() on another file standing for `dataDir` (daemon-locks.ts: the runtime directory's). */
+  static acquireFile(file: string, dataDir: string, options: { pid?: number; logger?: Pick<Logger, 'warn'> } = {}): InstanceLock {
     const pid = options.pid ?? process.pid;
     let db: Database;
     try {
@@ -59,7 +63,7 @@ export class InstanceLock {
         throw lockError(again, dataDir, file);
       }
     }
-    giveToDataDirOwner(dataDir, [file]);
+    giveToDataDirOwner(path.dirname(file), [file]);
     return new InstanceLock(db, file);
   }
 
@@ -104,7 +108,12 @@ function lockError(e: unknown, dataDir: string, file: string): AgentError {
       cause: e,
     });
   }
-  return new AgentError('DATA_DIR_UNUSABLE', `cannot open the lock ${file}: ${(e as Error).message}`, { class: 'config', cause: e });
+  return new AgentError('DATA_DIR_UNUSABLE', `cannot open the lock ${file}: ${(e as Error).message}`, {
+    class: 'config',
+    cause: e,
+    // EROFS from open(2), or SQLite's "attempt to write a readonly database" on an existing file.
+    ...(lockCode(e) === 'EROFS' || lockCode(e).startsWith('SQLITE_READONLY') ? { details: { readOnly: true } } : {}),
+  });
 }
 
 /** The pid in the lock file's header, read without SQLite (the file is locked). */
@@ -121,4 +130,9 @@ export function readHolderPid(file: string): number | undefined {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+function lockCode(e: unknown): string {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : '';
 }

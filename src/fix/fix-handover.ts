@@ -1,0 +1,36 @@
+import type { FixSink, RecordedFix } from './fix.js';
+
+/**
+ * The receiver's fixes go to the outbox of the moment (agent.ts). While the components restart on
+ * another database (a salvage, a card that became writable: issue 22.10) the receiver keeps being
+ * read and its fixes wait here, so a restart of the store loses none of them. The wait is the time
+ * the uploader's grace takes (seconds); the bound is only a guard.
+ */
+export const MAX_WAITING_FIXES = 36_000;
+
+export class FixHandover implements FixSink {
+  #target: FixSink | undefined;
+  readonly #waiting: RecordedFix[] = [];
+  #dropped = 0;
+
+  /** Hands what waited to `target`, then every new fix. */
+  attach(target: FixSink): void {
+    this.#target = target;
+    for (const fix of this.#waiting.splice(0)) target.record(fix);
+  }
+
+  detach(): void {
+    this.#target = undefined;
+  }
+
+  /** Fixes that did not fit while no outbox took them. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  record(fix: RecordedFix): void {
+    if (this.#target) this.#target.record(fix);
+    else if (this.#waiting.length < MAX_WAITING_FIXES) this.#waiting.push(fix);
+    else this.#dropped++;
+  }
+}

@@ -1,0 +1,44 @@
+import type { Logger } from '../log.js';
+import { nearestReadOnly } from '../system/data-dir-fault.js';
+import {
+  openDatabase,
+  replaceDamagedDatabase,
+  storeCarriedFixes,
+  type CarriedFixes,
+  type Database,
+  type OpenDatabaseOptions,
+} from './database.js';
+import { openReadOnlyDatabase } from './read-only-database.js';
+
+/**
+ * The daemon's database at each start of its store (agent.ts): the card's file read-write, a
+ * damaged one salvaged (issue 11.3), or, on a card that is read-only (issue 22.10), a read-only copy
+ * in memory; after a read-only spell, what was held in memory is stored into the file.
+ */
+export interface AgentDatabase {
+  db: Database;
+  /** The card is read-only: db is a copy, and the agent waits for the card to take writes. */
+  readOnly: boolean;
+}
+
+export function openAgentDatabase(
+  options: OpenDatabaseOptions,
+  storeLogger: Logger,
+  then: { repair?: { reason: string; carry?: CarriedFixes }; carry?: CarriedFixes },
+): AgentDatabase {
+  const { repair, carry } = then;
+  if (!repair && !carry && nearestReadOnly(options.dataDir) !== undefined) {
+    const copy = openReadOnlyDatabase(options.dataDir, storeLogger);
+    storeLogger.error(
+      { dataDir: options.dataDir, database: copy.source === 'file' ? 'read from the card' : 'none on the card: empty' },
+      "the data directory's filesystem is read-only: recording into memory (fixes held under the bound), delivering if a token and registration are stored, storing everything once it is remounted read-write",
+    );
+    return { db: copy.db, readOnly: true };
+  }
+  const db = repair ? replaceDamagedDatabase(options, repair.reason, repair.carry) : openDatabase(options);
+  if (carry) {
+    const stored = storeCarriedFixes(db, carry);
+    storeLogger.info(stored, 'stored the fixes held while the data directory was read-only, and deleted the ones delivered meanwhile');
+  }
+  return { db, readOnly: false };
+}

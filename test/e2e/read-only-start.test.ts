@@ -1,0 +1,216 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { PlatformSimulator } from '../../src/sim/index.js';
+import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { requestSnapshot } from '../../src/socket/status-client.js';
+import { RUN_DIR_ENV } from '../../src/socket/path.js';
+import { assessHealth } from '../../src/status/health.js';
+import type { StatusSnapshot } from '../../src/status/snapshot.js';
+import { runCli } from '../helpers/run-cli.js';
+import { waitFor } from '../helpers/wait.js';
+import { startDaemon, writeConfig, type Daemon } from './daemon.js';
+
+/**
+ * Issue 22.10: the daemon started on a card that is already read-only. Before: `run` exited 2 on
+ * its lock (`attempt to write a readonly database`) and systemd restarted it every 5 s, recording
+ * nothing. Now it keeps running from memory, delivers with the stored token and registration, says
+ * FAILING "read-only data directory", keeps a second daemon away with the runtime directory's lock,
+ * and stores what it holds once the card is remounted read-write, without a restart.
+ *
+ * The card is a real tmpfs remounted read-only (root, as in CI): access(2) and every write say
+ * EROFS for root too, which mode bits (0555/0444) would not.
+ */
+function sh(cmd: string, args: string[]): boolean {
+  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
+}
+const probe = mkdtempSync(path.join(os.tmpdir(), 'ta-mount-probe-'));
+const CAN_MOUNT =
+  sh('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe]) && sh('mount', ['-o', 'remount,ro', probe]) && sh('umount', [probe]);
+rmSync(probe, { recursive: true, force: true });
+if (!CAN_MOUNT) console.warn('read-only-start.test.ts: skipped, mount/remount of a tmpfs is not permitted here (CI runs it as root)');
+
+interface Card {
+  dir: string;
+  data: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function card(): Card {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-rostart-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const data = path.join(dir, 'data');
+  mkdirSync(data);
+  expect(sh('mount', ['-t', 'tmpfs', '-o', 'size=16m,mode=0700', 'tmpfs', data])).toBe(true);
+  onTestFinished(() => void sh('umount', ['-l', data]));
+  const run = path.join(dir, 'run');
+  mkdirSync(run);
+  return { dir, data, env: { [RUN_DIR_ENV]: run } };
+}
+
+function stopOnFinish(d: Daemon): void {
+  onTestFinished(async () => {
+    if (d.child.exitCode === null && d.child.signalCode === null) {
+      d.child.kill('SIGKILL');
+      await d.exited;
+    }
+  });
+}
+
+describe.skipIf(!CAN_MOUNT)('started on a read-only card (issue 22.10), a real tmpfs remounted read-only', () => {
+  it(
+    'runs from memory, delivers with the stored token, keeps a second daemon away, and stores what it holds once writable',
+    { timeout: 300_000 },
+    async () => {
+      const { dir, data, env } = card();
+      const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], seed: 22 });
+      const urls = await sim.start();
+      onTestFinished(() => sim.stop());
+      const replayFile = path.join(dir, 'drive.nmea');
+      writeFileSync(replayFile, driveText(generateDrive({ minutes: 3, hz: 10, seed: 10 })));
+      const config = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 2 }, storage: { minFreeBytes: 1024 * 1024 } });
+
+      // Registered and a token pair stored while the card was writable, then the card goes read-only.
+      expect((await runCli(['register', '--config', config], { timeoutMs: 60_000 })).code).toBe(0);
+      expect(sh('mount', ['-o', 'remount,ro', data])).toBe(true);
+
+      // status without a daemon, as root, reads the card and says what it holds.
+      const before = await runCli(['status', '--config', config]);
+      expect(before.stdout).not.toMatch(/cannot read|never registered/);
+      expect(before.stdout).toMatch(/read-only data directory/);
+
+      const grantsBefore = sim.stats.passwordGrants;
+      const daemon = startDaemon(dir, config, env);
+      stopOnFinish(daemon);
+      const socket = path.join(dir, 'status.sock');
+      let last: StatusSnapshot | undefined;
+      const status = async (): Promise<StatusSnapshot | undefined> => {
+        if (daemon.child.exitCode !== null) throw new Error(`daemon exited ${daemon.child.exitCode}\n${daemon.log().slice(-3000)}`);
+        last = await requestSnapshot(socket, 1000).catch(() => undefined);
+        return last;
+      };
+      // A backlog held in memory first (the platform answers 503), then delivered from memory.
+      sim.setFaults('events', { status503Rate: 1 });
+      await waitFor('fixes held in memory', async () => ((await status())?.disk.heldInMemory ?? 0) > 200, {
+        timeoutMs: 60_000,
+        detail: daemon.log,
+      });
+      expect(last!.disk.readOnly).toBe(true);
+      expect(last!.registration.deviceUUID).toBeDefined();
+      const health = assessHealth(last!);
+      expect(health.level).toBe('failing');
+      expect(health.reasons.join('; ')).toMatch(
+        /^read-only data directory: the data directory's filesystem is read-only, \d+ fixes held in memory/m,
+      );
+      sim.setFaults('events', undefined);
+      await waitFor('delivery from memory on the read-only card', () => sim.events.size > 300, { timeoutMs: 60_000, detail: daemon.log });
+
+      // A second daemon on the same card stops at the runtime directory's lock.
+      const second = startDaemon(dir, config, env);
+      stopOnFinish(second);
+      const secondExit = await second.exited;
+      expect(secondExit.code).toBe(2);
+      expect(second.log()).toMatch(/another agent is running on .* \(pid \d+\)/);
+
+      // doctor names the card.
+      const doctor = await runCli(['doctor', '--config', config], { timeoutMs: 60_000 });
+      expect(doctor.stdout).toMatch(/^FAIL\s+data directory\s+the data directory's filesystem is read-only/m);
+
+      // Writable again: the same process takes the card's lock, stores what it holds, goes on.
+      const remountedAt = performance.now();
+      expect(sh('mount', ['-o', 'remount,rw', data])).toBe(true);
+      await waitFor('the card taken read-write', () => /stored the fixes held while the data directory was read-only/.test(daemon.log()), {
+        timeoutMs: 30_000,
+        detail: daemon.log,
+      });
+      const recoverS = (performance.now() - remountedAt) / 1000;
+      expect(daemon.log()).toMatch(/writable again: reopening the database read-write/);
+
+      await waitFor(
+        'the drive to end and the queue to drain',
+        async () => {
+          const s = await status();
+          return s !== undefined && s.receiver?.link === 'ended' && s.outbox.pending === 0 && s.disk.heldInMemory === undefined;
+        },
+        { timeoutMs: 180_000, detail: daemon.log },
+      );
+      const recorded = generateDrive({ minutes: 3, hz: 10, seed: 10 }).truth.length;
+      const delivered = sim.events.size;
+      const s = last!;
+      const figures = `read-only start: recorded ${s.outbox.recorded ?? '?'} of ${recorded} epochs, delivered ${delivered}, thinned ${s.outbox.thinned}, duplicates ${sim.stats.duplicates}, password grants ${sim.stats.passwordGrants - grantsBefore}, recovered ${recoverS.toFixed(1)} s after the remount, daemon restarts 0`;
+      process.stderr.write(`${figures}\n`);
+      expect(daemon.child.exitCode).toBe(null);
+      expect(s.outbox.thinned).toBe(0);
+      expect(sim.stats.duplicates, figures).toBe(0);
+      expect(delivered, figures).toBe(s.outbox.recorded);
+      expect(sim.stats.passwordGrants - grantsBefore).toBe(0);
+      daemon.child.kill('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
+    },
+  );
+
+  it(
+    'on an empty read-only card (dataDir not even created) names it read-only, registers and delivers from memory, and creates the database once writable',
+    { timeout: 300_000 },
+    async () => {
+      const { dir, data, env } = card();
+      const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], seed: 23 });
+      const urls = await sim.start();
+      onTestFinished(() => sim.stop());
+      const replayFile = path.join(dir, 'drive.nmea');
+      const drive = generateDrive({ minutes: 2, hz: 10, seed: 12 });
+      writeFileSync(replayFile, driveText(drive));
+      const config = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 2 }, storage: { minFreeBytes: 1024 * 1024 } });
+      // dataDir a folder of the card that does not exist yet: mkdir -p said ENOENT there.
+      const dataDir = path.join(data, 'agent');
+      writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), dataDir }));
+      expect(sh('mount', ['-o', 'remount,ro', data])).toBe(true);
+
+      const register = await runCli(['register', '--config', config]);
+      expect(register.stderr).toMatch(/the data directory's filesystem is read-only/);
+      expect(register.stderr).not.toMatch(/ENOENT/);
+
+      const daemon = startDaemon(dir, config, env);
+      stopOnFinish(daemon);
+      const socket = path.join(dir, 'status.sock');
+      let last: StatusSnapshot | undefined;
+      const status = async (): Promise<StatusSnapshot | undefined> => {
+        if (daemon.child.exitCode !== null) throw new Error(`daemon exited ${daemon.child.exitCode}\n${daemon.log().slice(-3000)}`);
+        last = await requestSnapshot(socket, 1000).catch(() => undefined);
+        return last;
+      };
+      await waitFor('delivery from memory on the empty read-only card', () => sim.events.size > 100, {
+        timeoutMs: 60_000,
+        detail: daemon.log,
+      });
+      await waitFor('status', async () => (await status()) !== undefined, { timeoutMs: 10_000, detail: daemon.log });
+      expect(last!.disk.readOnly).toBe(true);
+      expect(assessHealth(last!).reasons[0]).toMatch(/^read-only data directory: /);
+      expect(daemon.log()).not.toMatch(/ENOENT/);
+
+      expect(sh('mount', ['-o', 'remount,rw', data])).toBe(true);
+      await waitFor('the card taken read-write', () => /stored the fixes held while the data directory was read-only/.test(daemon.log()), {
+        timeoutMs: 30_000,
+        detail: daemon.log,
+      });
+      await waitFor(
+        'the drive to end and the queue to drain',
+        async () => {
+          const s = await status();
+          return s !== undefined && s.receiver?.link === 'ended' && s.outbox.pending === 0 && s.disk.heldInMemory === undefined;
+        },
+        { timeoutMs: 180_000, detail: daemon.log },
+      );
+      const s = last!;
+      const figures = `empty read-only card: recorded ${s.outbox.recorded ?? '?'} of ${drive.truth.length} epochs, delivered ${sim.events.size}, duplicates ${sim.stats.duplicates}, password grants ${sim.stats.passwordGrants}, upserts ${sim.stats.devicesCreated + sim.stats.devicesUpdated}`;
+      process.stderr.write(`${figures}\n`);
+      expect(sim.stats.duplicates, figures).toBe(0);
+      expect(sim.events.size, figures).toBe(s.outbox.recorded);
+      expect(s.registration.deviceUUID).toBeDefined();
+      daemon.child.kill('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
+    },
+  );
+});
