@@ -69,7 +69,7 @@ describe('telematics-agent outbox (daemon stopped)', () => {
     });
     const human = await runCli(['status', '--config', config]);
     expect(human.stdout).toMatch(/dead letters 3/);
-    expect(human.stdout).toMatch(/last dead letter .* ago: event upload: HTTP 400 \(creationDate/);
+    expect(human.stdout).toMatch(/last dead letter .* ago \(host clock\): event upload: HTTP 400 \(creationDate/);
   });
 
   it('a data directory without a database is an error naming dataDir, not a new empty database', async () => {
