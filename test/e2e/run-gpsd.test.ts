@@ -77,6 +77,9 @@ async function recordedOffline(dir: string, text: string): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
+// A missing gpsd is said by helpers/gpsd.ts; a missing socat here.
+if (HAVE_GPSD && !HAVE_SOCAT) process.stderr.write('skipping run over the real gpsd: socat is missing (apt-get install socat)\n');
+
 describe.skipIf(!HAVE_GPSD || !HAVE_SOCAT)('telematics-agent run over the real gpsd', () => {
   it('delivers the drive once per fix across a gpsd restart; status shows the gpsd link', { timeout: 180_000 }, async () => {
     const port = await freePort();

@@ -53,6 +53,9 @@ function source(port: number, o: { silenceMs?: number } = {}): { src: GpsdSource
   return { src, lines };
 }
 
+// A missing gpsd is said by helpers/gpsd.ts; a missing socat here.
+if (HAVE_GPSD && !HAVE_SOCAT) process.stderr.write('skipping GpsdSource with the real gpsd: socat is missing (apt-get install socat)\n');
+
 describe.skipIf(!HAVE_GPSD || !HAVE_SOCAT)('GpsdSource with the real gpsd', () => {
   it('reads the receiver through gpsd, survives a gpsd restart, and counts the reconnect', { timeout: 60_000 }, async () => {
     const dir = workDir();
