@@ -9,6 +9,7 @@ import type { BootClock } from './system/boot-clock.js';
 import { buildPlatform, type PlatformParts } from './platform/build.js';
 import { WIRE_META_KEY, WireCounter, type WireUsage } from './platform/transport/wire-counter.js';
 import { readStoredFacts } from './status/stored-facts.js';
+import { agentCounts, type AgentCounts } from './status/agent-status.js';
 import { startDaemonStatus } from './status/daemon-status-server.js';
 import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
@@ -285,33 +286,13 @@ export class Agent {
   }
 
   /**
-   * A few counters without the status socket (bench:fleet watches a thousand agents in one process):
-   * fixes recorded and still queued, dead letters, and the uploader's state. Undefined before start.
+   * A few counters without the status socket (bench:fleet watches a thousand agents in one process).
+   * Undefined before start.
    */
-  counts():
-    | {
-        recorded: number;
-        pending: number;
-        /** GNSS ms between the oldest queued fix and the newest recorded one (0 when nothing waits). */
-        oldestPendingAgeMs: number;
-        deadLettered: number;
-        upload: ReturnType<Uploader['status']>['state'];
-        drain: ReturnType<Uploader['status']>['drain'];
-      }
-    | undefined {
+  counts(): AgentCounts | undefined {
     const outbox = this.#outbox;
     const c = this.#counted;
-    if (!outbox || !c) return undefined;
-    // Cheap getters only: a bench polls a thousand agents while they run.
-    const u = c.uploader.status();
-    return {
-      recorded: c.pipeline.recordedCount(),
-      pending: outbox.pendingCount(),
-      oldestPendingAgeMs: outbox.oldestPendingAgeMs(),
-      deadLettered: u.deadLettered,
-      upload: u.state,
-      drain: u.drain,
-    };
+    return outbox && c ? agentCounts({ outbox, ...c }) : undefined;
   }
 
   /** Stops everything started, newest first; each step on its own so one failure stops no other. */

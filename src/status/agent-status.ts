@@ -98,3 +98,27 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
     },
   });
 }
+
+/** The counters bench:fleet and bench:drain poll (Agent.counts()). */
+export interface AgentCounts {
+  recorded: number;
+  pending: number;
+  /** GNSS ms between the oldest queued fix and the newest recorded one (0 when nothing waits). */
+  oldestPendingAgeMs: number;
+  deadLettered: number;
+  upload: ReturnType<Uploader['status']>['state'];
+  drain: ReturnType<Uploader['status']>['drain'];
+}
+
+/** Fixes recorded and still queued, dead letters and the uploader's state: cheap getters only (a bench polls a thousand agents while they run). */
+export function agentCounts(parts: { pipeline: GnssPipeline; outbox: Outbox; uploader: Uploader }): AgentCounts {
+  const u = parts.uploader.status();
+  return {
+    recorded: parts.pipeline.recordedCount(),
+    pending: parts.outbox.pendingCount(),
+    oldestPendingAgeMs: parts.outbox.oldestPendingAgeMs(),
+    deadLettered: u.deadLettered,
+    upload: u.state,
+    drain: u.drain,
+  };
+}
