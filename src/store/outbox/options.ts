@@ -34,6 +34,7 @@ export function outboxBound(o: OutboxOptions): OutboxBound {
     dataDir: o.dataDir,
     clock: o.clock,
     logger: o.logger,
+    meta: o.meta,
     ...(o.freeBytes ? { freeBytes: o.freeBytes } : {}),
     ...(o.diskCheckIntervalMs !== undefined ? { checkIntervalMs: o.diskCheckIntervalMs } : {}),
   });

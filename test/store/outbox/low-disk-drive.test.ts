@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { databasePath } from '../../../src/store/database.js';
 import { tempDir } from '../../helpers/tmp.js';
+import { LOW_DISK_META_KEY, type LowDiskFacts } from '../../../src/store/outbox/bound.js';
 import { fixAt, openOutbox, rowCount } from './helpers.js';
 
 const MIB = 1024 * 1024;
@@ -72,5 +73,70 @@ describe('below storage.minFreeBytes with room still writable (issue 22.4)', () 
     expect(tiny.outbox.status().bound).toBe(1000);
     tiny.db.close();
     db.close();
+  });
+});
+
+describe('below storage.minFreeBytes across restarts (issue 22.4)', () => {
+  it('keeps the bound set when the floor was crossed through reopenings, and forgets it above the floor', async () => {
+    const dir = tempDir('ta-lowdisk-');
+    const start = { free: 1 * MIB, size: 0 };
+    const fileSize = () => statSync(databasePath(dir)).size;
+    const freeBytes = () => start.free - (fileSize() - start.size);
+    let first = await openOutbox(dir, { freeBytes, diskCheckIntervalMs: 0 });
+    start.size = fileSize();
+    let i = 0;
+    const drive = async (o: Awaited<ReturnType<typeof openOutbox>>, n: number) => {
+      for (const end = i + n; i < end; i++) {
+        o.outbox.record(fixAt(i, { transition: false }));
+        if (i % 10 === 9) {
+          o.clock.advance(1000);
+          o.outbox.flush();
+        }
+      }
+      await o.outbox.stop();
+    };
+    await drive(first, 6000);
+    const bound = first.outbox.status().bound;
+    const kept = first.meta.getJson<LowDiskFacts>(LOW_DISK_META_KEY);
+    expect(kept).toMatchObject({ bound, freeBytes: 1 * MIB, floor: 200 * MIB });
+    first.db.close();
+    // Six ignition cycles still below the floor: a new Outbox on the same file each time.
+    const grownAt: number[] = [];
+    for (let cycle = 0; cycle < 6; cycle++) {
+      const again = await openOutbox(dir, { freeBytes, diskCheckIntervalMs: 0 });
+      await drive(again, 2000);
+      expect(again.outbox.status()).toMatchObject({ lowDisk: true, bound });
+      grownAt.push(fileSize() - start.size);
+      again.db.close();
+    }
+    process.stderr.write(
+      `1 MiB free under the floor, 6 restarts of 2,000 fixes after 6,000: bound ${bound} each run, file grew ${grownAt.join(', ')} B\n`,
+    );
+    // Sized afresh each run the file would have taken 1 - 0.75^7 = 87 % of the MiB.
+    expect(Math.max(...grownAt)).toBeLessThanOrEqual(MIB / 4 + 16 * 1024);
+
+    // Back above 1.1 x the floor: the bound is lifted and forgotten, also for the next run.
+    start.free = 1024 * MIB;
+    const roomy = await openOutbox(dir, { freeBytes, diskCheckIntervalMs: 0 });
+    await drive(roomy, 10);
+    expect(roomy.outbox.status().lowDisk).toBe(false);
+    expect(roomy.meta.get(LOW_DISK_META_KEY)).toBeUndefined();
+    roomy.db.close();
+  });
+
+  it('between the floor and 1.1 x the floor keeps what an earlier run set', async () => {
+    const dir = tempDir('ta-lowdisk-');
+    const free = { bytes: 1 * MIB };
+    const a = await openOutbox(dir, { freeBytes: () => free.bytes, diskCheckIntervalMs: 0 });
+    for (let i = 0; i < 100; i++) a.outbox.record(fixAt(i));
+    await a.outbox.stop();
+    const bound = a.outbox.status().bound;
+    a.db.close();
+    free.bytes = 210 * MIB;
+    const b = await openOutbox(dir, { freeBytes: () => free.bytes, diskCheckIntervalMs: 0 });
+    b.outbox.record(fixAt(100));
+    await b.outbox.stop();
+    expect(b.outbox.status()).toMatchObject({ lowDisk: true, bound });
+    b.db.close();
   });
 });
