@@ -4,7 +4,7 @@
  * token is dropped at once and never printed), and the stored registration.
  */
 import { systemClock } from '../system/clock.js';
-import { describeError } from '../errors.js';
+import { type AgentError, describeError, isAgentError } from '../errors.js';
 import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
 
@@ -20,7 +20,8 @@ import { requestSnapshot } from '../socket/status-client.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { statusSocketPath } from '../socket/path.js';
 import { ReadOnlyStore } from '../store/read-only-store.js';
-import type { CheckResult } from './check.js';
+import { type CheckResult, warn } from './check.js';
+import { STATUS_ANSWER_MS } from '../status/status-source.js';
 import { formatAge } from '../status/health.js';
 import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
@@ -69,7 +70,13 @@ export async function runDoctor(
     ),
   );
   // Beside the running service the daemon holds the port: it is asked, the port is not opened.
-  const daemon = await requestSnapshot(statusSocketPath(config), 1500).catch(() => undefined);
+  // As long as `status` waits (a flooded daemon lets a client in within its queue's 2 s); a
+  // daemon that is running but did not answer is not taken for absent, so its port stays shut.
+  let daemonBusy: AgentError | undefined;
+  const daemon = await requestSnapshot(statusSocketPath(config), STATUS_ANSWER_MS).catch((e: unknown) => {
+    if (isAgentError(e) && e.code !== 'DAEMON_NOT_RUNNING' && e.code !== 'DAEMON_SOCKET_DENIED') daemonBusy = e;
+    return undefined;
+  });
   const replay = config.gnss.replayFile !== undefined;
   // gpsd shares the receiver: doctor asks gpsd itself, with or without the service running.
   const gpsd = config.gnss.gpsd !== undefined ? await gpsdProbe(config) : undefined;
@@ -81,6 +88,14 @@ export async function runDoctor(
         replay,
         gpsd: config.gnss.gpsd !== undefined,
       }),
+    );
+  } else if (daemonBusy) {
+    results.push(
+      warn(
+        'NMEA',
+        `the agent is running but did not answer: ${daemonBusy.message}; its receiver was not opened beside it`,
+        'run doctor again; if it persists, look for local clients holding the status socket (ss -xp)',
+      ),
     );
   } else {
     results.push(

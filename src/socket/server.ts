@@ -104,6 +104,7 @@ export class StatusServer {
   /** Runs while the queue is not empty: lets the head in as places free (see #pump). */
   #queueTimer: NodeJS.Timeout | undefined;
   readonly #pacer: AnswerPacer;
+  #stopping = false;
   readonly #snapshots: SnapshotLineCache;
   /** Inode of the socket file this server bound: stop() removes that file and no other. */
   #created: number | undefined;
@@ -124,6 +125,7 @@ export class StatusServer {
   }
 
   async start(): Promise<void> {
+    this.#stopping = false;
     const file = this.#o.socketPath;
     ensureSocketDir(file);
     await removeStaleSocket(file);
@@ -149,6 +151,8 @@ export class StatusServer {
     const server = this.#server;
     this.#server = undefined;
     if (!server) return;
+    // Connections Node accepts until close() below are dropped, not admitted or queued.
+    this.#stopping = true;
     await this.#o.fixes?.stop().catch(() => undefined);
     clearInterval(this.#queueTimer);
     this.#queueTimer = undefined;
@@ -166,6 +170,10 @@ export class StatusServer {
 
   #accept(socket: Socket): void {
     socket.on('error', () => socket.destroy());
+    if (this.#stopping) {
+      socket.destroy();
+      return;
+    }
     const max = this.#o.maxClients ?? MAX_STATUS_CLIENTS;
     if (max === 0) {
       this.#refuse(socket, 'TOO_MANY_CLIENTS', `the daemon serves ${max} status clients at once; try again`);
