@@ -95,6 +95,8 @@ export class Agent {
     this.#clock = chosen.clock;
     if (chosen.seam !== undefined)
       options.logger.warn({ [WALL_OFFSET_FILE_ENV]: chosen.seam }, 'TEST SEAM: the wall clock is offset by the file this variable names');
+    if ('ignored' in chosen && chosen.ignored !== undefined)
+      options.logger.warn({ [WALL_OFFSET_FILE_ENV]: chosen.ignored }, 'test seam ignored under NODE_ENV=production: remove this variable');
     this.#notify = new SdNotify({ env: options.env ?? process.env, logger: options.logger.child({ component: 'sd-notify' }) });
     this.#startedMono = this.#clock.monotonicMs();
   }
