@@ -58,6 +58,8 @@ export class DaemonLocks {
     try {
       locks.#dataDirLock = InstanceLock.acquire(options.dataDir, lockOptions(options));
     } catch (e) {
+      // Another daemon holds it (one started before the card went read-only): never a read-only card's fault.
+      if (isAgentError(e) && e.code === 'AGENT_ALREADY_RUNNING') throw e;
       if (!isReadOnlyLockError(e) && nearestReadOnly(options.dataDir) === undefined) throw e;
     }
     try {
@@ -89,6 +91,7 @@ export class DaemonLocks {
       this.#dataDirLock = InstanceLock.acquire(this.#o.dataDir, lockOptions(this.#o));
       return true;
     } catch (e) {
+      if (isAgentError(e) && e.code === 'AGENT_ALREADY_RUNNING') throw e;
       if (isReadOnlyLockError(e) || nearestReadOnly(this.#o.dataDir) !== undefined) return false;
       throw e;
     }

@@ -62,6 +62,23 @@ describe.skipIf(!CAN_MOUNT)('one daemon per data directory on a read-only card (
     );
   });
 
+  it('a daemon that took the card while writable still refuses a second one after the card went read-only, with no shared runtime directory', () => {
+    const { data, run } = card();
+    const first = DaemonLocks.acquire({ dataDir: data, runDir: run, pid: 5555 });
+    onTestFinished(() => first.release());
+    expect(first.readOnly).toBe(false);
+    // The card as a read-only mount while the first holds its lock open for writing (a remount of
+    // the card itself is refused while a file is open for writing; ext4's error remount is not).
+    const view = `${data}-view`;
+    mkdirSync(view);
+    expect(sh('mount', ['--bind', data, view])).toBe(true);
+    onTestFinished(() => void sh('umount', ['-l', view]));
+    expect(sh('mount', ['-o', 'remount,bind,ro', view])).toBe(true);
+    expect(() => DaemonLocks.acquire({ dataDir: view, runDir: path.join(run, 'absent'), pid: 6666 })).toThrow(
+      expect.objectContaining({ code: 'AGENT_ALREADY_RUNNING' }),
+    );
+  });
+
   it('read-only with no writable runtime directory: runs, and warns that nothing keeps a second daemon away', () => {
     const { data, run, readOnly } = card();
     readOnly(true);
