@@ -84,8 +84,15 @@ export class Agent {
   #pipeline: GnssPipeline | undefined;
   /** The card was read-only at start: the components run on a copy of its database in memory. */
   #readOnly = false;
-  /** Set while the components stop for a card that became writable; start() then stores what was held. */
+  /**
+   * What was held in memory on a read-only card, from the moment the store restarts until it is in
+   * the file (or, when the restart fails, held again by the outbox of the next read-only spell).
+   */
   #carry: CarriedFixes | undefined;
+  /** A restart on the writable card failed: the next start runs on the read-only copy again. */
+  #stayReadOnly = false;
+  /** Failed recoveries in a row: the writable watch asks again after a longer wait each time. */
+  #failedRecoveries = 0;
 
   constructor(options: AgentOptions) {
     this.#o = options;
@@ -137,12 +144,20 @@ export class Agent {
         else this.#onDamage(e);
       },
     };
-    const then = { ...(this.#repair ? { repair: this.#repair } : {}), ...(this.#carry ? { carry: this.#carry } : {}) };
-    this.#repair = undefined;
-    this.#carry = undefined;
+    const stayReadOnly = this.#stayReadOnly;
+    const then = {
+      ...(this.#repair ? { repair: this.#repair } : {}),
+      ...(this.#carry && !stayReadOnly ? { carry: this.#carry } : {}),
+      ...(stayReadOnly ? { stayReadOnly } : {}),
+    };
+    this.#stayReadOnly = false;
     // Started on a read-only card (issue 22.10): run on a read-only copy of its database, hold what
     // is recorded in memory, deliver if a token and registration are stored, and wait for it to be writable.
     const { db, readOnly } = openAgentDatabase(dbOptions, storeLogger, then);
+    // Stored in the file (or about to be held by this read-only outbox): no longer only here.
+    const adopt = readOnly ? this.#carry : undefined;
+    this.#carry = undefined;
+    this.#repair = undefined;
     this.#readOnly = readOnly;
     if (readOnly) this.#watchWritable();
     else fullDisk.start();
@@ -190,6 +205,7 @@ export class Agent {
     });
     this.#outbox = outbox;
     await outbox.start();
+    if (adopt) outbox.hold(adopt);
     this.#onStop('outbox', () => outbox.stop());
 
     const eventsOrigin = new URL(config.platform.planningUrl).origin;
@@ -276,9 +292,11 @@ export class Agent {
 
   /** On a read-only card: once it takes writes, take its lock and start the store again on it (#onWritable). */
   #watchWritable(): void {
+    const base = this.#o.readOnlyCheckMs ?? 2000;
     const watch = new WritableWatch({
       dataDir: this.#o.config.dataDir,
-      intervalMs: this.#o.readOnlyCheckMs ?? 2000,
+      // After a failed recovery on a writable card, ask again after 2x, 4x, ... up to a minute.
+      intervalMs: Math.min(Math.max(base, 60_000), base * 2 ** this.#failedRecoveries),
       logger: this.#o.logger.child({ component: 'store' }),
       locks: this.#o.locks,
       onWritable: () => this.#restartStore('the data directory is writable again', () => void (this.#carry = this.#outbox?.release())),
@@ -331,8 +349,7 @@ export class Agent {
    * A statement met a damaged page at run time (issue 11.3). The file must not be used any more:
    * every component stops (the outbox hands over the fixes it holds in memory first), the file is
    * moved aside and salvaged into a fresh one, and everything starts again on it. The receiver stays
-   * open and its fixes wait in the handover meanwhile. Should the restart itself fail, the
-   * process ends and its supervisor starts it again on the fresh file.
+   * open and its fixes wait in the handover meanwhile. A restart that fails is handled by #startAgain.
    */
   #onDamage(e: StoreError): void {
     if (this.#repairing || this.#stopping) return;
@@ -363,10 +380,54 @@ export class Agent {
       handOver();
       await this.#stopComponents({ keepGnss: true });
       this.#o.logger.info({ why }, 'starting the store and the platform components again; the receiver stays open');
-      await this.start();
+      await this.#startAgain();
     })().finally(() => {
       this.#repairing = undefined;
     });
+  }
+
+  /**
+   * #start after a restart of the store, never through start() (whose corrupt-error answer is the
+   * promise this runs in). A failed attempt loses nothing: what the carry and the attempt's outbox
+   * hold is taken along. A damaged file is salvaged with it; any other failure (the card read-only
+   * again, SQLITE_FULL or IOERR while storing what was held) goes back to the read-only copy in
+   * memory with the fixes held there, and the writable watch asks again later. Only when even that
+   * fails does the error reach the caller.
+   */
+  async #startAgain(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const outboxBefore = this.#outbox;
+      const fallback = this.#stayReadOnly;
+      try {
+        await this.#start();
+        if (!this.#readOnly) this.#failedRecoveries = 0;
+        return;
+      } catch (e) {
+        if (this.#stopping || attempt >= 4) throw e;
+        this.#handover.detach();
+        const fromAttempt = this.#outbox !== outboxBefore ? this.#outbox?.release() : undefined;
+        const pending = this.#repair?.carry;
+        const carry = mergeCarried(mergeCarried(this.#carry, pending), fromAttempt);
+        this.#repair = undefined;
+        this.#carry = undefined;
+        await this.#stopComponents({ keepGnss: true });
+        const held = carry?.held.length ?? 0;
+        if (isCorrupt(e) && !fallback) {
+          const reason = describeError(e);
+          this.#o.logger.error({ reason, held }, 'database damaged while starting again: salvaging what is readable, starting again');
+          this.#repair = { reason, ...(carry ? { carry } : {}) };
+        } else {
+          this.#failedRecoveries++;
+          this.#o.logger.error(
+            { err: errorFields(e), held, failedRecoveries: this.#failedRecoveries },
+            'starting the store again failed: back to the read-only copy in memory with what is held; the data directory is tried again later',
+          );
+          if (fallback) throw e;
+          if (carry) this.#carry = carry;
+          this.#stayReadOnly = true;
+        }
+      }
+    }
   }
 
   #startWatchdog(): void {
@@ -382,4 +443,10 @@ export class Agent {
   #onStop(name: string, stop: () => Promise<void> | void): void {
     this.#stops.push({ name, stop });
   }
+}
+
+/** Two sets of held fixes as one: the rows in record order, the deliveries of both. */
+function mergeCarried(a: CarriedFixes | undefined, b: CarriedFixes | undefined): CarriedFixes | undefined {
+  if (!a || !b) return a ?? b;
+  return { held: [...a.held, ...b.held], delivered: new Set([...a.delivered, ...b.delivered]) };
 }

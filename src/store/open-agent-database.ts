@@ -24,11 +24,19 @@ export interface AgentDatabase {
 export function openAgentDatabase(
   options: OpenDatabaseOptions,
   storeLogger: Logger,
-  then: { repair?: { reason: string; carry?: CarriedFixes }; carry?: CarriedFixes },
+  then: { repair?: { reason: string; carry?: CarriedFixes }; carry?: CarriedFixes; stayReadOnly?: boolean },
 ): AgentDatabase {
   const { repair, carry } = then;
-  if (!repair && !carry && nearestReadOnly(options.dataDir) !== undefined) {
+  // stayReadOnly: storing what was held failed on a writable card; the copy again, retried later (agent.ts).
+  if (then.stayReadOnly || (!repair && !carry && nearestReadOnly(options.dataDir) !== undefined)) {
     const copy = openReadOnlyDatabase(options.dataDir, storeLogger);
+    if (then.stayReadOnly) {
+      storeLogger.error(
+        { dataDir: options.dataDir, database: copy.source === 'file' ? 'read from the card' : 'none on the card: empty' },
+        'the data directory could not be taken read-write: recording into memory again (fixes held under the bound), storing everything once it can',
+      );
+      return { db: copy.db, readOnly: true };
+    }
     storeLogger.error(
       { dataDir: options.dataDir, database: copy.source === 'file' ? 'read from the card' : 'none on the card: empty' },
       "the data directory's filesystem is read-only: recording into memory (fixes held under the bound), delivering if a token and registration are stored, storing everything once it is remounted read-write",

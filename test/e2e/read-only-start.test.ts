@@ -213,4 +213,72 @@ describe.skipIf(!CAN_MOUNT)('started on a read-only card (issue 22.10), a real t
       expect((await daemon.exited).code).toBe(0);
     },
   );
+
+  it(
+    'a recovery that fails on the writable card (the database cannot be opened) keeps the daemon running with what it holds, and the next one stores it',
+    { timeout: 300_000 },
+    async () => {
+      const { dir, data, env } = card();
+      const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], seed: 24 });
+      const urls = await sim.start();
+      onTestFinished(() => sim.stop());
+      const replayFile = path.join(dir, 'drive.nmea');
+      const drive = generateDrive({ minutes: 1, hz: 10, seed: 14 });
+      writeFileSync(replayFile, driveText(drive));
+      const config = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 2 }, storage: { minFreeBytes: 1024 * 1024 } });
+      const dataDir = path.join(data, 'agent');
+      writeFileSync(config, JSON.stringify({ ...JSON.parse(readFileSync(config, 'utf8')), dataDir }));
+      expect(sh('mount', ['-o', 'remount,ro', data])).toBe(true);
+
+      const daemon = startDaemon(dir, config, env);
+      stopOnFinish(daemon);
+      const socket = path.join(dir, 'status.sock');
+      let last: StatusSnapshot | undefined;
+      const status = async (): Promise<StatusSnapshot | undefined> => {
+        if (daemon.child.exitCode !== null) throw new Error(`daemon exited ${daemon.child.exitCode}\n${daemon.log().slice(-3000)}`);
+        last = await requestSnapshot(socket, 1000).catch(() => undefined);
+        return last;
+      };
+      // Held in memory, none delivered (the platform answers 503), so the recovery has fixes to carry.
+      sim.setFaults('events', { status503Rate: 1 });
+      await waitFor('fixes held in memory', async () => ((await status())?.disk.heldInMemory ?? 0) > 100, {
+        timeoutMs: 60_000,
+        detail: daemon.log,
+      });
+      // Writable again, but the database's name is taken by a directory: opening it read-write fails.
+      expect(sh('sh', ['-c', `mount -o remount,rw '${data}' && mkdir -p '${dataDir}/agent.db'`])).toBe(true);
+      await waitFor('the failed recovery', () => /starting the store again failed/.test(daemon.log()), {
+        timeoutMs: 30_000,
+        detail: daemon.log,
+      });
+      await waitFor('status again, from memory', async () => ((await status())?.disk.heldInMemory ?? 0) > 100, {
+        timeoutMs: 30_000,
+        detail: daemon.log,
+      });
+      expect(daemon.log()).toMatch(/could not be taken read-write: recording into memory again/);
+
+      rmSync(path.join(dataDir, 'agent.db'), { recursive: true });
+      sim.setFaults('events', undefined);
+      await waitFor('the card taken read-write', () => /stored the fixes held while the data directory was read-only/.test(daemon.log()), {
+        timeoutMs: 60_000,
+        detail: daemon.log,
+      });
+      await waitFor(
+        'the drive to end and the queue to drain',
+        async () => {
+          const s = await status();
+          return s !== undefined && s.receiver?.link === 'ended' && s.outbox.pending === 0 && s.disk.heldInMemory === undefined;
+        },
+        { timeoutMs: 180_000, detail: daemon.log },
+      );
+      const s = last!;
+      const figures = `failed recovery: recorded ${s.outbox.recorded ?? '?'} of ${drive.truth.length} epochs, delivered ${sim.events.size}, thinned ${s.outbox.thinned}, duplicates ${sim.stats.duplicates}`;
+      process.stderr.write(`${figures}\n`);
+      expect(s.outbox.thinned).toBe(0);
+      expect(sim.stats.duplicates, figures).toBe(0);
+      expect(sim.events.size, figures).toBe(s.outbox.recorded);
+      daemon.child.kill('SIGTERM');
+      expect((await daemon.exited).code).toBe(0);
+    },
+  );
 });

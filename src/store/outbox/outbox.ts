@@ -109,6 +109,20 @@ export class Outbox implements FixSink {
   }
 
   /**
+   * What a released outbox held (a store restart that failed, agent.ts): its fixes are held here
+   * again, after this outbox's own, with their event ids; its deliveries are deleted at the next commit.
+   */
+  hold(carry: { held: readonly OutboxRow[]; delivered: ReadonlySet<number> }): void {
+    for (const seq of carry.delivered) {
+      this.#delivered.add(seq);
+      if (seq >= this.#nextSeq) this.#nextSeq = seq + 1;
+    }
+    const held = carry.held.filter((r) => !carry.delivered.has(r.seq)).map((r) => ({ ...r, seq: this.#nextSeq++ }));
+    this.#buffer = [...this.#buffer, ...held];
+    for (const l of this.#listeners) l();
+  }
+
+  /**
    * How often another process changed the outbox while this one runs (requeued dead letters): the
    * uploader's lanes start their backlog over when it moves, so the requeued fixes are met.
    */
