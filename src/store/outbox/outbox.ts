@@ -91,6 +91,13 @@ export class Outbox implements FixSink {
     this.#timer = undefined;
     this.flush({ final: true });
     this.#stopped = true;
+    // The last chance failed (a read-only card, a broken one): said every time, whatever the log throttle let through before.
+    const dropped = this.#buffer.length;
+    if (dropped > 0)
+      this.#o.logger.error(
+        { dropped, err: this.#health.lastError },
+        'outbox stopped with fixes the database did not take (the final commit failed): they are lost',
+      );
   }
 
   /**
