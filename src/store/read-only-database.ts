@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import type { Logger } from '../log.js';
 import { databasePath } from './database.js';
-import { migrate } from './migrations.js';
+import { LATEST_VERSION, migrate } from './migrations.js';
 
 /**
  * The database of a card that is read-only (issue 22.10), as the daemon and `status` read it: a
@@ -20,6 +20,12 @@ import { migrate } from './migrations.js';
  * WAL marks (bytes 18-19) set to rollback in the copy, as SQLite's in-memory database wants. A copy
  * also cannot change under the daemon when the card becomes writable and another process writes
  * to it before the daemon reopens it read-write. Migrations the file lacks run on the copy.
+ *
+ * Copies in memory at once: a file whose schema is current (its header's user_version) is opened
+ * read-only from the image as it is, two copies for a moment (the Buffer read, SQLite's own), one
+ * once the Buffer is collected. Only a file from an older agent goes through a writable copy to be
+ * migrated and is serialized again (up to four copies for a moment, after an upgrade on a
+ * read-only card only).
  *
  * The copy costs memory: a file over MAX_COPY_BYTES (a backlog of ~1 million fixes) is not read,
  * and the daemon runs on the empty schema as if the card had no database (fixes held, nothing
@@ -59,35 +65,56 @@ export function openReadOnlyDatabase(dataDir: string, logger: Pick<Logger, 'warn
   return { db: readOnlyCopy(undefined), source: 'empty' };
 }
 
-/** The database's pages as one connection sees them: through the WAL when its files are there. */
+/**
+ * The database's pages as one connection sees them: through the WAL when its files are there. The
+ * header's WAL marks are set to rollback either way: SQLite's in-memory database opens a WAL-marked
+ * image read-write only ("unable to open database file" read-only, which made a card remounted
+ * read-only under a running agent read as the empty schema).
+ */
 export function readImage(file: string): Buffer {
   let db: Database | undefined;
+  let bytes: Buffer;
   try {
     db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 500 });
     db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
-    return db.serialize();
+    bytes = db.serialize();
   } catch (e) {
     if ((e as { code?: string }).code !== 'SQLITE_CANTOPEN') throw e;
-    const bytes = readFileSync(file);
-    // File format write/read versions: 2 = WAL, 1 = rollback journal (sqlite.org/fileformat.html 1.3).
-    if (bytes.length >= 100 && bytes[18] === 2 && bytes[19] === 2) {
-      bytes[18] = 1;
-      bytes[19] = 1;
-    }
-    return bytes;
+    bytes = readFileSync(file);
   } finally {
     db?.close();
   }
+  // File format write/read versions: 2 = WAL, 1 = rollback journal (sqlite.org/fileformat.html 1.3).
+  if (bytes.length >= 100 && bytes[18] === 2 && bytes[19] === 2) {
+    bytes[18] = 1;
+    bytes[19] = 1;
+  }
+  return bytes;
 }
 
 /** The image (or an empty database) migrated in memory and opened read-only. */
 function readOnlyCopy(image: Buffer | undefined): Database {
+  if (image && image.length >= 100 && image.readUInt32BE(USER_VERSION_OFFSET) === LATEST_VERSION) {
+    const db = new BetterSqlite3(image, { readonly: true });
+    try {
+      db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
+      return db;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
   const work = image ? new BetterSqlite3(image) : new BetterSqlite3(':memory:');
+  let migrated: Buffer;
   try {
     work.prepare('SELECT count(*) AS n FROM sqlite_master').get();
     migrate(work);
-    return new BetterSqlite3(work.serialize(), { readonly: true });
+    migrated = work.serialize();
   } finally {
     work.close();
   }
+  return new BetterSqlite3(migrated, { readonly: true });
 }
+
+/** Where the database header keeps PRAGMA user_version (sqlite.org/fileformat.html 1.3). */
+const USER_VERSION_OFFSET = 60;
