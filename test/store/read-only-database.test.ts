@@ -16,11 +16,15 @@ describe('the read-only copy of the database (issue 22.10)', () => {
   it('a file with the current schema and a live WAL is opened read-only as it is, with what the WAL holds', () => {
     const data = tempDir('ta-rocopy-');
     const db = openDatabase({ dataDir: data, logger: silentLogger() });
-    onTestFinished(() => db.close());
+    onTestFinished(() => {
+      db.close();
+    });
     register(db);
     // Still open: the registration is in the -wal, the header says WAL.
     const copy = openReadOnlyDatabase(data, silentLogger());
-    onTestFinished(() => copy.db.close());
+    onTestFinished(() => {
+      copy.db.close();
+    });
     expect(copy.source).toBe('file');
     expect(copy.db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
     expect(copy.db.prepare('SELECT device_uuid AS u FROM device_registration').get()).toEqual({ u: 'uuid-1' });
@@ -36,14 +40,18 @@ describe('the read-only copy of the database (issue 22.10)', () => {
     register(db);
     db.close();
     const copy = openReadOnlyDatabase(data, silentLogger());
-    onTestFinished(() => copy.db.close());
+    onTestFinished(() => {
+      copy.db.close();
+    });
     expect(copy.source).toBe('file');
     expect(copy.db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
     expect(copy.db.prepare('SELECT device_uuid AS u FROM device_registration').get()).toEqual({ u: 'uuid-1' });
     expect(() => copy.db.prepare('DELETE FROM device_registration').run()).toThrow(expect.objectContaining({ code: 'SQLITE_READONLY' }));
     // The card's file is as it was.
     const file = new BetterSqlite3(databasePath(data), { readonly: true });
-    onTestFinished(() => file.close());
+    onTestFinished(() => {
+      file.close();
+    });
     expect(file.pragma('user_version', { simple: true })).toBe(LATEST_VERSION - 1);
   });
 });
