@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, openSync, closeSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { LOW_DISK_META_KEY } from './outbox/bound.js';
 import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
 import { isCorrupt } from '../errors.js';
 
@@ -72,10 +73,30 @@ export function salvageInto(
     );
     if (tables.has('outbox')) result.outbox = copyOutbox(source.db, fresh, options.skipSeqs ?? new Set());
     if (tables.has('dead_letter')) result.deadLetters = copyDeadLetters(source.db, fresh);
+    if (tables.has('meta')) copyMeta(source.db, fresh, CARRIED_META_KEYS);
   } finally {
     source.close();
   }
   return result;
+}
+
+/**
+ * Meta facts a fresh file must not forget: the outbox bound set below the free-disk floor
+ * (outbox/bound.ts), or a salvage on a short disk would size it again from what is free now.
+ */
+const CARRIED_META_KEYS = [LOW_DISK_META_KEY];
+
+/** Copies the readable ones of `keys` from the damaged meta table; an unreadable one is left. */
+function copyMeta(src: Database, dst: Database, keys: readonly string[]): void {
+  const insert = dst.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+  for (const key of keys) {
+    try {
+      const row = src.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+      if (row) insert.run(key, row.value);
+    } catch {
+      // a damaged meta page: the fresh file sizes the bound again
+    }
+  }
 }
 
 /** The damaged file opened read-only, through a work copy with a rebuilt header when its own is damaged. */

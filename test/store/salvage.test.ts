@@ -3,6 +3,7 @@ import { closeSync, existsSync, openSync, readdirSync, writeSync } from 'node:fs
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
+import { LOW_DISK_META_KEY } from '../../src/store/outbox/bound.js';
 import { databasePath, openDatabase, replaceDamagedDatabase, type Database } from '../../src/store/database.js';
 import { formatUuid } from '../../src/store/event-id.js';
 import { MetaStore } from '../../src/store/meta.js';
@@ -14,6 +15,7 @@ import { fixAt, openOutbox } from './outbox/helpers.js';
 
 const N = 6000;
 const DEAD = 40;
+const LOW_DISK_FACTS = JSON.stringify({ bound: 2048, freeBytes: 1048576, floor: 209715200 });
 const HAVE_SQLITE3 = spawnSync('sh', ['-c', 'command -v sqlite3']).status === 0;
 
 interface Built {
@@ -37,6 +39,7 @@ async function build(): Promise<Built> {
   db.prepare(
     "INSERT INTO token_pair (id, access_token, refresh_token, token_type, expires_in_s, obtained_at, generation) VALUES (1, 'a', 'r', 'Bearer', 3600, 0, 1)",
   ).run();
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run(LOW_DISK_META_KEY, LOW_DISK_FACTS);
   const ids = new Map(
     (db.prepare('SELECT seq, event_id FROM outbox').all() as { seq: number; event_id: Buffer }[]).map((r) => [
       r.seq,
@@ -120,6 +123,8 @@ describe('salvage of a damaged database (real damage)', () => {
     expect(facts).toMatchObject({ schemaReadable: true, outbox: { rows: b.ids.size, unreadable: 0 }, deadLetters: { rows: DEAD } });
     expect(facts.reason).toMatch(/SQLITE_NOTADB/);
     expect(existsSync(facts.movedTo)).toBe(true);
+    // The bound set below the free-disk floor is carried: the fresh file is not sized afresh.
+    expect(db.prepare('SELECT value FROM meta WHERE key = ?').get(LOW_DISK_META_KEY)).toEqual({ value: LOW_DISK_FACTS });
     // Tokens and device tables are rebuilt empty: one password grant follows.
     expect(db.prepare('SELECT count(*) AS n FROM token_pair').get()).toEqual({ n: 0 });
     db.close();
