@@ -1,3 +1,4 @@
+import type { Logger } from '../log.js';
 import type { FixSink, RecordedFix } from './fix.js';
 
 /**
@@ -12,10 +13,24 @@ export class FixHandover implements FixSink {
   #target: FixSink | undefined;
   readonly #waiting: RecordedFix[] = [];
   #dropped = 0;
+  #droppedLogged = 0;
+  readonly #logger: Pick<Logger, 'error'> | undefined;
 
-  /** Hands what waited to `target`, then every new fix. */
+  constructor(logger?: Pick<Logger, 'error'>) {
+    this.#logger = logger;
+  }
+
+  /** Hands what waited to `target`, then every new fix; says how many did not fit since the last time. */
   attach(target: FixSink): void {
     this.#target = target;
+    const dropped = this.#dropped - this.#droppedLogged;
+    if (dropped > 0) {
+      this.#droppedLogged = this.#dropped;
+      this.#logger?.error(
+        { dropped, waiting: this.#waiting.length, max: MAX_WAITING_FIXES },
+        'fixes dropped while the store restarted: more than the hand-over holds waited for an outbox',
+      );
+    }
     for (const fix of this.#waiting.splice(0)) target.record(fix);
   }
 

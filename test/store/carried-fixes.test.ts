@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FixHandover } from '../../src/fix/fix-handover.js';
+import { FixHandover, MAX_WAITING_FIXES } from '../../src/fix/fix-handover.js';
+import { captureLogger } from '../helpers/capture-logger.js';
 import type { RecordedFix } from '../../src/fix/fix.js';
 import { storeCarriedFixes } from '../../src/store/database.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -52,5 +53,23 @@ describe('carrying what was held on a read-only card into the database', () => {
     handover.attach({ record: (f) => got.push(f) });
     expect(got.map((f) => f.time)).toEqual([0, 1, 2, 3].map((i) => fixAt(i).time));
     expect(handover.dropped).toBe(0);
+  });
+
+  it('the handover says at attach how many fixes did not fit while no outbox took them, once', () => {
+    const log = captureLogger();
+    const handover = new FixHandover(log.logger);
+    for (let i = 0; i < MAX_WAITING_FIXES + 7; i++) handover.record(fixAt(i));
+    let got = 0;
+    handover.attach({ record: () => void got++ });
+    expect(got).toBe(MAX_WAITING_FIXES);
+    expect(handover.dropped).toBe(7);
+    handover.detach();
+    handover.attach({ record: () => void got++ });
+    const lines = log
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('fixes dropped while the store restarted'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/"dropped":7/);
   });
 });
