@@ -15,6 +15,7 @@ import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
 import type { CarriedFixes, OpenDatabaseOptions } from './store/database.js';
 import { openAgentDatabase } from './store/open-agent-database.js';
+import { storeCarriedPair, type CarriedTokenPair } from './platform/auth/unsaved-pair.js';
 import { FixHandover } from './fix/fix-handover.js';
 import { WritableWatch } from './system/writable-watch.js';
 import { startWatchdogPings } from './system/watchdog-pings.js';
@@ -79,7 +80,7 @@ export class Agent {
   #lastEpoch: { gnssMs: number; monoMs: number } | undefined;
   #stopping: Promise<void> | undefined;
   /** The receiver's fixes, to the outbox of the moment: the GNSS pipeline outlives a restart of the store. */
-  readonly #handover = new FixHandover();
+  readonly #handover: FixHandover;
   readonly #fixPublisher = new FixPublisher();
   #pipeline: GnssPipeline | undefined;
   /** The card was read-only at start: the components run on a copy of its database in memory. */
@@ -89,6 +90,9 @@ export class Agent {
    * the file (or, when the restart fails, held again by the outbox of the next read-only spell).
    */
   #carry: CarriedFixes | undefined;
+  /** A token pair the read-only spell refreshed but could not store: stored before the platform is built on the card. */
+  #carryTokens: CarriedTokenPair | undefined;
+  #platform: PlatformParts | undefined;
   /** A restart on the writable card failed: the next start runs on the read-only copy again. */
   #stayReadOnly = false;
   /** Failed recoveries in a row: the writable watch asks again after a longer wait each time. */
@@ -106,6 +110,7 @@ export class Agent {
       options.logger.warn({ [WALL_OFFSET_FILE_ENV]: chosen.ignored }, 'test seam ignored under NODE_ENV=production: remove this variable');
     this.#notify = new SdNotify({ env: options.env ?? process.env, logger: options.logger.child({ component: 'sd-notify' }) });
     this.#startedMono = this.#clock.monotonicMs();
+    this.#handover = new FixHandover(options.logger.child({ component: 'gnss' }));
   }
 
   /**
@@ -167,6 +172,15 @@ export class Agent {
     // Every record store over this database, built once here and handed over as interfaces.
     const stores = openStores(db);
     const meta = stores.meta;
+    // The server rotated the card's refresh token during the spell: the pair it gave instead goes in first.
+    if (!readOnly && this.#carryTokens) {
+      const stored = storeCarriedPair(stores.tokens, this.#carryTokens);
+      storeLogger.info(
+        { generation: this.#carryTokens.generation, stored },
+        'stored the token pair received while the data directory was read-only',
+      );
+      this.#carryTokens = undefined;
+    }
     // The data counter continues today's and this month's figures across restarts.
     const wire = new WireCounter(clock);
     try {
@@ -187,6 +201,7 @@ export class Agent {
       ...(this.#o.probes ? { probes: this.#o.probes } : {}),
       ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
     });
+    this.#platform = platform;
     this.#onStop('platform', () => platform.stop());
     await platform.start();
     // Known before registration (hardware serial or configuration): event ids are fixed at record time.
@@ -299,7 +314,11 @@ export class Agent {
       intervalMs: Math.min(Math.max(base, 60_000), base * 2 ** this.#failedRecoveries),
       logger: this.#o.logger.child({ component: 'store' }),
       locks: this.#o.locks,
-      onWritable: () => this.#restartStore('the data directory is writable again', () => void (this.#carry = this.#outbox?.release())),
+      onWritable: () =>
+        this.#restartStore('the data directory is writable again', () => {
+          this.#carry = this.#outbox?.release();
+          this.#carryTokens = this.#platform?.tokens.unsavedPair() ?? this.#carryTokens;
+        }),
     });
     watch.start();
     this.#onStop('writable watch', () => watch.stop());

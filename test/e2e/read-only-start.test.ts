@@ -106,6 +106,14 @@ describe.skipIf(!CAN_MOUNT)('started on a read-only card (issue 22.10), a real t
       );
       sim.setFaults('events', undefined);
       await waitFor('delivery from memory on the read-only card', () => sim.events.size > 300, { timeoutMs: 60_000, detail: daemon.log });
+      // The access token stops working: the daemon refreshes, the server rotates the card's refresh
+      // token away, and the new pair waits in memory until the card takes it.
+      const refreshesBefore = sim.stats.refreshes;
+      sim.expireAccessTokens();
+      await waitFor('a refresh on the read-only card', () => sim.stats.refreshes > refreshesBefore, {
+        timeoutMs: 60_000,
+        detail: daemon.log,
+      });
 
       // A second daemon on the same card stops at the runtime directory's lock.
       const second = startDaemon(dir, config, env);
@@ -208,6 +216,8 @@ describe.skipIf(!CAN_MOUNT)('started on a read-only card (issue 22.10), a real t
       process.stderr.write(`${figures}\n`);
       expect(sim.stats.duplicates, figures).toBe(0);
       expect(sim.events.size, figures).toBe(s.outbox.recorded);
+      // The pair obtained in memory is stored at the recovery: no second password grant.
+      expect(sim.stats.passwordGrants, figures).toBe(1);
       expect(s.registration.deviceUUID).toBeDefined();
       daemon.child.kill('SIGTERM');
       expect((await daemon.exited).code).toBe(0);

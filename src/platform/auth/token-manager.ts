@@ -15,7 +15,7 @@ import { TokenLock, type TokenLockTuning } from './token-lock.js';
 import type { SecretRedactor } from './secret-redactor.js';
 import type { StartSpread } from '../device/start-spread.js';
 import { checkStoredPair, type TokenPair } from './token-pair.js';
-import { UnsavedPair } from './unsaved-pair.js';
+import { UnsavedPair, type CarriedTokenPair } from './unsaved-pair.js';
 import type { StoredToken, TokenCounter, TokenRecords } from './token-records.js';
 import type { PlatformHttp } from '../transport/http.js';
 
@@ -116,6 +116,11 @@ export class TokenManager {
     this.#stopping.abort();
     await this.#inflight?.catch(() => undefined);
     this.#unsaved.retry(true);
+  }
+
+  /** A pair received while the database refused it (a read-only card), with its stamps: agent.ts stores it once the card takes writes. */
+  unsavedPair(): CarriedTokenPair | undefined {
+    return this.#unsaved.carried();
   }
 
   /** A valid access token: the one held, or a renewed one when none is held or it is due. */

@@ -20,6 +20,19 @@ interface Unsaved {
   triedAtMs: number;
 }
 
+/** A pair kept in memory, as it goes into the records (a daemon leaving a read-only card: agent.ts). */
+export interface CarriedTokenPair {
+  pair: HeldToken['pair'];
+  generation: number;
+  stamp: ReceiptStamp;
+  counts: Partial<Record<TokenCounter, number>>;
+}
+
+/** Stores a carried pair into `store` (true when stored, false when the records hold a newer one). */
+export function storeCarriedPair(store: TokenRecords, c: CarriedTokenPair): boolean {
+  return store.commit(c.pair, c.generation, c.stamp, c.counts);
+}
+
 /** How often a pair kept in memory is offered to the database again. */
 const UNSAVED_RETRY_MS = 5_000;
 
@@ -41,6 +54,12 @@ export class UnsavedPair {
   /** The pair kept in memory, if the last one received could not be stored. */
   get pending(): { held: HeldToken; stamp: ReceiptStamp } | undefined {
     return this.#unsaved;
+  }
+
+  /** The pair kept in memory with its counts, to be stored by whoever opens the database read-write next. */
+  carried(): CarriedTokenPair | undefined {
+    const u = this.#unsaved;
+    return u ? { pair: u.held.pair, generation: u.held.generation, stamp: u.stamp, counts: u.counts } : undefined;
   }
 
   /** Stores a new pair (counting it under `counter`); when that fails, keeps it to be stored later. */
