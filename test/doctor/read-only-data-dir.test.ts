@@ -1,6 +1,4 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { assessHealth } from '../../src/status/health.js';
@@ -8,26 +6,21 @@ import { storeView } from '../../src/status/store-view.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { liveSnapshot } from '../status/fixtures.js';
+import { canMountTmpfs, sh } from '../helpers/mount.js';
 
 /**
  * A data directory on a file system mounted read-only (issue 22.9): doctor FAILs naming it, and
  * status names it instead of the bare SQLite code. A real tmpfs mounted read-only (root, as in CI).
  */
-function run(cmd: string, args: string[]): boolean {
-  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
-}
-const probe = mkdtempSync(path.join(os.tmpdir(), 'ta-mount-probe-'));
-const CAN_MOUNT = run('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', probe]) && run('umount', [probe]);
-rmSync(probe, { recursive: true, force: true });
-if (!CAN_MOUNT) console.warn('read-only-data-dir.test.ts: skipped, mount -t tmpfs is not permitted here (CI runs it as root)');
+const CAN_MOUNT = canMountTmpfs('read-only-data-dir.test.ts');
 
 describe.skipIf(!CAN_MOUNT)('a read-only data directory is named (issue 22.9), on a real read-only tmpfs', () => {
   function readOnlyDir(): { dir: string; data: string } {
     const dir = tempDir('ta-rodir-');
     const data = path.join(dir, 'data');
     mkdirSync(data);
-    expect(run('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', data])).toBe(true);
-    onTestFinished(() => void run('umount', ['-l', data]));
+    expect(sh('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', data])).toBe(true);
+    onTestFinished(() => void sh('umount', ['-l', data]));
     return { dir, data };
   }
 

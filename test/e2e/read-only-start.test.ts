@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { startDaemon, writeConfig, type Daemon } from './daemon.js';
+import { canMountTmpfs, sh } from '../helpers/mount.js';
 
 /**
  * Issue 22.10: the daemon started on a card that is already read-only. Before: `run` exited 2 on
@@ -23,14 +23,7 @@ import { startDaemon, writeConfig, type Daemon } from './daemon.js';
  * The card is a real tmpfs remounted read-only (root, as in CI): access(2) and every write say
  * EROFS for root too, which mode bits (0555/0444) would not.
  */
-function sh(cmd: string, args: string[]): boolean {
-  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
-}
-const probe = mkdtempSync(path.join(os.tmpdir(), 'ta-mount-probe-'));
-const CAN_MOUNT =
-  sh('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe]) && sh('mount', ['-o', 'remount,ro', probe]) && sh('umount', [probe]);
-rmSync(probe, { recursive: true, force: true });
-if (!CAN_MOUNT) console.warn('read-only-start.test.ts: skipped, mount/remount of a tmpfs is not permitted here (CI runs it as root)');
+const CAN_MOUNT = canMountTmpfs('read-only-start.test.ts', { remount: true });
 
 interface Card {
   dir: string;

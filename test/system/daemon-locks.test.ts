@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,19 +9,13 @@ import { ReadOnlyStore } from '../../src/store/read-only-store.js';
 import { openDatabase } from '../../src/store/database.js';
 import { silentLogger } from '../../src/log.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import { canMountTmpfs, sh } from '../helpers/mount.js';
 
 /**
  * Issue 22.10 on a real tmpfs remounted read-only (root, as in CI): mode bits would not stop root,
  * EROFS does. The locks a read-only card leaves, and its database read as a copy.
  */
-function sh(cmd: string, args: string[]): boolean {
-  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
-}
-const probe = mkdtempSync(path.join(os.tmpdir(), 'ta-mount-probe-'));
-const CAN_MOUNT =
-  sh('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe]) && sh('mount', ['-o', 'remount,ro', probe]) && sh('umount', [probe]);
-rmSync(probe, { recursive: true, force: true });
-if (!CAN_MOUNT) console.warn('daemon-locks.test.ts: skipped, mount/remount of a tmpfs is not permitted here (CI runs it as root)');
+const CAN_MOUNT = canMountTmpfs('daemon-locks.test.ts', { remount: true });
 
 function card(): { data: string; run: string; readOnly: (ro: boolean) => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-rolock-'));
