@@ -1,11 +1,8 @@
-import type { Config } from './config/load.js';
 import { describeError, errorFields, isCorrupt, type StoreError } from './errors.js';
 import type { GnssPipeline } from './gnss/pipeline.js';
 import { agentPipeline } from './gnss/agent-pipeline.js';
-import type { NmeaSource } from './gnss/sources/source.js';
 import { FixPublisher } from './socket/fix-publisher.js';
 import type { Logger } from './log.js';
-import type { BootClock } from './system/boot-clock.js';
 import { buildPlatform, type PlatformParts } from './platform/build.js';
 import { WIRE_META_KEY, WireCounter, type WireUsage } from './platform/transport/wire-counter.js';
 import { readStoredFacts } from './status/stored-facts.js';
@@ -13,7 +10,7 @@ import { agentCounts, type AgentCounts } from './status/agent-status.js';
 import { startDaemonStatus } from './status/daemon-status-server.js';
 import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
-import type { CarriedFixes, OpenDatabaseOptions } from './store/database.js';
+import { mergeCarried, type CarriedFixes, type OpenDatabaseOptions } from './store/database.js';
 import { openAgentDatabase } from './store/open-agent-database.js';
 import { storeCarriedPair, type CarriedTokenPair } from './platform/auth/unsaved-pair.js';
 import { FixHandover } from './fix/fix-handover.js';
@@ -25,11 +22,13 @@ import { Outbox } from './store/outbox/outbox.js';
 import { systemClock, type Clock } from './system/clock.js';
 import { gnssClockOffsetMs } from './system/clock-offset.js';
 import { daemonClock, WALL_OFFSET_FILE_ENV } from './system/wall-clock-seam.js';
-import type { IdentityProbes } from './system/identity.js';
 import { SdNotify } from './system/sd-notify.js';
 import { repairedFacts } from './status/store-view.js';
 import { Uploader } from './upload/uploader.js';
 import { replacedKeyWarnings } from './config/warnings.js';
+import type { AgentOptions } from './agent-options.js';
+
+export type { AgentOptions } from './agent-options.js';
 
 /**
  * The composition root of `telematics-agent run` (STYLE.md "Shape of the daemon"): builds every
@@ -38,28 +37,6 @@ import { replacedKeyWarnings } from './config/warnings.js';
  * that a signal during start-up is clean. Components supervise themselves (serial reconnects,
  * registration and upload backoff, commit retries); only configuration errors end the process.
  */
-export interface AgentOptions {
-  config: Config;
-  logger: Logger;
-  clock?: Clock;
-  env?: NodeJS.ProcessEnv;
-  /** Injected for tests; default the hardware probes. */
-  probes?: IdentityProbes;
-  bootClock?: BootClock;
-  /** The receiver, injected by benches (bench:fleet drives a thousand agents from shared drives); default from gnss.path / gnss.replayFile. */
-  source?: NmeaSource;
-  /** How long in-flight uploads may finish at shutdown before they are abandoned (they stay queued). */
-  shutdownGraceMs?: number;
-  /**
-   * The data directory's lock when the daemon started on a read-only card (system/daemon-locks.ts):
-   * taken once the card is writable, before the database is reopened read-write. Absent (tests,
-   * benches): nothing to take.
-   */
-  locks?: { takeDataDirLock(): boolean };
-  /** How often a read-only data directory is checked for writes again (default 2 s). */
-  readOnlyCheckMs?: number;
-}
-
 export class Agent {
   readonly #o: AgentOptions;
   readonly #clock: Clock;
@@ -462,10 +439,4 @@ export class Agent {
   #onStop(name: string, stop: () => Promise<void> | void): void {
     this.#stops.push({ name, stop });
   }
-}
-
-/** Two sets of held fixes as one: the rows in record order, the deliveries of both. */
-function mergeCarried(a: CarriedFixes | undefined, b: CarriedFixes | undefined): CarriedFixes | undefined {
-  if (!a || !b) return a ?? b;
-  return { held: [...a.held, ...b.held], delivered: new Set([...a.delivered, ...b.delivered]) };
 }

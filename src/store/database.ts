@@ -57,6 +57,12 @@ export interface CarriedFixes {
   delivered: ReadonlySet<number>;
 }
 
+/** Two sets of held fixes as one: the rows in record order, the deliveries of both. */
+export function mergeCarried(a: CarriedFixes | undefined, b: CarriedFixes | undefined): CarriedFixes | undefined {
+  if (!a || !b) return a ?? b;
+  return { held: [...a.held, ...b.held], delivered: new Set([...a.delivered, ...b.delivered]) };
+}
+
 /**
  * The database file is damaged (found at open, or by any statement at run time): it is closed by
  * the caller, moved aside with a timestamp suffix, and what is readable of it is salvaged into a
