@@ -1,12 +1,10 @@
 /**
- * Paces the backlog lane (upload.backlogRatePerS; issue 15 "Recovery"): a token bucket refilled at
- * `ratePerS` on the monotonic clock, holding at most one second's worth (and at least one token),
- * so a recovering agent sends its backlog at a steady trickle instead of at upload.concurrency.
- * The live lane is not paced: the newest fix goes out at once. 0 means unpaced.
- *
- * Why per agent and not per fleet: every gateway alone cannot see the fleet, but a thousand of them
- * coming back from the same outage, each draining at `ratePerS`, add at most N x ratePerS to the
- * platform's steady load, which is what the default is chosen for (README "Fleet behaviour").
+ * upload.backlogMaxRatePerS, when set: a ceiling over the adaptive drain (drain-controller.ts), a
+ * token bucket refilled at `ratePerS` on the monotonic clock, holding at most one second's worth
+ * (and at least one token). The drain controller decides how many backlog requests go out; this
+ * only caps their rate. The live lane is not paced: the newest fix goes out at once. 0 (the
+ * default) means no ceiling. A file with the former upload.backlogRatePerS has it read as this
+ * ceiling (config/load.ts).
  */
 export class BacklogPacer {
   readonly #ratePerS: number;

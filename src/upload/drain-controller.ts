@@ -29,7 +29,7 @@
  */
 
 export interface DrainTuning {
-  /** Backlog requests in flight at most (upload.backlogMaxInFlight). */
+  /** Backlog requests in flight at most: upload.concurrency less the one slot kept for the live lane. */
   ceiling: number;
   /** Queueing delay above the base latency that the backlog tolerates (upload.latencyTargetMs). */
   targetMs: number;

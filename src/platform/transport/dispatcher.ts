@@ -14,8 +14,8 @@ import { trustFingerprint } from './tls-session-store.js';
 import { WireCounter } from './wire-counter.js';
 
 /**
- * Streams one h2 connection carries at once at most (undici's `pipelining` for h2): more than the
- * uploader ever has in flight (upload.maxInFlight, live lane included), fewer than the 100 a server
+ * Streams one h2 connection carries at once at most (undici's `pipelining` for h2): as many as the
+ * uploader can have in flight (upload.concurrency, both lanes, at most 64), fewer than the 100 a server
  * commonly allows (SETTINGS_MAX_CONCURRENT_STREAMS).
  */
 export const H2_STREAMS = 64;
