@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 import { platformSchema } from './platform-schema.js';
 import { nonEmpty, urlPathId } from './schema-parts.js';
-import { parseGpsdAddress } from '../gnss/sources/gpsd-address.js';
+import { parseGpsdAddress } from './gpsd-address.js';
 
 export { platformSchema };
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PlatformSimulator } from '../sim/index.js';
 import { driveText, generateDrive } from '../sim/receiver/index.js';
-import { requestSnapshot } from '../socket/status-client.js';
+import { requestSnapshot } from '../status/status-client.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { DEMO_USER, writeDemoConfig } from './demo-config.js';

@@ -5,7 +5,7 @@
  * The sentences it collected feed the usual fix and clock checks.
  */
 import type { Logger } from '../log.js';
-import { formatGpsdAddress, type GpsdAddress } from '../gnss/sources/gpsd-address.js';
+import { formatGpsdAddress, type GpsdAddress } from '../config/gpsd-address.js';
 import { GpsdSource, type GpsdConnector } from '../gnss/sources/gpsd-source.js';
 import { printable } from '../terminal/printable.js';
 import { fail, pass, type CheckResult } from './check.js';

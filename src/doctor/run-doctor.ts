@@ -16,7 +16,7 @@ import { TokenClient } from '../platform/auth/token-client.js';
 import { deviceUuidOf } from '../platform/device/body.js';
 import { DeviceClient } from '../platform/device/client.js';
 import type { TokenPair } from '../platform/auth/token-pair.js';
-import { requestSnapshot } from '../socket/status-client.js';
+import { requestSnapshot } from '../status/status-client.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { statusSocketPath } from '../socket/path.js';
 import { ReadOnlyStore } from '../store/read-only-store.js';
@@ -26,7 +26,7 @@ import { formatAge } from '../status/health.js';
 import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
 import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
-import { parseGpsdAddress } from '../gnss/sources/gpsd-address.js';
+import { parseGpsdAddress } from '../config/gpsd-address.js';
 import { defaultSerialPortFactory, type SerialPortFactory } from '../gnss/sources/serial-source.js';
 import { silentLogger } from '../log.js';
 import {

@@ -10,8 +10,7 @@ import type { Logger } from '../log.js';
 import { GET_STATUS, MAX_REQUEST_LINE } from './status-protocol.js';
 import { ensureSocketDir } from './path.js';
 import { claimSocketFile, releaseSocketFile, removeStaleSocket } from './socket-file.js';
-import type { StatusProvider } from '../status/snapshot.js';
-import { SnapshotLineCache } from './snapshot-cache.js';
+import { SnapshotLineCache, type SnapshotProvider } from './snapshot-cache.js';
 import { AnswerPacer } from './answer-pacer.js';
 
 /** The part of the fix publisher (src/socket/fix-publisher.ts) the server needs. */
@@ -22,7 +21,7 @@ export interface FixSubscriptions {
 
 export interface StatusServerOptions {
   socketPath: string;
-  provider: StatusProvider;
+  provider: SnapshotProvider;
   logger: Logger;
   fixes?: FixSubscriptions;
   /** Socket file mode; default 0o660. */

@@ -1,5 +1,3 @@
-import type { StatusProvider } from '../status/snapshot.js';
-
 /**
  * The status answer, built at most once per interval however many clients ask (issue 22.1).
  *
@@ -12,15 +10,20 @@ import type { StatusProvider } from '../status/snapshot.js';
  */
 import { systemClock, type Clock } from '../system/clock.js';
 
+/** What the socket answers `status` with; status/ supplies it (the socket carries it, it does not read it). */
+export interface SnapshotProvider {
+  snapshot(): unknown;
+}
+
 export class SnapshotLineCache {
-  readonly #provider: StatusProvider;
+  readonly #provider: SnapshotProvider;
   readonly #intervalMs: number;
   readonly #clock: Pick<Clock, 'monotonicMs'>;
   #line: { text: string; builtAtMs: number } | undefined;
   #building: Promise<string> | undefined;
   #builds = 0;
 
-  constructor(provider: StatusProvider, intervalMs: number, clock: Pick<Clock, 'monotonicMs'> = systemClock) {
+  constructor(provider: SnapshotProvider, intervalMs: number, clock: Pick<Clock, 'monotonicMs'> = systemClock) {
     this.#provider = provider;
     this.#intervalMs = intervalMs;
     this.#clock = clock;

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { AgentError } from '../errors.js';
-import { LineSocket, LineTooLong } from './line-socket.js';
-import { GET_STATUS } from './status-protocol.js';
-import type { StatusSnapshot } from '../status/snapshot.js';
+import { LineSocket, LineTooLong } from '../socket/line-socket.js';
+import { GET_STATUS } from '../socket/status-protocol.js';
+import type { StatusSnapshot } from './snapshot.js';
 
 /** Longest snapshot accepted (a full satellite table is a few KiB). */
 const MAX_RESPONSE = 1024 * 1024;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { loadConfig, resolveConfigPath, type Config } from '../config/load.js';
 import { configSchema } from '../config/schema.js';
 import { AgentError, ConfigError, isAgentError } from '../errors.js';
-import { requestSnapshot } from '../socket/status-client.js';
+import { requestSnapshot } from './status-client.js';
 import { databaseSnapshot } from './database-snapshot.js';
 import type { StatusSnapshot } from './snapshot.js';
 import { runDir, statusSocketPath } from '../socket/path.js';

@@ -1,7 +1,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
-import { parseGpsdAddress } from '../../src/gnss/sources/gpsd-address.js';
+import { parseGpsdAddress } from '../../src/config/gpsd-address.js';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, maskedConfig, parseConfig } from '../../src/config/load.js';
 import { stagingAddress } from '../../src/config/addresses.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { eventIdBytes, formatUuid } from '../../src/store/event-id.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { tempDir } from '../helpers/tmp.js';
 import { DEVICE, committedOutbox, receivedByTime, startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';

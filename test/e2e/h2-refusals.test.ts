@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeThrowawayCa } from '../../src/sim/throwaway-ca.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';

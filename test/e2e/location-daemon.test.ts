@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
 import { averageFixes, hasPosition, localDistanceM, type AveragedPosition, type PositionedFix } from '../../src/sites/average.js';
 import type { OtmLocation } from '../../src/sites/site-types.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { loadOtmSchemas } from '../helpers/otm-schema.js';
 import { runCli } from '../helpers/run-cli.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { waitFor } from '../helpers/wait.js';
 import { startReplayDaemon } from './daemon.js';
 

@@ -13,7 +13,7 @@ import { ReplaySource } from '../../src/gnss/sources/replay-source.js';
 import { silentLogger } from '../../src/log.js';
 import { sentence } from '../../src/sim/receiver/nmea-format.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { HAVE_GPSD, freePort, startGpsd } from '../helpers/gpsd.js';
 import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateDrive, driveText } from '../../src/sim/receiver/index.js';
 import type { PlatformSimulator } from '../../src/sim/index.js';
 import { eventIdBytes, formatUuid } from '../../src/store/event-id.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { DEVICE, HAVE_SOCAT, receivedByTime, startPtyDaemon, type Daemon } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { assessHealth } from '../../src/status/health.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { committedOutbox, startDaemon, writeConfig, type Daemon, stopWhenFinished } from './daemon.js';

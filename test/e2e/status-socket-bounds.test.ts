@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { MAX_STATUS_CLIENTS } from '../../src/socket/server.js';
 import { waitFor } from '../helpers/wait.js';
 import { startReplayDaemon } from './daemon.js';

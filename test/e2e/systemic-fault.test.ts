@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PlatformSimulator } from '../../src/sim/index.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { runCli } from '../helpers/run-cli.js';
 import { waitFor } from '../helpers/wait.js';

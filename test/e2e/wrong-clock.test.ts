@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { issueServerCertificate, makeThrowawayCa } from '../../src/sim/throwaway-ca.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { WALL_OFFSET_FILE_ENV } from '../../src/system/wall-clock-seam.js';
 import { runCli } from '../helpers/run-cli.js';

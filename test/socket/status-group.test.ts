@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { RUN_DIR_ENV } from '../../src/socket/path.js';
 import { cliEnv, type CliRun } from '../helpers/run-cli.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';

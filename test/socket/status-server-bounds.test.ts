@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { StatusServer } from '../../src/socket/server.js';
 import { SnapshotLineCache } from '../../src/socket/snapshot-cache.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -1,7 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**

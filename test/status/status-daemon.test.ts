@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { generateDrive } from '../../src/sim/receiver/index.js';
 import { dateField, sentence, timeField } from '../../src/sim/receiver/nmea-format.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import { assessHealth, type Health } from '../../src/status/health.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { committedOutbox, HAVE_SOCAT, ptyPair, startDaemon, writeConfig, type Daemon } from '../e2e/daemon.js';

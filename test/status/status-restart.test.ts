@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
-import { requestSnapshot } from '../../src/socket/status-client.js';
+import { requestSnapshot } from '../../src/status/status-client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { CLI } from '../helpers/paths.js';
 import { cliEnv, runCli } from '../helpers/run-cli.js';

@@ -5,7 +5,7 @@
 import { systemClock, type Clock } from '../../system/clock.js';
 import type { Config } from '../../config/load.js';
 import type { Logger } from '../../log.js';
-import { parseGpsdAddress } from './gpsd-address.js';
+import { parseGpsdAddress } from '../../config/gpsd-address.js';
 import { GpsdSource } from './gpsd-source.js';
 import { ReplaySource } from './replay-source.js';
 import { SerialSource } from './serial-source.js';

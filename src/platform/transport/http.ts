@@ -4,7 +4,6 @@ import type { PlatformTransport } from './dispatcher.js';
 import { errorFromNetwork, platformMessage } from './http-errors.js';
 import type { ContactObserver } from './platform-contact.js';
 import type { ClockFacts } from '../../system/clock-offset.js';
-import type { SecretRedactor } from '../auth/secret-redactor.js';
 import { ResponseCollector, type CollectedResponse } from './response-collector.js';
 import { urlParts } from './url-parts.js';
 
@@ -24,6 +23,11 @@ export interface HttpRequest {
   answerBodyOptional?: boolean;
 }
 
+/** Replaces echoed secrets in an answer's text (platform/auth/secret-redactor.ts is the one the agent uses). */
+export interface AnswerRedactor {
+  redact(text: string): string;
+}
+
 export interface PlatformHttpOptions {
   dispatcher: Pick<PlatformTransport, 'dispatch'>;
   /** platform.requestTimeoutMs: total deadline for headers and body together. */
@@ -31,7 +35,7 @@ export interface PlatformHttpOptions {
   /** platform.maxResponseBytes. */
   maxResponseBytes: number;
   /** Replaces echoed passwords and tokens in every answer's text before anyone reads it (issue 11.5). */
-  redactor?: SecretRedactor;
+  redactor?: AnswerRedactor;
   /** Told of every exchange's outcome: whether the platform answers (platform-contact.ts, status health). */
   contact?: ContactObserver;
   /**
