@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { PlatformSimulator } from '../src/sim/index.js';
 import { driveText, generateDrive } from '../src/sim/receiver/index.js';
 import { makeThrowawayCa } from '../src/sim/throwaway-ca.js';
-import { requestSnapshot } from '../src/socket/status-client.js';
+import { requestSnapshot } from '../src/status/status-client.js';
 import { numberArg } from './args.js';
 
 const QUICK = process.argv.includes('--quick');
