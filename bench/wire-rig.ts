@@ -253,6 +253,7 @@ export function minus(a: WireSnapshot, b: WireSnapshot): RunResult['wire'] {
       nghttp2Bytes: a.headerBlocks.nghttp2Bytes - b.headerBlocks.nghttp2Bytes,
       sentBytes: a.headerBlocks.sentBytes - b.headerBlocks.sentBytes,
     },
+    headerIndexerOff: a.headerIndexerOff.slice(b.headerIndexerOff.length),
     byOrigin: Object.fromEntries(
       Object.entries(a.byOrigin).map(([k, v]) => {
         const o = b.byOrigin[k] ?? { bytes: 0, connections: 0, handshakeBytes: 0 };

@@ -97,6 +97,12 @@ export const platformSchema = z
       .boolean()
       .default(true)
       .describe('Offer HTTP/2 (TLS ALPN): one multiplexed connection per platform host; HTTP/1.1 where the server does not take it.'),
+    http2HeaderIndexing: z
+      .boolean({ error: 'must be true or false (true: the bearer crosses once per HTTP/2 connection; false: with every request)' })
+      .default(true)
+      .describe(
+        "HTTP/2: index the bearer in HPACK, so that it crosses once per connection instead of with every request (about 1 KB less per event). A host whose server refuses it falls back to the HTTP library's own encoding until restart.",
+      ),
     idleTimeoutS: z
       .number()
       .int()

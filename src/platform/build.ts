@@ -69,7 +69,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   const p = config.platform;
   const ownDispatcher = deps.dispatcher === undefined;
   const wire = deps.wire ?? new WireCounter(clock);
-  const dispatcher = deps.dispatcher ?? platformDispatcher(config, wire);
+  const dispatcher = deps.dispatcher ?? platformDispatcher(config, wire, logger.child({ component: 'platform' }));
   // One redactor for everything this agent hears from the platform; the token manager keeps it told
   // of the live secrets (issue 11.5).
   const redactor = new SecretRedactor();
@@ -176,19 +176,21 @@ function ticketStore(dispatcher: PlatformDispatcher, config: Config, meta: Sessi
 
 /**
  * The platform dispatcher as the configuration says (platform.caFile, maxConnections,
- * requestTimeoutMs, http2, idle timeout, pings): for buildPlatform and for `doctor`, which asks the
+ * requestTimeoutMs, http2, http2HeaderIndexing, idle timeout, pings): for buildPlatform and for `doctor`, which asks the
  * platform over the same kind of connection the daemon uses.
  */
-export function platformDispatcher(config: Config, wire?: WireCounter): PlatformDispatcher {
+export function platformDispatcher(config: Config, wire?: WireCounter, logger?: Logger): PlatformDispatcher {
   const p = config.platform;
   return createPlatformDispatcher({
     ...(p.caFile !== undefined ? { caFile: p.caFile } : {}),
     maxConnections: p.maxConnections,
     requestTimeoutMs: p.requestTimeoutMs,
     http2: p.http2,
+    indexAuthorization: p.http2HeaderIndexing,
     idleTimeoutMs: platformIdleTimeoutS(config) * 1000,
     pingIntervalMs: p.pingIntervalS * 1000,
     ...(wire ? { wire } : {}),
+    ...(logger ? { logger } : {}),
   });
 }
 

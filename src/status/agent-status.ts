@@ -85,6 +85,12 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
         requestTimeoutMs: config.platform.requestTimeoutMs,
       });
     },
+    notes: () =>
+      platform.wire
+        .snapshot()
+        .headerIndexerOff.map(
+          (o) => `HTTP/2 header indexer off for ${o.origin} until restart (${o.reason}): the bearer goes with every request`,
+        ),
     network: () => {
       const w = platform.wire.snapshot();
       return {

@@ -63,6 +63,8 @@ export interface DaemonStatusSources {
    * `status` said "last success never" and "token none" for a gateway that delivered a minute ago.
    */
   stored?: () => StoredFacts;
+  /** Running in a degraded way worth a line (the header indexer turned off for a host). */
+  notes?: () => string[];
   pid?: number;
 }
 
@@ -101,6 +103,8 @@ export class DaemonStatusProvider implements StatusProvider {
     if (s.receiver) snapshot.receiver = receiverStatus(s.receiver(), now);
     if (s.platform) snapshot.platform = s.platform();
     if (s.network) snapshot.network = s.network();
+    const notes = s.notes?.() ?? [];
+    if (notes.length > 0) snapshot.notes = notes;
     const id = s.identity?.();
     const reg = s.registration?.();
     const who = reg ?? id;

@@ -33,8 +33,11 @@ export interface PlatformConnectorOptions {
   /**
    * h2 only: index the bearer token in HPACK through the header indexer (default true), so that
    * it crosses the link once per connection instead of once per request (h2-header-indexer.ts).
+   * A function is asked per connection with the origin (the dispatcher's per-origin fallback).
    */
-  indexAuthorization?: boolean;
+  indexAuthorization?: boolean | ((origin: string) => boolean);
+  /** An indexed connection to `origin` failed in a way the indexer can cause (h2-header-indexer.ts onFault). */
+  onIndexerFault?: (origin: string, reason: string) => void;
 }
 
 export interface ConnectParams {
@@ -253,8 +256,14 @@ export function createPlatformConnector(o: PlatformConnectorOptions, sessions: T
       o.wire?.negotiated(origin, protocol, resumed, tcp.bytesWritten + tcp.bytesRead);
       // undici needs of the socket only what the indexer has (client-h2.js: events, destroy, ref, alpnProtocol).
       const wire = o.wire;
-      const indexer = () => new H2HeaderIndexer(secure, wire ? { onBlock: (a, b) => wire.headerBlock(a, b) } : {});
-      finish(null, protocol === 'h2' && o.indexAuthorization !== false ? (indexer() as unknown as Socket) : secure);
+      const onFault = o.onIndexerFault;
+      const indexer = () =>
+        new H2HeaderIndexer(secure, {
+          ...(wire ? { onBlock: (a: number, b: number) => wire.headerBlock(a, b) } : {}),
+          ...(onFault ? { onFault: (reason: string) => onFault(origin, reason) } : {}),
+        });
+      const index = typeof o.indexAuthorization === 'function' ? o.indexAuthorization(origin) : o.indexAuthorization !== false;
+      finish(null, protocol === 'h2' && index ? (indexer() as unknown as Socket) : secure);
     });
     secure.on('error', (err) => {
       // A handshake that failed with a ticket offered may have failed because of it; once the

@@ -8,8 +8,10 @@ import type { Client as ClientType, Dispatcher, Pool as PoolType } from 'undici'
 import Client from 'undici/lib/dispatcher/client.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import { AgentError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import { createPlatformConnector, TlsSessionCache } from './connector.js';
 import { InFlightCounter } from './in-flight.js';
+import { DETACHED_CONTROLLER, IndexerFallbackHandler } from './indexer-fallback.js';
 import { trustFingerprint } from './tls-session-store.js';
 import { WireCounter } from './wire-counter.js';
 
@@ -42,8 +44,13 @@ export interface PlatformDispatcherOptions {
   wire?: WireCounter;
   /** TLS session tickets (default a new, empty cache); tls-session-store.ts keeps them across restarts. */
   sessions?: TlsSessionCache;
-  /** h2: index the bearer in HPACK (default true; false only to measure nghttp2 alone: bench:wire, tests). */
+  /**
+   * platform.http2HeaderIndexing: index the bearer in HPACK over h2 (default true). An origin whose
+   * server refuses the re-encoded blocks falls back to nghttp2's own encoding until the process ends.
+   */
   indexAuthorization?: boolean;
+  /** Says once per origin that the header indexer was turned off for it, and why. */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** What PlatformHttp needs of a dispatcher (an undici Agent is one too, for tests). */
@@ -78,6 +85,10 @@ export class PlatformDispatcher implements PlatformTransport {
   readonly #routes = new Map<string, { single?: ClientType; pool?: PoolType; idleTimer?: NodeJS.Timeout }>();
   readonly #idleMs: number;
   readonly #pinging: boolean;
+  readonly #indexing: boolean;
+  /** Origins whose connections failed because of the header indexer: nghttp2's encoding from then on. */
+  readonly #unindexed = new Set<string>();
+  readonly #logger: Pick<Logger, 'warn'> | undefined;
   #closed = false;
 
   constructor(options: PlatformDispatcherOptions) {
@@ -89,6 +100,8 @@ export class PlatformDispatcher implements PlatformTransport {
     this.inFlight = new InFlightCounter({ onIdle: (o) => this.#idle(o), onBusy: (o) => this.#busy(o) });
     this.#max = options.maxConnections;
     const http2 = options.http2 ?? true;
+    this.#indexing = http2 && options.indexAuthorization !== false;
+    this.#logger = options.logger;
     this.sessions = options.sessions ?? new TlsSessionCache();
     this.trust = trustFingerprint(ca ?? rootCertificates);
     const connector = createPlatformConnector(
@@ -97,7 +110,8 @@ export class PlatformDispatcher implements PlatformTransport {
         http2,
         connectTimeoutMs: Math.min(10_000, options.requestTimeoutMs),
         wire: this.wire,
-        ...(options.indexAuthorization !== undefined ? { indexAuthorization: options.indexAuthorization } : {}),
+        indexAuthorization: this.#indexing ? (origin) => !this.#unindexed.has(origin) : false,
+        onIndexerFault: (origin, reason) => this.#indexerFault(origin, reason),
       },
       this.sessions,
     );
@@ -127,24 +141,68 @@ export class PlatformDispatcher implements PlatformTransport {
   dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     if (this.#closed) throw new AgentError('PLATFORM_DISPATCHER_CLOSED', 'the platform dispatcher is closed', { class: 'transient' });
     const origin = String(options.origin);
+    let counted = this.inFlight.track(origin, handler);
+    // Dispatched onto an indexed connection: should that connection fail because of the indexer,
+    // the request goes once more, on nghttp2's own encoding (still counted in flight meanwhile).
+    if (this.#indexing && !this.#unindexed.has(origin)) {
+      const wrapped: IndexerFallbackHandler = new IndexerFallbackHandler(counted, () => this.#retryUnindexed(origin, options, wrapped));
+      counted = wrapped;
+    }
+    try {
+      return this.#route(origin, options, counted);
+    } catch (e) {
+      InFlightCounter.endNow(counted instanceof IndexerFallbackHandler ? counted.inner : counted);
+      throw e;
+    }
+  }
+
+  #route(origin: string, options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     let route = this.#routes.get(origin);
     if (!route) {
       route = {};
       this.#routes.set(origin, route);
     }
-    const counted = this.inFlight.track(origin, handler);
-    try {
-      if (this.#max > 1 && this.wire.protocolOf(origin) === 'http/1.1') {
-        route.pool ??= new Pool(origin, { ...this.#clientOptions, connections: this.#max });
-        return route.pool.dispatch(options, counted);
-      }
-      // Client.dispatch queues the request even when it answers false (busy): nothing is dropped.
-      route.single ??= new Client(origin, this.#clientOptions);
-      return route.single.dispatch(options, counted);
-    } catch (e) {
-      InFlightCounter.endNow(counted);
-      throw e;
+    if (this.#max > 1 && this.wire.protocolOf(origin) === 'http/1.1') {
+      route.pool ??= new Pool(origin, { ...this.#clientOptions, connections: this.#max });
+      return route.pool.dispatch(options, handler);
     }
+    // Client.dispatch queues the request even when it answers false (busy): nothing is dropped.
+    route.single ??= new Client(origin, this.#clientOptions);
+    return route.single.dispatch(options, handler);
+  }
+
+  /** The header indexer caused a connection of `origin` to fail: nghttp2's own encoding from now on. */
+  #indexerFault(origin: string, reason: string): void {
+    if (this.#unindexed.has(origin)) return;
+    this.#unindexed.add(origin);
+    // The indexer ends the connection it ran on. Its Client may still hold the dying socket for a
+    // turn, so the requests sent again go to a new one; the old one finishes what it queued.
+    const route = this.#routes.get(origin);
+    const old = route?.single;
+    if (route && old) {
+      route.single = undefined;
+      setImmediate(() => old.close().catch(() => undefined));
+    }
+    this.wire.headerIndexerOff(origin, reason);
+    this.#logger?.warn(
+      { origin, reason },
+      "HTTP/2 header indexer off for this platform host until the agent restarts: its requests go with the HTTP library's own header encoding (the bearer in every request)",
+    );
+  }
+
+  /** A request failed before any answer: sent once more when its origin's indexer failed meanwhile. */
+  #retryUnindexed(origin: string, options: Dispatcher.DispatchOptions, handler: IndexerFallbackHandler): boolean {
+    if (!this.#unindexed.has(origin) || this.#closed) return false;
+    // A turn later: undici is still failing the connection's requests when it reports this one.
+    setImmediate(() => {
+      try {
+        if (this.#closed) throw new AgentError('PLATFORM_DISPATCHER_CLOSED', 'the platform dispatcher is closed', { class: 'transient' });
+        this.#route(origin, options, handler);
+      } catch (e) {
+        handler.inner.onResponseError?.(DETACHED_CONTROLLER, e as Error);
+      }
+    });
+    return true;
   }
 
   /**

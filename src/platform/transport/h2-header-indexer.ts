@@ -1,6 +1,6 @@
 /**
  * The plaintext stream between undici's HTTP/2 session and the TLS socket, which re-encodes the
- * header blocks the agent sends so that the bearer token is indexed in HPACK (issue 21).
+ * header blocks the agent sends so that the bearer token is indexed in HPACK.
  *
  * Why: nghttp2 (under node:http2, which undici's h2 client uses) hard-codes `authorization` as a
  * never-indexed literal in its HPACK deflater, so the platform's ~1,300-character bearer crossed
@@ -12,7 +12,12 @@
  * table is the one the server's decoder keeps. Every other frame passes unchanged, in order; the
  * inbound stream passes unchanged too, read only for the server's SETTINGS_HEADER_TABLE_SIZE,
  * which the encoder honours (0 included) from the moment nghttp2 acknowledges it, as RFC 7541 4.2
- * asks. Fields nghttp2 sent as never-indexed stay never-indexed, except `authorization`.
+ * asks, and for a refusal of our blocks (COMPRESSION_ERROR, a GOAWAY naming the header block),
+ * which `onFault` reports so that the dispatcher falls back to nghttp2's encoding for that host.
+ * Fields nghttp2 sent as never-indexed stay never-indexed, except `authorization`.
+ *
+ * What it rests on in undici and why: docs/decisions/header-indexer.md (undici-contract.test.ts
+ * fails, naming the indexer, when one of those internals moves).
  *
  * Why indexing the bearer is safe here: never-indexing protects a secret on a connection that
  * also carries content an attacker chooses (CRIME/HPACK-style attacks guess a secret by watching
@@ -33,7 +38,9 @@ import { entrySize } from './hpack/table.js';
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 const FRAME_HEADER = 9;
 const HEADERS = 0x1;
+const RST_STREAM = 0x3;
 const SETTINGS = 0x4;
+const GOAWAY = 0x7;
 const CONTINUATION = 0x9;
 const END_STREAM = 0x1;
 const ACK = 0x1;
@@ -41,6 +48,10 @@ const END_HEADERS = 0x4;
 const PADDED = 0x8;
 const PRIORITY = 0x20;
 const SETTINGS_HEADER_TABLE_SIZE = 0x1;
+/** RFC 9113 section 7: the peer could not keep its header compression context. */
+const COMPRESSION_ERROR = 0x9;
+/** A GOAWAY's debug text that names the header block (nghttp2, h2o, Envoy, Go's x/net word it so). */
+const NAMES_HEADER_BLOCK = /hpack|header|compress|decod|dynamic table/i;
 /** Every peer accepts frames this large (RFC 9113 4.2: SETTINGS_MAX_FRAME_SIZE is at least 16,384). */
 const MAX_FRAME = 16_384;
 /** The table the encoder uses at most (the protocol's default; the server may allow less). */
@@ -53,6 +64,11 @@ export interface HeaderIndexerCounts {
   blocks: number;
   bytesIn: number;
   bytesOut: number;
+}
+
+export interface HeaderIndexerOptions {
+  onBlock?: (nghttp2Bytes: number, sentBytes: number) => void;
+  onFault?: (reason: string) => void;
 }
 
 interface PendingBlock {
@@ -76,15 +92,23 @@ export class H2HeaderIndexer extends Duplex {
   #block: PendingBlock | undefined;
   /** Per inbound SETTINGS frame not yet acknowledged: its header table size, or undefined. */
   readonly #settings: (number | undefined)[] = [];
-  #in = { header: Buffer.alloc(0), left: 0, settings: undefined as Buffer[] | undefined };
+  #in = { header: Buffer.alloc(0), left: 0, type: 0, payload: undefined as Buffer[] | undefined };
+  #faulted = false;
 
   readonly #onBlock: ((nghttp2Bytes: number, sentBytes: number) => void) | undefined;
+  readonly #onFault: ((reason: string) => void) | undefined;
 
-  /** `onBlock`: told the size of every header block as nghttp2 made it and as sent (the byte counter). */
-  constructor(tls: TLSSocket, options: { onBlock?: (nghttp2Bytes: number, sentBytes: number) => void } = {}) {
+  /**
+   * `onBlock`: told the size of every header block as nghttp2 made it and as sent (the byte counter).
+   * `onFault`: told, before nghttp2 sees it, that this connection failed in a way the re-encoding
+   * can cause (the server's COMPRESSION_ERROR, a GOAWAY naming the header block, a block of
+   * nghttp2's this indexer could not read): the dispatcher falls back to nghttp2's own encoding.
+   */
+  constructor(tls: TLSSocket, options: HeaderIndexerOptions = {}) {
     super({ allowHalfOpen: true });
     this.#tls = tls;
     this.#onBlock = options.onBlock;
+    this.#onFault = options.onFault;
     tls.on('data', (chunk: Buffer) => {
       try {
         this.#inbound(chunk);
@@ -150,6 +174,7 @@ export class H2HeaderIndexer extends Duplex {
     try {
       out = this.#outbound(chunk);
     } catch (e) {
+      this.#fault(`the header indexer could not re-encode a block (${(e as Error).message})`);
       callback(e as Error);
       return;
     }
@@ -279,17 +304,20 @@ export class H2HeaderIndexer extends Duplex {
     return { name, value, indexing: 'index' };
   }
 
-  /** The server's frames, read for SETTINGS only; the bytes themselves go to nghttp2 unchanged. */
+  /**
+   * The server's frames, read for SETTINGS (the table size) and for GOAWAY and RST_STREAM (did it
+   * refuse our header blocks?); the bytes themselves go to nghttp2 unchanged.
+   */
   #inbound(chunk: Buffer): void {
     const s = this.#in;
     let pos = 0;
     while (pos < chunk.length) {
       if (s.left > 0) {
         const n = Math.min(s.left, chunk.length - pos);
-        s.settings?.push(chunk.subarray(pos, pos + n));
+        s.payload?.push(chunk.subarray(pos, pos + n));
         pos += n;
         s.left -= n;
-        if (s.left === 0 && s.settings) this.#serverSettings(Buffer.concat(s.settings));
+        if (s.left === 0 && s.payload) this.#serverFrame(s.type, Buffer.concat(s.payload));
         continue;
       }
       const need = FRAME_HEADER - s.header.length;
@@ -297,20 +325,41 @@ export class H2HeaderIndexer extends Duplex {
       pos += Math.min(need, chunk.length - pos);
       if (s.header.length < FRAME_HEADER) break;
       const length = s.header.readUIntBE(0, 3);
-      const isSettings = s.header[3] === SETTINGS && (s.header[4]! & ACK) === 0;
+      const type = s.header[3]!;
+      const read = (type === SETTINGS && (s.header[4]! & ACK) === 0) || type === GOAWAY || type === RST_STREAM;
       s.header = Buffer.alloc(0);
       s.left = length;
-      s.settings = isSettings ? [] : undefined;
-      if (isSettings && length === 0) this.#serverSettings(Buffer.alloc(0));
+      s.type = type;
+      s.payload = read ? [] : undefined;
+      if (read && length === 0) this.#serverFrame(type, Buffer.alloc(0));
     }
   }
 
-  #serverSettings(payload: Buffer): void {
-    this.#in.settings = undefined;
-    let size: number | undefined;
-    for (let i = 0; i + 6 <= payload.length; i += 6)
-      if (payload.readUInt16BE(i) === SETTINGS_HEADER_TABLE_SIZE) size = payload.readUInt32BE(i + 2);
-    this.#settings.push(size);
+  #serverFrame(type: number, payload: Buffer): void {
+    this.#in.payload = undefined;
+    if (type === SETTINGS) {
+      let size: number | undefined;
+      for (let i = 0; i + 6 <= payload.length; i += 6)
+        if (payload.readUInt16BE(i) === SETTINGS_HEADER_TABLE_SIZE) size = payload.readUInt32BE(i + 2);
+      this.#settings.push(size);
+    } else if (type === RST_STREAM && payload.length >= 4 && payload.readUInt32BE(0) === COMPRESSION_ERROR) {
+      // The server's table may now differ from the encoder's (RFC 7541 treats a decoding error as
+      // the connection's): end it here, so that its requests go again on a fresh one.
+      this.#fault('the server reset a stream with COMPRESSION_ERROR');
+      throw new Error('h2 header indexer: the server reset a stream with COMPRESSION_ERROR; the connection is closed');
+    } else if (type === GOAWAY && payload.length >= 8) {
+      const code = payload.readUInt32BE(4);
+      // The debug text is the server's and may quote a header: it is matched, never repeated.
+      if (code === COMPRESSION_ERROR) this.#fault('the server sent GOAWAY COMPRESSION_ERROR');
+      else if (code !== 0 && NAMES_HEADER_BLOCK.test(payload.subarray(8).toString('latin1')))
+        this.#fault(`the server sent GOAWAY with error code ${code}, its debug text naming the header block`);
+    }
+  }
+
+  #fault(reason: string): void {
+    if (this.#faulted) return;
+    this.#faulted = true;
+    this.#onFault?.(reason);
   }
 }
 

@@ -44,6 +44,15 @@ export interface WireSnapshot extends WireUsage {
    * nghttp2 made them (what would have crossed without the indexer) and as sent.
    */
   headerBlocks: { count: number; nghttp2Bytes: number; sentBytes: number };
+  /** Origins the header indexer was turned off for in this process (its connections failed because of it). */
+  headerIndexerOff: HeaderIndexerOff[];
+}
+
+export interface HeaderIndexerOff {
+  origin: string;
+  reason: string;
+  /** Host wall clock (ms). */
+  sinceWallMs: number;
 }
 
 /** Bytes both ways of one origin's connections, and of their handshakes. */
@@ -81,6 +90,7 @@ export class WireCounter {
   readonly #byOrigin = new Map<string, OriginUsage>();
   readonly #protocols = new Map<string, WireProtocol>();
   readonly #blocks = { count: 0, nghttp2Bytes: 0, sentBytes: 0 };
+  readonly #indexerOff: HeaderIndexerOff[] = [];
 
   /** `clock`: its wall clock (ms) for the day and month buckets only (default the system's). */
   constructor(clock: Pick<Clock, 'wallMs'> = systemClock) {
@@ -139,6 +149,11 @@ export class WireCounter {
     this.#blocks.sentBytes += sentBytes;
   }
 
+  /** The dispatcher turned the header indexer off for `origin` (the status note). */
+  headerIndexerOff(origin: string, reason: string): void {
+    this.#indexerOff.push({ origin, reason, sinceWallMs: this.#clock.wallMs() });
+  }
+
   /** What the last connection to `origin` negotiated; undefined before the first one. */
   protocolOf(origin: string): WireProtocol | undefined {
     return this.#protocols.get(origin);
@@ -159,6 +174,7 @@ export class WireCounter {
       handshakeBytes: { ...this.#handshakeBytes },
       byOrigin: Object.fromEntries([...this.#byOrigin].map(([k, v]) => [k, { ...v }])),
       headerBlocks: { ...this.#blocks },
+      headerIndexerOff: this.#indexerOff.map((o) => ({ ...o })),
     };
   }
 
