@@ -10,7 +10,7 @@ export function registerConfigCommands(program: Command): void {
     .option(...CONFIG_OPTION)
     .option('--quiet', 'print nothing when valid (no warnings either)')
     .action(async (opts: { config?: string; quiet?: boolean }) => {
-      const [{ loadCliConfig }, { maskedConfig }, { configWarnings }] = await Promise.all([
+      const [{ loadCliConfig }, { maskedConfig, passwordOverride }, { configWarnings }] = await Promise.all([
         import('./context.js'),
         import('../config/load.js'),
         import('../config/warnings.js'),
@@ -21,6 +21,8 @@ export function registerConfigCommands(program: Command): void {
           process.stdout.write(`${JSON.stringify(maskedConfig(cfg), null, 2)}\n`);
           const warnings = configWarnings(cfg);
           for (const w of warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
+          const override = passwordOverride(cfg);
+          if (override !== undefined) process.stderr.write(`${override}\n`);
           process.stderr.write(
             `configuration ${cfg.source} is valid${warnings.length > 0 ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''}\n`,
           );

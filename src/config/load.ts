@@ -16,6 +16,7 @@ import { Secret } from './secret.js';
 
 export const DEFAULT_CONFIG_PATH = '/etc/telematics-agent/config.json';
 export const CONFIG_PATH_ENV = 'TELEMATICS_AGENT_CONFIG';
+import { PASSWORD_ENV } from './password.js';
 export { PASSWORD_ENV, type PasswordSource } from './password.js';
 
 /** The validated, resolved, frozen configuration handed to the composition root. */
@@ -100,7 +101,24 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The configuration as JSON with every secret masked, for `config check` and status. */
+/**
+ * The effective configuration as a file of this schema, every secret masked, for `config check`: it
+ * reads back as valid (no `source`, no `passwordSource`), and names only the password key in use,
+ * so a password file that is not there yet is shown as that file, never as a masked password.
+ */
 export function maskedConfig(config: Config): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
+  const { source: _source, credentials, ...rest } = config;
+  const shown: Record<string, unknown> = { username: credentials.username };
+  if (credentials.passwordSource === 'config') shown.password = credentials.password;
+  if (credentials.passwordSource === 'passwordFile') shown.passwordFile = credentials.passwordFile;
+  return JSON.parse(JSON.stringify({ ...rest, credentials: shown })) as Record<string, unknown>;
+}
+
+/** Where the password comes from when the file does not say it (the environment, a systemd credential); else undefined. */
+export function passwordOverride(config: Config): string | undefined {
+  const c = config.credentials;
+  if (c.passwordSource === 'env') return `the password comes from $${PASSWORD_ENV}, which takes precedence over the file's credentials`;
+  if (c.passwordSource === 'systemd-credential')
+    return `the password comes from the systemd credential ${c.password.origin?.replace(/^the password file /, '') ?? '$CREDENTIALS_DIRECTORY/password'}, which takes precedence over the file's credentials`;
+  return undefined;
 }

@@ -6,8 +6,8 @@ import type { Config } from './load.js';
  * What `config check` warns about in a valid configuration (exit 0): facts of this machine that
  * will bite later, not mistakes in the file. A password file that is not there yet fails at the
  * first password grant; an inline password in a file that group or others can read has leaked
- * to them already; a replay file that is not there gives the agent no positions at all (it runs,
- * and says so only in its log and status).
+ * to them already; a receiver or a replay file that is not there gives the agent no positions at
+ * all (it runs, and says so only in its log and status).
  */
 export function configWarnings(config: Config): ConfigIssue[] {
   const warnings: ConfigIssue[] = [...replacedKeyWarnings(config)];
@@ -20,6 +20,12 @@ export function configWarnings(config: Config): ConfigIssue[] {
         message: `${replay} ${problem}: the agent reads no positions until it does; write an NMEA log there (telematics-agent drive --out ${replay} makes a synthetic one), or set gnss.path to the receiver instead`,
       });
   }
+  const device = config.gnss.path;
+  if (device !== undefined && !existsSync(device))
+    warnings.push({
+      path: 'gnss.path',
+      message: `${device} does not exist on this machine: the agent keeps trying to open it and records nothing until it appears; plug the receiver in, or name it by its stable link (ls -l /dev/serial/by-id/)`,
+    });
   const c = config.credentials;
   if (c.passwordSource === 'passwordFile' && c.passwordFile !== undefined && !existsSync(c.passwordFile))
     warnings.push({

@@ -11,7 +11,8 @@ const BASE = {
   platform: { deviceUrl: 'https://d.example.com/api/public/v2/' },
   credentials: { username: 'u', password: 'inline-Secret-9' },
   device: { externalSystemId: 'sys', carrierCode: 'C1' },
-  gnss: { path: '/dev/ttyACM0' },
+  // A device node every machine has, so that only the warning a test is about is printed.
+  gnss: { path: '/dev/null' },
 };
 
 function write(dir: string, name: string, content: unknown, mode = 0o600): string {
@@ -48,6 +49,46 @@ describe('config check warnings (exit 0)', () => {
     const privateFile = write(dir, 'private.json', BASE, 0o600);
     const ok = await runCli(['config', 'check', '--config', privateFile]);
     expect(ok.stderr).toBe(`configuration ${privateFile} is valid\n`);
+  });
+});
+
+describe('config check prints a configuration that reads back as valid', () => {
+  it('a password file that is not there is shown as that file, never as a masked password; source and passwordSource are not printed', async () => {
+    const dir = tempDir();
+    const pw = path.join(dir, 'password');
+    const file = write(dir, 'config.json', { ...BASE, credentials: { username: 'u', passwordFile: pw } });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const printed = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(printed.credentials).toEqual({ username: 'u', passwordFile: pw });
+    expect(printed).not.toHaveProperty('source');
+    const again = write(dir, 'printed.json', r.stdout);
+    const back = await runCli(['config', 'check', '--config', again]);
+    expect(back.code, back.stderr).toBe(0);
+    expect(JSON.parse(back.stdout)).toEqual(printed);
+  });
+
+  it('an inline password reads back masked, and is never printed', async () => {
+    const dir = tempDir();
+    const file = write(dir, 'config.json', BASE);
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(JSON.parse(r.stdout).credentials).toEqual({ username: 'u', password: '[redacted]' });
+    expect(r.stdout).not.toContain('inline-Secret-9');
+    const back = await runCli(['config', 'check', '--config', write(dir, 'printed.json', r.stdout)]);
+    expect(back.code, back.stderr).toBe(0);
+  });
+});
+
+describe('a gnss.path that does not exist', () => {
+  it('config check warns, naming the key and what to do; exit 0', async () => {
+    const dir = tempDir();
+    const file = write(dir, 'config.json', { ...BASE, gnss: { path: '/dev/ttyNOSUCH9' } });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: gnss.path: /dev/ttyNOSUCH9 does not exist on this machine: the agent keeps trying to open it and records nothing until it appears',
+    );
+    expect(r.stderr).toContain(`configuration ${file} is valid (1 warning)`);
   });
 });
 
