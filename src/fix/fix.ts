@@ -7,6 +7,7 @@
  *                        (src/store/outbox/row.ts stores it in SQLite's compact columns, OutboxRow)
  *   QueueEntry           a QueuedFix with its place in the upload queue (src/upload/upload-queue.ts)
  *   LocationUpdateEvent  the OTM5 event made from a QueuedFix (src/platform/otm5/event.ts)
+ *   VehicleEvent         a movement or engine change (src/motion/), queued beside the fixes with its `eventType`
  *
  * Units are in the names or documented here; an absent field means the receiver did not say
  * (never 0: a course of 0 and an unknown course are different facts).
@@ -88,4 +89,23 @@ export interface QueuedFix {
   track?: number;
   hdop?: number;
   satellitesUsed?: number;
+  /** A movement or engine event rather than a location update (absent for every recorded fix). */
+  eventType?: VehicleEventKind;
+  /** The odometer at the event, whole metres (vehicle events only). */
+  odometerM?: number;
+}
+
+/** The OTM5 eventTypes of a vehicle's day, made on the device from the full-rate fixes and the ignition. */
+export const VEHICLE_EVENT_KINDS = ['startMovingEvent', 'stopMovingEvent', 'startEngineEvent', 'stopEngineEvent'] as const;
+export type VehicleEventKind = (typeof VEHICLE_EVENT_KINDS)[number];
+
+/** A movement or engine change as the outbox takes it: when (GNSS), where, and the odometer then. */
+export interface VehicleEvent {
+  eventType: VehicleEventKind;
+  /** Epoch ms UTC from GNSS: when the vehicle stopped, started, or the ignition changed. */
+  time: number;
+  lat: number;
+  lon: number;
+  /** Whole metres. */
+  odometerM: number;
 }

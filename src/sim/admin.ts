@@ -28,6 +28,7 @@ export interface AdminTarget {
   readonly stats: SimStats;
   readonly events: ReadonlyMap<string, ReceivedEvent>;
   readonly locations: ReadonlyMap<string, StoredLocation>;
+  readonly vehicleEvents: ReadonlyMap<string, ReceivedEvent>;
   readonly devices: SimDevice[];
   readonly faults: Faults;
   readonly tokenAnswerFault: TokenAnswerFault | undefined;
@@ -46,6 +47,8 @@ export function handleAdmin(sim: AdminTarget, method: string, pathname: string, 
       return json(200, sim.stats);
     case 'GET /_sim/events':
       return json(200, [...sim.events.values()]);
+    case 'GET /_sim/vehicle-events':
+      return json(200, [...sim.vehicleEvents.values()]);
     case 'GET /_sim/locations':
       return json(200, [...sim.locations.values()]);
     case 'GET /_sim/devices':

@@ -48,12 +48,19 @@ function measure(g: Record<string, unknown>, key: string, prefix: string, errors
   else if (typeof m.value !== 'number' || !Number.isFinite(m.value)) errors.push(invalid(`${prefix}${key}.value`, 'must be a number'));
 }
 
-/** A locationUpdateEvent: eventType, geoReference with lat/lon are required. */
-export function validateLocationUpdateEvent(body: unknown): OtmError[] {
+/** The movement and engine events a fleet management system sends (OTM5 components/schemas). */
+export const VEHICLE_EVENT_TYPES: readonly string[] = ['startMovingEvent', 'stopMovingEvent', 'startEngineEvent', 'stopEngineEvent'];
+
+/**
+ * A locationUpdateEvent (or, with `vehicleEvents`, one of VEHICLE_EVENT_TYPES): eventType,
+ * geoReference with lat/lon are required.
+ */
+export function validateLocationUpdateEvent(body: unknown, options: { vehicleEvents?: boolean } = {}): OtmError[] {
   if (!isPlainObject(body)) return [invalid('(body)', 'must be one event object')];
   const errors: Errors = [];
+  const vehicle = options.vehicleEvents === true && VEHICLE_EVENT_TYPES.includes(body.eventType as string);
   if (body.eventType === undefined) errors.push(missing('eventType'));
-  else if (body.eventType !== 'locationUpdateEvent') errors.push(invalid('eventType', 'must be "locationUpdateEvent"'));
+  else if (body.eventType !== 'locationUpdateEvent' && !vehicle) errors.push(invalid('eventType', 'must be "locationUpdateEvent"'));
   optionalString(body, 'id', '', errors);
   optionalString(body, 'lifecycle', '', errors);
   if (

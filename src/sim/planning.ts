@@ -35,6 +35,12 @@ export interface StoredLocation {
 export class SimPlanningService {
   /** Received events by id, in order of first arrival. */
   readonly events = new Map<string, ReceivedEvent>();
+  /**
+   * Movement and engine events by id, apart from the location updates in `events` (whose count
+   * many figures are made of); refused with 400 like any unknown eventType when `vehicleEvents` is false.
+   */
+  readonly vehicleEvents = new Map<string, ReceivedEvent>();
+  vehicleEventsAccepted: boolean;
   readonly locations = new Map<string, StoredLocation>();
   readonly #clock: Clock;
   readonly #stats: SimStats;
@@ -42,7 +48,8 @@ export class SimPlanningService {
   readonly #honourMinimal: boolean;
 
   /** `honourPreferMinimal`: see PlatformSimulatorOptions.honourPreferMinimal (default false). */
-  constructor(options: { clock: Clock; stats: SimStats; honourPreferMinimal?: boolean }) {
+  constructor(options: { clock: Clock; stats: SimStats; honourPreferMinimal?: boolean; vehicleEvents?: boolean }) {
+    this.vehicleEventsAccepted = options.vehicleEvents ?? true;
     this.#clock = options.clock;
     this.#stats = options.stats;
     this.#honourMinimal = options.honourPreferMinimal ?? false;
@@ -60,7 +67,7 @@ export class SimPlanningService {
       this.#stats.invalidEvents += 1;
       return json(400, invalidJson(parsed.message));
     }
-    const errors = validateLocationUpdateEvent(parsed.value);
+    const errors = validateLocationUpdateEvent(parsed.value, { vehicleEvents: this.vehicleEventsAccepted });
     if (errors.length > 0 || !isPlainObject(parsed.value)) {
       this.#stats.invalidEvents += 1;
       return json(400, errors);
@@ -70,13 +77,14 @@ export class SimPlanningService {
     const minimal = preference(prefer, 'return') === 'minimal';
     const answer = (entity: Record<string, unknown>): Reply =>
       minimal && this.#honourMinimal ? { status: 204, headers: { 'preference-applied': 'return=minimal' } } : json(200, entity);
-    const seen = this.events.get(event.id);
+    const store = parsed.value.eventType === 'locationUpdateEvent' ? this.events : this.vehicleEvents;
+    const seen = store.get(event.id);
     if (seen) {
       seen.deliveries += 1;
       this.#stats.duplicates += 1;
       return answer(seen.event);
     }
-    this.events.set(event.id, { id: event.id, event, receivedAt: this.#clock.wallMs(), deliveries: 1, username, preferMinimal: minimal });
+    store.set(event.id, { id: event.id, event, receivedAt: this.#clock.wallMs(), deliveries: 1, username, preferMinimal: minimal });
     return answer(event);
   }
 

@@ -37,6 +37,8 @@ export interface PlatformSimulatorOptions {
    * platform honours the preference is not documented (platform-notes.md; issue 21).
    */
   honourPreferMinimal?: boolean;
+  /** Take startMovingEvent, stopMovingEvent, startEngineEvent, stopEngineEvent; default true (false: 400 naming eventType). */
+  vehicleEvents?: boolean;
 }
 
 export type { SimStartOptions, SimTlsOptions } from './listener.js';
@@ -97,6 +99,7 @@ export class PlatformSimulator {
       clock: this.#clock,
       stats: this.#stats,
       ...(options.honourPreferMinimal !== undefined ? { honourPreferMinimal: options.honourPreferMinimal } : {}),
+      ...(options.vehicleEvents !== undefined ? { vehicleEvents: options.vehicleEvents } : {}),
     });
   }
 
@@ -154,6 +157,16 @@ export class PlatformSimulator {
   /** Received events by id, in order of first arrival (duplicates counted in `deliveries`). */
   get events(): ReadonlyMap<string, ReceivedEvent> {
     return this.#planning.events;
+  }
+
+  /** Movement and engine events by id, in order of first arrival (not in `events`). */
+  get vehicleEvents(): ReadonlyMap<string, ReceivedEvent> {
+    return this.#planning.vehicleEvents;
+  }
+
+  /** Whether vehicle events are taken (false: refused with 400 naming eventType, as a platform that does not know them). */
+  setVehicleEvents(accepted: boolean): void {
+    this.#planning.vehicleEventsAccepted = accepted;
   }
 
   get locations(): ReadonlyMap<string, StoredLocation> {

@@ -21,6 +21,15 @@ export function eventIdBytes(externalSystemId: string, externalDeviceId: string,
   return uuidV5Bytes(eventIdName(externalSystemId, externalDeviceId, fixTimeMs), EVENT_ID_NAMESPACE);
 }
 
+/**
+ * The 16 bytes of the event id of one vehicle event: the fix name with the eventType after it, so a
+ * stop and a location update of the same GNSS millisecond never share an id, and the same stop
+ * found again after a restart (same GNSS time) is the same event.
+ */
+export function vehicleEventIdBytes(externalSystemId: string, externalDeviceId: string, kind: string, timeMs: number): Buffer {
+  return uuidV5Bytes(`${eventIdName(externalSystemId, externalDeviceId, timeMs)}|${kind}`, EVENT_ID_NAMESPACE);
+}
+
 export function uuidV5(name: string, namespace: string): string {
   return formatUuid(uuidV5Bytes(name, namespace));
 }

@@ -8,6 +8,15 @@ import { systemicHint } from './systemic-hint.js';
 import type { QueueEntry, UploadQueue } from './upload-queue.js';
 import type { Refusal, SystemicFault } from './upload-types.js';
 
+/**
+ * A 4xx refusal of a movement or engine event while the platform accepts positions is about the
+ * event kind: nothing sent again would change it, so it is dead-lettered even when the answer
+ * names no field (a platform that does not know the eventType may say so in any shape).
+ */
+function isVehicleEventRefusal(r: Refusal): boolean {
+  return r.entry.eventType !== undefined && r.status >= 400 && r.status < 500;
+}
+
 export interface RefusalsOptions {
   queue: Pick<UploadQueue, 'deadLetter'>;
   clock: Clock;
@@ -72,7 +81,9 @@ export class Refusals {
    * refuses everything): the fault is set, and the uploader probes one at a time.
    */
   refused(entry: QueueEntry, response: PlatformResponse, error: PlatformError | undefined): boolean {
-    const first = !this.#everRefused.has(entry.seq);
+    // A platform that does not take movement or engine events refuses only those: no evidence that
+    // it refuses everything, so they never make a systemic run that would hold back the positions.
+    const first = !this.#everRefused.has(entry.seq) && entry.eventType === undefined;
     this.#everRefused.add(entry.seq);
     if (first) this.#run.count++;
     this.#refused.set(entry.seq, {
@@ -113,8 +124,17 @@ export class Refusals {
     this.#refused.clear();
     const again: QueueEntry[] = [];
     for (const r of refusals) {
-      const verdict = judgeRefusal({ namesField: r.namesField, systemic: r.run.systemic, acceptedSince: true });
-      if (verdict === 'dead-letter') {
+      const verdict = judgeRefusal({
+        namesField: r.namesField || isVehicleEventRefusal(r),
+        systemic: r.run.systemic,
+        acceptedSince: true,
+      });
+      if (verdict === 'dead-letter' && r.entry.eventType !== undefined) {
+        this.#o.queue.deadLetter(r.entry, r.status, r.reason);
+        this.#everRefused.delete(r.entry.seq);
+        this.#deadLettered++;
+        this.#vehicleEventRefused(r);
+      } else if (verdict === 'dead-letter') {
         this.#o.queue.deadLetter(r.entry, r.status, r.reason);
         this.#everRefused.delete(r.entry.seq);
         this.#deadLettered++;
@@ -129,6 +149,19 @@ export class Refusals {
     }
     return again;
   }
+
+  /** One line a process for refused vehicle events (a platform that does not take them refuses each one). */
+  #vehicleEventRefused(r: Refusal): void {
+    const fields = { eventType: r.entry.eventType, eventId: r.entry.eventId, status: r.status, reason: r.reason };
+    if (this.#vehicleEventsLogged) return this.#o.logger.debug(fields, 'vehicle event refused: moved to the dead letters');
+    this.#vehicleEventsLogged = true;
+    this.#o.logger.warn(
+      fields,
+      'the platform refuses movement/engine events while accepting positions: moving them to the dead letters (motion.enabled false stops making them)',
+    );
+  }
+
+  #vehicleEventsLogged = false;
 
   /** A held event whose wait is over (taken out of the ledger), and a wake-up for the next one. */
   dueHeld(now: number): QueueEntry | undefined {

@@ -1,7 +1,8 @@
 import { PlatformError, type ErrorClass, errorFields } from '../errors.js';
 import type { PlatformResponse, RegisteredDevice } from '../platform/contracts.js';
 import { errorFromResponse } from '../platform/transport/http-errors.js';
-import { EVENT_REQUEST_HEADERS, toLocationUpdateEvent } from '../platform/otm5/event.js';
+import { EVENT_REQUEST_HEADERS } from '../platform/otm5/event.js';
+import { toOtmEvent } from '../platform/otm5/vehicle-event.js';
 import type { QueueEntry } from './upload-queue.js';
 import { systemTimers, type Timers } from '../system/clock.js';
 import { decideUpload, type AttemptResult } from './retry-decision.js';
@@ -240,7 +241,7 @@ export class Uploader {
 
   async #send(entry: QueueEntry, lane: Lane, startedAt: number, limited: boolean): Promise<void> {
     const device = this.#o.registration.current() ?? this.#device!;
-    const event = toLocationUpdateEvent(entry, device, {
+    const event = toOtmEvent(entry, device, {
       detail: this.#o.upload.eventDetail,
       ...(this.#o.licensePlate !== undefined ? { licensePlate: this.#o.licensePlate } : {}),
     });

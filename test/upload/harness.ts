@@ -1,6 +1,6 @@
 import { configSchema } from '../../src/config/schema.js';
 import type { RegisteredDevice, RegistrationState } from '../../src/platform/contracts.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { systemClock, type ManualClock } from '../../src/system/clock.js';
 import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
@@ -43,7 +43,7 @@ export interface UploadRig extends OpenOutbox {
 export async function uploadRig(
   upload: Partial<ReturnType<typeof configSchema.shape.upload.parse>> = {},
   /** clock: the uploader's clock and its backoff timers (the simulator and the token manager stay on real time). */
-  opts: { licensePlate?: string; tls?: 'h2' | 'http/1.1'; clock?: ManualClock } = {},
+  opts: { licensePlate?: string; tls?: 'h2' | 'http/1.1'; clock?: ManualClock; logger?: Logger } = {},
 ): Promise<UploadRig> {
   const platform = await startPlatform({}, opts.tls ? { tls: opts.tls } : {});
   const ob = await openOutbox(tempDir(), { storage: { commitMaxFixes: 100 } });
@@ -59,7 +59,7 @@ export async function uploadRig(
     // Backoff waits are real timers (100 ms and up here) unless the test moves a manual clock.
     clock: opts.clock ?? systemClock,
     ...(opts.clock ? { timers: opts.clock } : {}),
-    logger: silentLogger(),
+    logger: opts.logger ?? silentLogger(),
   });
   await uploader.start();
   return { ...ob, platform, registration, uploader };

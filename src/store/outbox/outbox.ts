@@ -1,5 +1,5 @@
-import type { FixSink, RecordedFix } from '../../fix/fix.js';
-import { eventIdBytes } from '../event-id.js';
+import type { FixSink, RecordedFix, VehicleEvent } from '../../fix/fix.js';
+import { eventIdBytes, vehicleEventIdBytes } from '../event-id.js';
 import type { FullDisk } from '../full-disk.js';
 import type { FileRoom, OutboxBound } from './bound.js';
 import { CommitHealth, errInfo } from './commit-health.js';
@@ -58,6 +58,8 @@ export class Outbox implements FixSink {
   #stopped = true;
   readonly #listeners: (() => void)[] = [];
   #st!: OutboxStatements;
+  /** Written inside the next commit's transaction, with the vehicle event that asked (recordEvent). */
+  #withCommit: (() => void)[] = [];
   readonly #dataVersion = new DataVersion();
   #externalChanges = 0;
 
@@ -159,6 +161,25 @@ export class Outbox implements FixSink {
     this.#notify();
   }
 
+  /**
+   * A movement or engine event (src/motion/), committed at once with `persist` (the motion state) in
+   * the same transaction: a power cut leaves both or neither, so a restart never makes it twice.
+   */
+  recordEvent(event: VehicleEvent, persist?: () => void): void {
+    if (this.#stopped) return;
+    const id = vehicleEventIdBytes(this.#o.identity.externalSystemId, this.#o.identity.externalDeviceId, event.eventType, event.time);
+    const row = toRow(this.#nextSeq, id, event);
+    if (!row) {
+      this.#counters.add(COUNTER.noPosition);
+      return;
+    }
+    this.#nextSeq++;
+    this.#buffer.push(row);
+    if (persist) this.#withCommit.push(persist);
+    if (!this.#health.lastError) this.flush();
+    this.#notify();
+  }
+
   // ---- the uploader's side ------------------------------------------------------------------
 
   /** The newest fix not yet delivered (the live lane's candidate). */
@@ -246,7 +267,11 @@ export class Outbox implements FixSink {
       return;
     }
     // Online and idle most seconds: no transaction at all when there is nothing to write.
-    const idle = this.#buffer.length === 0 && this.#dead.pending.length === 0 && !(this.#delivered.size > 0 && this.#deletesDue(false));
+    const idle =
+      this.#buffer.length === 0 &&
+      this.#dead.pending.length === 0 &&
+      this.#withCommit.length === 0 &&
+      !(this.#delivered.size > 0 && this.#deletesDue(false));
     if (idle && !options.final && !this.#counters.duePersist()) return;
     const hadWork = this.#buffer.length > 0;
     try {
@@ -281,7 +306,9 @@ export class Outbox implements FixSink {
     let deleted = 0;
     let thinned = 0;
     let afterCommit: (() => void) | undefined;
+    const persist = this.#withCommit;
     this.#o.db.transaction(() => {
+      for (const p of persist) p();
       // Deletes first: on a capped file the inserts reuse the pages they free.
       for (const [from, to] of seqRuns(delivered)) deleted += this.#st.delRange.run(from, to).changes;
       for (const d of dead) {
@@ -301,6 +328,7 @@ export class Outbox implements FixSink {
     })();
     // Only after COMMIT: a rolled-back transaction leaves the memory state as it was.
     afterCommit?.();
+    if (persist.length > 0) this.#withCommit = this.#withCommit.slice(persist.length);
     if (deleting) this.#deletes.deleted();
     this.#committedCount += inserted - deleted - thinned;
     if (buffer.length > 0) this.#newestCommitted = buffer[buffer.length - 1]!;
