@@ -38,6 +38,12 @@ export interface PlatformRequest {
    * of failing as PLATFORM_RESPONSE_TOO_LARGE (issue 22.5). Non-2xx answers are bounded as ever.
    */
   answerBodyOptional?: boolean;
+  /**
+   * Called each time the request goes to the transport: once the token is ready, and again for the
+   * retry after a 401. The uploader times the exchange from here, not from its wait for a token
+   * (a refresh held by the start-up spread is no sign of the platform's queue).
+   */
+  onSend?: () => void;
 }
 
 /**

@@ -51,10 +51,14 @@ export class DrainMeter {
     return drainGapMs(this.#state);
   }
 
-  /** One attempt's result; `limited`: the backlog's window was full when it was sent. */
-  observe(result: AttemptResult, latencyMs: number, limited: boolean, nowMs: number, random: number): void {
+  /**
+   * One attempt's result; `limited`: the backlog's window was full when it was sent. `congestion`
+   * false: a failure belongs to an event already counted (an outage's probes), only answers count.
+   */
+  observe(result: AttemptResult, latencyMs: number, limited: boolean, nowMs: number, random: number, congestion = true): void {
     const signal = signalOf(result, latencyMs, limited);
-    if (signal) this.#state = drainStep(this.#state, signal, nowMs, this.#tuning, random);
+    if (!signal || (signal.kind !== 'answer' && !congestion)) return;
+    this.#state = drainStep(this.#state, signal, nowMs, this.#tuning, random);
   }
 
   delivered(nowMs: number): void {

@@ -248,6 +248,10 @@ export class Uploader {
     let result: AttemptResult;
     let response: PlatformResponse | undefined;
     let error: PlatformError | undefined;
+    // A probe of a failing platform: its failure is the outage the backoff already paces.
+    const probe = this.#failures > 0;
+    // The drain's latency sample is the exchange's own, not the wait for a token before it.
+    let sentAt = startedAt;
     try {
       response = await this.#o.requester.send({
         method: 'PUT',
@@ -261,6 +265,9 @@ export class Uploader {
         // A 2xx is delivery whatever its body (issue 22.5): an answer past platform.maxResponseBytes
         // is cut off unread, and the event is not sent again for it.
         answerBodyOptional: true,
+        onSend: () => {
+          sentAt = this.#o.clock.monotonicMs();
+        },
       });
       if (response.oversized) this.#oversized.note(response.status, response.oversized);
       if (response.status >= 200 && response.status < 300) result = { kind: 'response', status: response.status };
@@ -289,7 +296,11 @@ export class Uploader {
       return;
     }
     const endedAt = this.#o.clock.monotonicMs();
-    this.#drain.observe(result, endedAt - startedAt, limited, endedAt, this.#random());
+    // One outage is one congestion event for the drain: the failures of its probes, and of requests
+    // sent before the failure that began it, do not shrink the window again (it reached its least
+    // in a few seconds of an outage, then paced the backlog after it by 63 latencies).
+    const congestion = !probe && startedAt >= this.#lastFailureAt;
+    this.#drain.observe(result, endedAt - sentAt, limited, endedAt, this.#random(), congestion);
     // Failures of requests started before the last failure belong to the same outage: one step.
     const failures = startedAt >= this.#lastFailureAt ? this.#failures + 1 : Math.max(1, this.#failures);
     const decision = decideUpload(result, failures, this.#o.upload, this.#random());

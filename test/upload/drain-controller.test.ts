@@ -13,6 +13,7 @@ import {
   type DrainState,
   type DrainTuning,
 } from '../../src/upload/drain-controller.js';
+import { DrainMeter } from '../../src/upload/drain-meter.js';
 
 /**
  * The backlog's window (issue 20) as a table: latency samples and answers in, window out, on the
@@ -147,5 +148,22 @@ describe('drain controller (LEDBAT-like window of backlog requests in flight)', 
     expect(drainAllowance(s, { ceiling: 8 })).toBe(8);
     expect(drainAllowance(s, { ceiling: 1 })).toBe(1);
     expect(drainAllowance(initialDrainState(), { ceiling: 8 })).toBe(1);
+  });
+});
+
+describe('the drain meter across an outage', () => {
+  it("an outage's probes do not shrink the window again: the backlog resumes at once after it", () => {
+    const meter = new DrainMeter(TUNING);
+    const down = { kind: 'error', errorClass: 'transient' } as const;
+    // The failure that began the outage is one congestion event.
+    meter.observe(down, 5, true, 1000, 0, true);
+    const after = meter.status(1000, 33, undefined).window;
+    expect(after).toBeCloseTo(0.5);
+    // Ten probes failing during the outage (the retry backoff paces them): the window stays.
+    for (let i = 1; i <= 10; i++) meter.observe(down, 5, true, 1000 + i * 1000, 0, false);
+    expect(meter.status(11_000, 33, undefined).window).toBeCloseTo(after);
+    // The platform back: one answer of 300 ms, and the next backlog request waits less than a second.
+    meter.observe({ kind: 'response', status: 200 }, 300, true, 12_000, 0, false);
+    expect(meter.gapMs()).toBeLessThan(1000);
   });
 });

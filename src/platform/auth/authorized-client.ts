@@ -33,6 +33,7 @@ export class AuthorizedClient implements AuthorizedRequester {
   }
 
   #once(request: PlatformRequest, token: string): Promise<PlatformResponse> {
+    request.onSend?.();
     const headers: Record<string, string> = { ...request.headers, authorization: `Bearer ${token}` };
     if (request.json !== undefined) headers['content-type'] = 'application/json';
     return this.#http.send({
