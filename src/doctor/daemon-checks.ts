@@ -94,3 +94,42 @@ export function checkPlatformLinkViaDaemon(snapshot: StatusSnapshot): CheckResul
     return pass('platform link', `${who} had an answer from the platform ${formatAge(p.lastAnswerAgeS)} ago`);
   return pass('platform link', `${who} has not needed the platform since it started`);
 }
+
+/** Where provision.sh installs the unit: its presence makes this machine a gateway. */
+export const UNIT_FILE = '/etc/systemd/system/telematics-agent.service';
+
+export interface ServiceFacts {
+  /** The running agent's answer, if it gave one. */
+  snapshot: StatusSnapshot | undefined;
+  /** Why asking failed, when it did: DAEMON_NOT_RUNNING, DAEMON_SOCKET_DENIED, or a busy daemon's error. */
+  askError: { code: string; message: string } | undefined;
+  socketPath: string;
+  /** The unit is installed, or the configuration is the gateway's (/etc/telematics-agent/config.json). */
+  gateway: boolean;
+}
+
+/**
+ * Is the agent running? On a gateway a stopped service is a failure: it records nothing. Off a
+ * gateway (a developer's --config, no unit installed) no running agent is the normal case.
+ */
+export function checkService(f: ServiceFacts): CheckResult {
+  if (f.snapshot) return pass('service', `the agent is running (pid ${f.snapshot.daemon.pid ?? '?'})`);
+  const code = f.askError?.code;
+  if (code === 'DAEMON_SOCKET_DENIED')
+    return warn(
+      'service',
+      `cannot ask the agent: permission denied on ${f.socketPath}`,
+      'run doctor as root or as a member of group telematics-agent to see whether the service runs',
+    );
+  if (code !== undefined && code !== 'DAEMON_NOT_RUNNING') return pass('service', `the agent is running, but busy: ${f.askError?.message}`);
+  if (!f.gateway)
+    return skip(
+      'service',
+      `no agent is running for this configuration (no answer on ${f.socketPath}; not a gateway: no unit installed); telematics-agent run --config FILE starts one`,
+    );
+  return fail(
+    'service',
+    `the agent is not running: no answer on ${f.socketPath}, so nothing is recorded or delivered`,
+    'sudo systemctl start telematics-agent; if it stopped by itself, journalctl -u telematics-agent -n 50 says why',
+  );
+}

@@ -4,7 +4,7 @@
  * device is registered. Seams: DNS lookup, an HTTP probe, a password grant, the agent's token
  * state and the stored registration, so the tests run against the simulator on loopback.
  */
-import { describeError } from '../errors.js';
+import { ConfigError, describeError } from '../errors.js';
 import { printable } from '../terminal/printable.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
@@ -74,7 +74,7 @@ export async function checkAddresses(urls: Record<string, string>, p: PlatformPr
 export async function checkCredentials(
   p: PlatformProbes,
   addresses: readonly CheckResult[] = [],
-  options: { testPassword?: boolean } = {},
+  options: { testPassword?: boolean; passwordOrigin?: string } = {},
 ): Promise<CheckResult> {
   // The platform asks that the password not stand in for refreshing (platform-spec.md 5): a doctor
   // run every minute by a script would otherwise make a grant a minute. A working token is shown
@@ -88,9 +88,18 @@ export async function checkCredentials(
       : fail(
           'credentials',
           'the token service rejected the user name or password',
-          'correct credentials.username and the password file for this environment',
+          // Name where this password comes from: an inline one has no password file to fix.
+          `correct credentials.username or ${options.passwordOrigin ?? 'the password'} for this environment`,
         );
   } catch (e) {
+    // The password could not be read (a password file missing or open to others): the token
+    // service was not asked, so no address check is to blame. Each issue whole, as config check says it.
+    if (e instanceof ConfigError)
+      return fail(
+        'credentials',
+        `not tried: the password cannot be read (${e.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})`,
+        'put the password where the key named here says (a file of mode 0600), then run doctor again',
+      );
     const auth = addresses.find((r) => r.name === 'platform authUrl' && r.verdict === 'FAIL');
     return warn(
       'credentials',

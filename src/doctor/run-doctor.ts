@@ -6,9 +6,9 @@
 import { systemClock } from '../system/clock.js';
 import { type AgentError, describeError, isAgentError } from '../errors.js';
 import { lookup } from 'node:dns/promises';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
-import type { Config } from '../config/load.js';
+import { DEFAULT_CONFIG_PATH, type Config } from '../config/load.js';
 import { platformDispatcher, platformHttp } from '../platform/build.js';
 import type { PlatformTransport } from '../platform/transport/dispatcher.js';
 import { SecretRedactor } from '../platform/auth/secret-redactor.js';
@@ -23,7 +23,7 @@ import { ReadOnlyStore } from '../store/read-only-store.js';
 import { type CheckResult, warn } from './check.js';
 import { STATUS_ANSWER_MS } from '../status/status-source.js';
 import { formatAge } from '../status/health.js';
-import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon } from './daemon-checks.js';
+import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon, checkService, UNIT_FILE } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
 import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
 import { parseGpsdAddress } from '../config/gpsd-address.js';
@@ -43,6 +43,13 @@ import { CannotAsk, checkAddresses, checkCredentials, checkRegistration, type Pl
 /** The hardware seams doctor reads through (the serial port: the source's factory unless a test gives another). */
 export interface DoctorSeams {
   portFactory?: SerialPortFactory;
+  /** Whether this machine is a gateway (default: the unit installed, or the gateway's configuration path). */
+  gateway?: (config: Config) => boolean;
+}
+
+/** A gateway: provision.sh installed the unit, or the configuration is the one the unit reads. */
+function isGateway(config: Config): boolean {
+  return existsSync(UNIT_FILE) || config.source === DEFAULT_CONFIG_PATH;
 }
 
 export interface DoctorOptions {
@@ -73,10 +80,15 @@ export async function runDoctor(
   // As long as `status` waits (a flooded daemon lets a client in within its queue's 2 s); a
   // daemon that is running but did not answer is not taken for absent, so its port stays shut.
   let daemonBusy: AgentError | undefined;
-  const daemon = await requestSnapshot(statusSocketPath(config), STATUS_ANSWER_MS).catch((e: unknown) => {
+  let askError: AgentError | undefined;
+  const socketPath = statusSocketPath(config);
+  const daemon = await requestSnapshot(socketPath, STATUS_ANSWER_MS).catch((e: unknown) => {
+    if (isAgentError(e)) askError = e;
     if (isAgentError(e) && e.code !== 'DAEMON_NOT_RUNNING' && e.code !== 'DAEMON_SOCKET_DENIED') daemonBusy = e;
     return undefined;
   });
+  const gateway = (seams.gateway ?? isGateway)(config);
+  results.push(checkService({ snapshot: daemon, askError, socketPath, gateway }));
   const replay = config.gnss.replayFile !== undefined;
   // gpsd shares the receiver: doctor asks gpsd itself, with or without the service running.
   const gpsd = config.gnss.gpsd !== undefined ? await gpsdProbe(config) : undefined;
@@ -119,7 +131,12 @@ export async function runDoctor(
       probes,
     );
     results.push(...addresses);
-    results.push(await checkCredentials(probes, addresses, options));
+    results.push(
+      await checkCredentials(probes, addresses, {
+        ...options,
+        ...(config.credentials.password.origin !== undefined ? { passwordOrigin: config.credentials.password.origin } : {}),
+      }),
+    );
     results.push(await checkRegistration(probes));
     if (daemon) results.push(checkPlatformLinkViaDaemon(daemon));
   } finally {

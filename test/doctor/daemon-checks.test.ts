@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkReceiverViaDaemon } from '../../src/doctor/daemon-checks.js';
+import { checkReceiverViaDaemon, checkService } from '../../src/doctor/daemon-checks.js';
 import type { ReceiverStatus, StatusSnapshot } from '../../src/status/snapshot.js';
 
 /** The receiver checks doctor makes from the running agent's status when that agent reads gpsd or a serial port. */
@@ -31,5 +31,34 @@ describe('doctor beside the running agent: receiver advice', () => {
       expect(nmea?.fix).toMatch(/gnss\.replayFile/);
       expect(nmea?.fix).not.toMatch(/cable|baudRate|check gnss\.path/);
     }
+  });
+});
+
+describe('doctor: is the agent running?', () => {
+  const base = { snapshot: undefined, askError: undefined, socketPath: '/run/telematics-agent/status.sock' };
+  const notRunning = { code: 'DAEMON_NOT_RUNNING', message: 'no agent' };
+
+  it('on a gateway a stopped agent FAILs, with the command that starts it and where to read why it stopped', () => {
+    const r = checkService({ ...base, askError: notRunning, gateway: true });
+    expect(r.verdict).toBe('FAIL');
+    expect(r.detail).toMatch(/the agent is not running: no answer on \/run\/telematics-agent\/status\.sock/);
+    expect(r.fix).toMatch(/systemctl start telematics-agent.*journalctl -u telematics-agent/);
+  });
+
+  it('off a gateway no running agent is the normal case: SKIP, saying how to start one', () => {
+    const r = checkService({ ...base, askError: notRunning, gateway: false });
+    expect(r.verdict).toBe('SKIP');
+    expect(r.detail).toMatch(/not a gateway.*telematics-agent run --config FILE/);
+  });
+
+  it('a running agent PASSes, a busy one is running, a socket it may not open is a warning', () => {
+    expect(checkService({ ...base, snapshot, gateway: true })).toMatchObject({
+      verdict: 'PASS',
+      detail: 'the agent is running (pid 4242)',
+    });
+    const busy = checkService({ ...base, askError: { code: 'DAEMON_BUSY', message: 'queue full' }, gateway: true });
+    expect(busy.verdict).toBe('PASS');
+    const denied = checkService({ ...base, askError: { code: 'DAEMON_SOCKET_DENIED', message: 'EACCES' }, gateway: true });
+    expect(denied.verdict).toBe('WARN');
   });
 });
