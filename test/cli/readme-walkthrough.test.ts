@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from '../helpers/gpsd.js';
@@ -45,14 +45,19 @@ describe('README: first screen', () => {
 
   // The first npx in a fresh clone links the checkout into npm's npx cache and runs its build
   // (prepare) once, printing the build's lines before the CLI's answer (about 45 s on 2 busy
-  // cores; measured): the README says so, and the answer is the last line.
+  // cores; measured): the README says so, and the answer is the last line. Each run is such a
+  // first npx, with a cache of its own.
   it("npx telematics-agent runs the checkout's CLI from a folder inside it, offline", { timeout: 240_000 }, () => {
+    // npx links the checkout under <cache>/_npx/<hash>: a cache of the test's own, removed with it,
+    // so the suite leaves nothing in the user's ~/.npm.
+    const cache = tempDir();
     const r = spawnSync('npx', ['--offline', 'telematics-agent', '--version'], {
       cwd: path.join(REPO_ROOT, 'test'),
       encoding: 'utf8',
-      env: cliEnv(),
+      env: { ...cliEnv(), npm_config_cache: cache },
     });
     expect(r.status, r.stderr).toBe(0);
+    expect(readdirSync(path.join(cache, '_npx')), 'npx linked the checkout in the test cache').toHaveLength(1);
     const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     expect(r.stdout.trim().split('\n').at(-1)).toBe(version);
     const before = r.stdout.trim().split('\n').slice(0, -1).join('\n');
