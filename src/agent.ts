@@ -10,12 +10,13 @@ import { agentCounts, type AgentCounts } from './status/agent-status.js';
 import { startDaemonStatus } from './status/daemon-status-server.js';
 import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
-import { mergeCarried, type CarriedFixes, type OpenDatabaseOptions } from './store/database.js';
+import type { OpenDatabaseOptions } from './store/database.js';
+import { mergeCarried, type CarriedFixes } from './store/carried-fixes.js';
 import { openAgentDatabase } from './store/open-agent-database.js';
 import { storeCarriedPair, type CarriedTokenPair } from './platform/auth/unsaved-pair.js';
 import { FixHandover } from './fix/fix-handover.js';
 import { WritableWatch } from './system/writable-watch.js';
-import { startWatchdogPings } from './system/watchdog-pings.js';
+import { WatchdogPings } from './system/watchdog-pings.js';
 import { FullDisk } from './store/full-disk.js';
 import { openStores } from './store/stores.js';
 import { Outbox } from './store/outbox/outbox.js';
@@ -50,7 +51,9 @@ export class Agent {
   #repair: { reason: string; carry?: CarriedFixes } | undefined;
   #repairing: Promise<void> | undefined;
   #starting: Promise<void> | undefined;
-  #watchdog: NodeJS.Timeout | undefined;
+  readonly #watchdog: WatchdogPings;
+  /** Why the store is restarting, while it does: the watchdog is fed meanwhile (a salvage takes seconds to minutes). */
+  #restarting: string | undefined;
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   #lastEpochWallMs: number | undefined;
   /** The receiver's clock: the last epoch's GNSS time and when (monotonic) it was decoded. */
@@ -88,6 +91,15 @@ export class Agent {
     this.#notify = new SdNotify({ env: options.env ?? process.env, logger: options.logger.child({ component: 'sd-notify' }) });
     this.#startedMono = this.#clock.monotonicMs();
     this.#handover = new FixHandover(options.logger.child({ component: 'gnss' }));
+    this.#watchdog = new WatchdogPings({
+      notify: this.#notify,
+      logger: options.logger,
+      dataDir: options.config.dataDir,
+      commitState: () => this.#outbox?.commitState(),
+      readOnly: () => this.#readOnly,
+      restarting: () => this.#restarting,
+      monotonicMs: () => this.#clock.monotonicMs(),
+    });
   }
 
   /**
@@ -95,7 +107,15 @@ export class Agent {
    * is not a failure to start: the salvage it set off (#onDamage) starts everything again.
    */
   start(): Promise<void> {
-    const starting = this.#start();
+    const starting = this.#start().catch((e: unknown) => {
+      // agent.db taken by a directory: no restart cures it, so the daemon stays up on the copy in
+      // memory (serving status, recording) and the writable watch tries the file again later.
+      if ((e as { code?: unknown }).code !== 'DATABASE_NOT_A_FILE' || this.#stopping) throw e;
+      this.#o.logger.error({ err: errorFields(e) }, 'the database cannot be used: recording into memory until it can');
+      this.#failedRecoveries++;
+      this.#stayReadOnly = true;
+      return this.#start();
+    });
     this.#starting = starting;
     return starting.catch((e: unknown) => {
       if (isCorrupt(e) && this.#repairing) return this.#repairing;
@@ -125,6 +145,7 @@ export class Agent {
         if (kind === 'disk-full') fullDisk.enter({ code: e.sqliteCode, message: e.message });
         else this.#onDamage(e);
       },
+      onProgress: () => this.#watchdog.duringWork('salvaging the damaged database'),
     };
     const stayReadOnly = this.#stayReadOnly;
     const then = {
@@ -149,11 +170,13 @@ export class Agent {
     // Every record store over this database, built once here and handed over as interfaces.
     const stores = openStores(db);
     const meta = stores.meta;
-    // The server rotated the card's refresh token during the spell: the pair it gave instead goes in first.
-    if (!readOnly && this.#carryTokens) {
-      const stored = storeCarriedPair(stores.tokens, this.#carryTokens);
+    // The server rotated the card's refresh token during the spell: the pair it gave instead goes in
+    // first, or, back on the read-only copy after a failed recovery, is held by the new platform.
+    const carryTokens = this.#carryTokens;
+    if (!readOnly && carryTokens) {
+      const stored = storeCarriedPair(stores.tokens, carryTokens);
       storeLogger.info(
-        { generation: this.#carryTokens.generation, stored },
+        { generation: carryTokens.generation, stored },
         'stored the token pair received while the data directory was read-only',
       );
       this.#carryTokens = undefined;
@@ -179,6 +202,7 @@ export class Agent {
       ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
     });
     this.#platform = platform;
+    if (readOnly && carryTokens) platform.tokens.carryIn(carryTokens);
     this.#onStop('platform', () => platform.stop());
     await platform.start();
     // Known before registration (hardware serial or configuration): event ids are fixed at record time.
@@ -253,7 +277,7 @@ export class Agent {
     }
 
     this.#notify.ready('recording');
-    this.#startWatchdog();
+    this.#watchdog.start();
     logger.info(
       {
         dataDir: config.dataDir,
@@ -294,7 +318,6 @@ export class Agent {
       onWritable: () =>
         this.#restartStore('the data directory is writable again', () => {
           this.#carry = this.#outbox?.release();
-          this.#carryTokens = this.#platform?.tokens.unsavedPair() ?? this.#carryTokens;
         }),
     });
     watch.start();
@@ -324,8 +347,8 @@ export class Agent {
   }
 
   async #stopComponents(options: { keepGnss?: boolean } = {}): Promise<void> {
-    if (this.#watchdog) clearInterval(this.#watchdog);
-    this.#watchdog = undefined;
+    // A restart of the store keeps the pings (they say what it does); only the final stop ends them.
+    if (!options.keepGnss) this.#watchdog.stop();
     // Newest first, but the receiver always first of all (it was started once, before any restart).
     const steps = [...this.#stops].reverse().sort((a, b) => Number(b.name === 'gnss') - Number(a.name === 'gnss'));
     const kept = options.keepGnss ? steps.filter((s) => s.name === 'gnss') : [];
@@ -365,6 +388,7 @@ export class Agent {
    */
   #restartStore(why: string, handOver: () => void): void {
     if (this.#repairing || this.#stopping) return;
+    this.#restarting = `restarting the store: ${why}`.slice(0, 200);
     this.#repairing = (async () => {
       // Off the failing statement's stack before anything closes its database, and never while
       // start() is still building components on it.
@@ -375,10 +399,12 @@ export class Agent {
       this.#handover.detach();
       handOver();
       await this.#stopComponents({ keepGnss: true });
+      this.#takeUnsavedPair();
       this.#o.logger.info({ why }, 'starting the store and the platform components again; the receiver stays open');
       await this.#startAgain();
     })().finally(() => {
       this.#repairing = undefined;
+      this.#restarting = undefined;
     });
   }
 
@@ -407,6 +433,7 @@ export class Agent {
         this.#repair = undefined;
         this.#carry = undefined;
         await this.#stopComponents({ keepGnss: true });
+        this.#takeUnsavedPair();
         const held = carry?.held.length ?? 0;
         if (isCorrupt(e) && !fallback) {
           const reason = describeError(e);
@@ -426,14 +453,12 @@ export class Agent {
     }
   }
 
-  #startWatchdog(): void {
-    this.#watchdog = startWatchdogPings({
-      notify: this.#notify,
-      logger: this.#o.logger,
-      dataDir: this.#o.config.dataDir,
-      commitState: () => this.#outbox?.commitState(),
-      readOnly: () => this.#readOnly,
-    });
+  /**
+   * The pair the stopped platform holds unsaved (a read-only card): taken after its stop, which
+   * waited out a refresh in flight, so a pair the server rotated meanwhile is not left behind.
+   */
+  #takeUnsavedPair(): void {
+    this.#carryTokens = this.#platform?.tokens.unsavedPair() ?? this.#carryTokens;
   }
 
   #onStop(name: string, stop: () => Promise<void> | void): void {

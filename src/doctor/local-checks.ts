@@ -2,7 +2,8 @@
  * Checks of this machine: configuration, password file, serial device, disk. Each is a small
  * function of injected facts, so the table test can set up a temp dir and read the verdict.
  */
-import { DATA_DIR_FAULT_WORDS, isReadOnlyFilesystem } from '../system/data-dir-fault.js';
+import { DATA_DIR_FAULT_WORDS, nearestReadOnly, readOnlyMount } from '../system/data-dir-fault.js';
+import { databaseNotAFile } from '../store/database.js';
 import { accessSync, constants, statSync, statfsSync, type Stats } from 'node:fs';
 import nodePath from 'node:path';
 import { loadConfig, type Config } from '../config/load.js';
@@ -151,15 +152,35 @@ export function checkDisk(
 }
 
 /**
- * A card that ext4 remounted read-only (errors=remount-ro) takes no fix, token or registration
- * (issue 22.9): doctor said "all checks passed" beside it. EROFS from access(W_OK) is the file
- * system's own word, for root too.
+ * A card that takes no writes takes no fix, token or registration: doctor said "all checks passed"
+ * beside it. Mounted read-only, made read-only by the kernel after storage errors (emergency_ro,
+ * which access(2) does not show), or agent.db taken by a directory: each named with its own fix.
  */
-export function checkDataDirWritable(dataDir: string, readOnly: (dir: string) => boolean = isReadOnlyFilesystem): CheckResult {
-  if (!readOnly(dataDir)) return pass('data directory', `${dataDir} is on a writable filesystem`);
-  return fail(
-    'data directory',
-    `${DATA_DIR_FAULT_WORDS['read-only']}: ${dataDir} takes no fixes, tokens or registration`,
-    'the kernel remounts a card read-only after I/O errors: check `dmesg`, run fsck, then `mount -o remount,rw` its mount point (or replace the card); the agent resumes writing without a restart',
-  );
+export function checkDataDirWritable(
+  dataDir: string,
+  readOnly: (dir: string) => 'mounted' | 'kernel' | undefined = readOnlyKind,
+): CheckResult {
+  const kind = readOnly(dataDir);
+  if (kind === 'kernel')
+    return fail(
+      'data directory',
+      `the kernel made the data directory's filesystem read-only after storage errors (emergency_ro): ${dataDir} takes no fixes, tokens or registration`,
+      'the card is failing: check `dmesg`, run fsck on it unmounted (a reboot does for the root filesystem), and replace it if it happens again; the agent holds fixes in memory meanwhile',
+    );
+  if (kind === 'mounted')
+    return fail(
+      'data directory',
+      `${DATA_DIR_FAULT_WORDS['read-only']}: ${dataDir} takes no fixes, tokens or registration`,
+      'the kernel remounts a card read-only after I/O errors: check `dmesg`, run fsck, then `mount -o remount,rw` its mount point (or replace the card); the agent resumes writing without a restart',
+    );
+  const notAFile = databaseNotAFile(dataDir);
+  if (notAFile !== undefined) return fail('data directory', `database unusable: ${notAFile.problem}`, notAFile.fix);
+  return pass('data directory', `${dataDir} is on a writable filesystem`);
+}
+
+/** 'kernel' or 'mounted' when dataDir (or its nearest existing folder) takes no writes. */
+function readOnlyKind(dataDir: string): 'mounted' | 'kernel' | undefined {
+  const at = nearestReadOnly(dataDir);
+  if (at === undefined) return undefined;
+  return readOnlyMount(at) ?? 'mounted';
 }

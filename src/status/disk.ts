@@ -1,5 +1,5 @@
 import { statSync, statfsSync } from 'node:fs';
-import { databasePath, nearestReadOnly } from '../store/database.js';
+import { databaseNotAFile, databasePath, nearestReadOnly } from '../store/database.js';
 import type { DiskSummary } from './snapshot.js';
 
 /** Database size (with its WAL) and free space for the data directory; missing facts stay absent. */
@@ -25,5 +25,7 @@ export function diskSummary(dataDir: string, minFreeBytes?: number): DiskSummary
   }
   // access(W_OK) says EROFS for root too (data-dir-fault.ts): the daemon on such a card runs from memory.
   if (nearestReadOnly(dataDir) !== undefined) out.readOnly = true;
+  const notAFile = databaseNotAFile(dataDir);
+  if (notAFile !== undefined) out.databaseUnusable = `${notAFile.problem}: ${notAFile.fix}`;
   return out;
 }

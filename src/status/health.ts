@@ -78,7 +78,8 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   const d = s.disk;
   const held = d.heldInMemory ? `, ${d.heldInMemory} fixes held in memory` : '';
   const failingFor = d.commitFailing ? `, commits failing for ${formatAge(d.commitFailing.forS)}` : '';
-  if (d.readOnly)
+  if (d.databaseUnusable) failing.push(`database unusable: ${d.databaseUnusable}${held}`);
+  else if (d.readOnly)
     failing.push(
       `read-only data directory: ${DATA_DIR_FAULT_WORDS['read-only']}${held}${failingFor}; nothing is stored until it is remounted read-write (mount -o remount,rw), then the agent stores what it holds without a restart`,
     );

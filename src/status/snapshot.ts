@@ -164,6 +164,8 @@ export interface DiskSummary {
   commitFailing?: { code: string; message: string; forS: number; reason?: string };
   /** The data directory's file system is mounted read-only (issue 22.10): nothing can be stored. */
   readOnly?: boolean;
+  /** agent.db is not a database file (a directory...): the sentence naming it and the fix. */
+  databaseUnusable?: string;
   /** Whether the ballast file (storage.ballastBytes) is in place. */
   ballast?: boolean;
   /** The last salvage of a damaged database file (health shows it for a day). */

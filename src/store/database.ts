@@ -10,7 +10,7 @@ export { nearestReadOnly } from '../system/data-dir-fault.js';
 import type { Logger } from '../log.js';
 import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
-import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
+import { carryOver, undelivered, type CarriedFixes } from './carried-fixes.js';
 import { pruneDamagedFiles, salvageInto, SALVAGE_META_KEY, type SalvageFacts } from './salvage.js';
 import { guardDatabase, type StoreFaultListener } from './store-faults.js';
 
@@ -27,6 +27,8 @@ export interface OpenDatabaseOptions {
   clock?: Pick<Clock, 'wallMs'>;
   /** Told of every disk-full or corruption fault a statement of this database meets (store-faults.ts). */
   onFault?: StoreFaultListener;
+  /** Called between the chunks of a salvage (seconds of synchronous work on a large file): the daemon feeds its watchdog. */
+  onProgress?: () => void;
 }
 
 export function databasePath(dataDir: string): string {
@@ -42,6 +44,9 @@ export function databasePath(dataDir: string): string {
 export function openDatabase(options: OpenDatabaseOptions): Database {
   ensureDataDir(options.dataDir);
   const file = databasePath(options.dataDir);
+  const notAFile = databaseNotAFile(options.dataDir);
+  if (notAFile)
+    throw new AgentError('DATABASE_NOT_A_FILE', `${notAFile.problem}: ${notAFile.fix}`, { class: 'config', details: { path: file } });
   try {
     return openAndMigrate(file, options);
   } catch (e) {
@@ -50,17 +55,23 @@ export function openDatabase(options: OpenDatabaseOptions): Database {
   }
 }
 
-export interface CarriedFixes {
-  /** Recorded fixes the running agent held in memory (not committed): written after the salvaged ones. */
-  held: readonly OutboxRow[];
-  /** Outbox seqs delivered but not yet deleted: not salvaged (the platform has them). */
-  delivered: ReadonlySet<number>;
-}
-
-/** Two sets of held fixes as one: the rows in record order, the deliveries of both. */
-export function mergeCarried(a: CarriedFixes | undefined, b: CarriedFixes | undefined): CarriedFixes | undefined {
-  if (!a || !b) return a ?? b;
-  return { held: [...a.held, ...b.held], delivered: new Set([...a.delivered, ...b.delivered]) };
+/**
+ * agent.db is there but is no database file (a directory or a device: a bad image, a wrong copy):
+ * a cause of its own, which no chown and no restart cures. The sentence to show, or undefined.
+ */
+export function databaseNotAFile(dataDir: string): { problem: string; fix: string } | undefined {
+  const file = databasePath(dataDir);
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    return undefined;
+  }
+  if (st.isFile()) return undefined;
+  return {
+    problem: `${file} is ${st.isDirectory() ? 'a directory' : 'not a regular file'}, not the database file (a bad image or a wrong copy?)`,
+    fix: `move it out of dataDir (mv ${file} ${file}.bad); the agent then creates a fresh database and stores what it holds in memory`,
+  };
 }
 
 /**
@@ -74,9 +85,12 @@ export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: str
   const now = new Date((options.clock ?? systemClock).wallMs());
   const aside = moveAside(file, now);
   const db = openAndMigrate(file, options);
-  const counts = salvageInto(aside, db, carry ? { skipSeqs: carry.delivered } : {});
+  const counts = salvageInto(aside, db, {
+    ...(carry ? { skipEventIds: carry.delivered } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
   const facts: SalvageFacts = { at: now.getTime(), reason, movedTo: aside, ...counts };
-  const held = carry?.held.filter((r) => !carry.delivered.has(r.seq)) ?? [];
+  const held = carry ? undelivered(carry) : [];
   if (held.length > 0) facts.carried = carryOver(db, held);
   new MetaStore(db).setJson(SALVAGE_META_KEY, facts);
   const removed = pruneDamagedFiles(options.dataDir, DATABASE_FILE);
@@ -93,37 +107,6 @@ export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: str
     `database file is damaged (corrupt): moved it aside and salvaged ${facts.outbox.rows} queued fixes and ${facts.deadLetters.rows} dead letters into a fresh database (about ${facts.outbox.unreadable} unreadable); tokens and registration are obtained anew`,
   );
   return db;
-}
-
-/**
- * What a daemon that ran on a read-only card holds (issue 22.10), into the database once it opens
- * read-write: the committed rows delivered meanwhile are deleted, the held fixes inserted after the
- * newest row with their event ids. Returns the counts.
- */
-export function storeCarriedFixes(db: Database, carry: CarriedFixes): { deleted: number; inserted: number } {
-  const del = db.prepare('DELETE FROM outbox WHERE seq = ?');
-  const held = carry.held.filter((r) => !carry.delivered.has(r.seq));
-  let deleted = 0;
-  let inserted = 0;
-  // One transaction (carryOver's nests as a savepoint): a power cut leaves both or neither.
-  db.transaction(() => {
-    for (const seq of carry.delivered) deleted += del.run(seq).changes;
-    if (held.length > 0) inserted = carryOver(db, held);
-  })();
-  return { deleted, inserted };
-}
-
-/** Held fixes keep their event ids; their seqs follow the salvaged rows (record order is kept). */
-function carryOver(db: Database, held: readonly OutboxRow[]): number {
-  const max = (db.prepare('SELECT max(seq) AS m FROM outbox').get() as { m: number | null }).m ?? 0;
-  const insert = db.prepare(
-    `INSERT INTO outbox (${ROW_COLUMNS}) VALUES (@seq, @event_id, @fix_time, @lat_e7, @lon_e7, @alt_cm, @speed_cms, @track_cdeg, @hdop_c, @sats, @flags)`,
-  );
-  let n = 0;
-  db.transaction(() => {
-    for (const r of held) n += insert.run({ ...r, seq: max + 1 + n }).changes;
-  })();
-  return n;
 }
 
 function describe(e: unknown): string {

@@ -1,13 +1,7 @@
 import type { Logger } from '../log.js';
 import { nearestReadOnly } from '../system/data-dir-fault.js';
-import {
-  openDatabase,
-  replaceDamagedDatabase,
-  storeCarriedFixes,
-  type CarriedFixes,
-  type Database,
-  type OpenDatabaseOptions,
-} from './database.js';
+import { storeCarriedFixes, type CarriedFixes } from './carried-fixes.js';
+import { openDatabase, replaceDamagedDatabase, type Database, type OpenDatabaseOptions } from './database.js';
 import { openReadOnlyDatabase } from './read-only-database.js';
 
 /**

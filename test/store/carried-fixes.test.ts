@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FixHandover, MAX_WAITING_FIXES } from '../../src/fix/fix-handover.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import type { RecordedFix } from '../../src/fix/fix.js';
-import { storeCarriedFixes } from '../../src/store/database.js';
+import { storeCarriedFixes } from '../../src/store/carried-fixes.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
 

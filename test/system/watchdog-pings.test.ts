@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { OutboxCommitState } from '../../src/store/outbox/outbox.js';
 import type { SdNotify } from '../../src/system/sd-notify.js';
-import { startWatchdogPings } from '../../src/system/watchdog-pings.js';
+import { WatchdogPings } from '../../src/system/watchdog-pings.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -12,8 +12,9 @@ function run(state: OutboxCommitState, readOnly: boolean): { sent: string[][]; l
   const sent: string[][] = [];
   const notify = { watchdogIntervalMs: () => 1000, send: (m: string[]) => sent.push(m) } as unknown as SdNotify;
   const { logger, text } = captureLogger();
-  const timer = startWatchdogPings({ notify, logger, dataDir: tempDir(), commitState: () => state, readOnly: () => readOnly });
-  onTestFinished(() => clearInterval(timer));
+  const pings = new WatchdogPings({ notify, logger, dataDir: tempDir(), commitState: () => state, readOnly: () => readOnly });
+  pings.start();
+  onTestFinished(() => pings.stop());
   vi.advanceTimersByTime(3500);
   return { sent, log: text() };
 }

@@ -123,6 +123,15 @@ export class TokenManager {
     return this.#unsaved.carried();
   }
 
+  /**
+   * A pair an earlier platform of this process held unsaved (agent.ts, when the card could not be
+   * taken read-write after all): held again, so that no refresh token the server rotated away is sent.
+   */
+  carryIn(c: CarriedTokenPair): void {
+    const sameBoot = c.stamp.bootId === this.#o.bootClock.bootId && c.stamp.bootMs <= this.#o.bootClock.nowMs();
+    this.#unsaved.adopt(c, sameBoot ? c.stamp.bootMs : undefined);
+  }
+
   /** A valid access token: the one held, or a renewed one when none is held or it is due. */
   async accessToken(signal?: AbortSignal): Promise<AccessGrant> {
     const held = this.#held;

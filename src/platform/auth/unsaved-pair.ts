@@ -62,6 +62,19 @@ export class UnsavedPair {
     return u ? { pair: u.held.pair, generation: u.held.generation, stamp: u.stamp, counts: u.counts } : undefined;
   }
 
+  /**
+   * A pair carried from an earlier run of the platform in this process (a recovery from a read-only
+   * card that failed): held as if just received here, offered to the database at the next retry.
+   */
+  adopt(c: CarriedTokenPair, receivedAtMs: number | undefined): void {
+    this.#unsaved = {
+      held: { pair: c.pair, generation: c.generation, receivedAtMs },
+      stamp: c.stamp,
+      counts: { ...c.counts },
+      triedAtMs: this.#o.clock.monotonicMs(),
+    };
+  }
+
   /** Stores a new pair (counting it under `counter`); when that fails, keeps it to be stored later. */
   commit(held: HeldToken, stamp: ReceiptStamp, counter: TokenCounter): void {
     const counts = { ...(this.#unsaved?.counts ?? {}) };

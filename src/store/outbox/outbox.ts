@@ -16,6 +16,7 @@ import { thinOldest } from './thinning.js';
 import { COUNTER, OutboxCounters } from './counters.js';
 import { FULL_DISK_CHUNK, capAtSize, fileRoom, lift, thinHeld } from './while-full.js';
 import { isDiskFull } from '../../errors.js';
+import { eventIdKey, seqsOfEventIds, undelivered, type CarriedFixes } from '../carried-fixes.js';
 
 export type { OutboxOptions } from './options.js';
 export type { LastDeadLetter, OutboxCommitState, OutboxStatus } from './status.js';
@@ -62,6 +63,8 @@ export class Outbox implements FixSink {
   #withCommit: (() => void)[] = [];
   readonly #dataVersion = new DataVersion();
   #externalChanges = 0;
+  /** What release() handed over; deliveries after it go there. */
+  #released: { held: readonly OutboxRow[]; delivered: Set<string> } | undefined;
 
   constructor(options: OutboxOptions) {
     this.#o = options;
@@ -103,32 +106,52 @@ export class Outbox implements FixSink {
   }
 
   /**
-   * The database is damaged: stop writing to it and hand over what only memory knows, the fixes
-   * not committed yet and the committed ones delivered since the last delete (database.ts
-   * replaceDamagedDatabase carries them into the fresh file).
+   * The database goes away (damaged, or a read-only card's copy): stop writing to it and hand over
+   * what only memory knows, the fixes not committed yet and the deliveries since the last delete,
+   * by event id (carried-fixes.ts). The set stays live: answers to requests still in flight land in
+   * it until the uploader has stopped.
    */
-  release(): { held: OutboxRow[]; delivered: Set<number> } {
+  release(): CarriedFixes {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#stopped = true;
-    // The live set: answers to requests still in flight land in it until the uploader has stopped.
-    const out = { held: this.#buffer, delivered: this.#delivered };
+    const held = this.#buffer;
     this.#buffer = [];
-    return out;
+    const delivered = new Set<string>();
+    this.#released = { held, delivered };
+    for (const seq of this.#delivered) this.#carryDelivery(seq);
+    return this.#released;
   }
 
   /**
    * What a released outbox held (a store restart that failed, agent.ts): its fixes are held here
-   * again, after this outbox's own, with their event ids; its deliveries are deleted at the next commit.
+   * again, after this outbox's own, renumbered, with their event ids; the rows of this database it
+   * saw delivered are deleted at the next commit.
    */
-  hold(carry: { held: readonly OutboxRow[]; delivered: ReadonlySet<number> }): void {
-    for (const seq of carry.delivered) {
-      this.#delivered.add(seq);
-      if (seq >= this.#nextSeq) this.#nextSeq = seq + 1;
+  hold(carry: CarriedFixes): void {
+    try {
+      for (const seq of seqsOfEventIds(this.#o.db, carry.delivered)) this.#delivered.add(seq);
+    } catch (e) {
+      this.#o.logger.warn(
+        { err: errInfo(e) },
+        'the deliveries carried over could not be matched with the stored fixes: they are sent again',
+      );
     }
-    const held = carry.held.filter((r) => !carry.delivered.has(r.seq)).map((r) => ({ ...r, seq: this.#nextSeq++ }));
+    const held = undelivered(carry).map((r) => ({ ...r, seq: this.#nextSeq++ }));
     this.#buffer = [...this.#buffer, ...held];
     for (const l of this.#listeners) l();
+  }
+
+  /** A delivery after release(): named by the event id of the held fix or stored row it was. */
+  #carryDelivery(seq: number): void {
+    const released = this.#released!;
+    const i = indexOfSeq(released.held, seq);
+    try {
+      const id = i >= 0 ? released.held[i]!.event_id : this.#st.eventId.get(seq)?.event_id;
+      if (id) released.delivered.add(eventIdKey(id));
+    } catch {
+      // The database is closed (the uploader outlived it): that fix is sent again, under its own id.
+    }
   }
 
   /**
@@ -204,6 +227,7 @@ export class Outbox implements FixSink {
   /** The platform has this fix (2xx): forget it. */
   delivered(seq: number): void {
     this.#counters.sent(this.#o.clock.wallMs());
+    if (this.#released) return this.#carryDelivery(seq);
     const i = indexOfSeq(this.#buffer, seq);
     if (i >= 0) this.#buffer.splice(i, 1);
     else this.#delivered.add(seq);

@@ -10,6 +10,7 @@ export interface OutboxStatements {
   after: Statement<[number, number], OutboxRow>;
   oldest: Statement<[], { fix_time: number }>;
   count: Statement<[], { n: number }>;
+  eventId: Statement<[number], { event_id: Buffer }>;
 }
 
 export function prepareOutboxStatements(db: Database): OutboxStatements {
@@ -23,5 +24,6 @@ export function prepareOutboxStatements(db: Database): OutboxStatements {
     after: db.prepare(`SELECT ${ROW_COLUMNS} FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?`),
     oldest: db.prepare('SELECT fix_time FROM outbox ORDER BY seq LIMIT 1'),
     count: db.prepare('SELECT count(*) AS n FROM outbox'),
+    eventId: db.prepare('SELECT event_id FROM outbox WHERE seq = ?'),
   };
 }
