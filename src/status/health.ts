@@ -133,8 +133,7 @@ function tlsClockFailing(s: StatusSnapshot, uploadErrorIsCurrent: boolean): bool
 export function platformLinkReason(s: StatusSnapshot): string | undefined {
   const p = s.platform;
   if (!p) return undefined;
-  if (p.failing)
-    return `platform not answering for ${formatAge(p.failing.forS)} (since ${clockTime(p.failing.since)}): ${p.failing.message}`;
+  if (p.failing) return `${failingFor(p.failing)} (since ${clockTime(p.failing.since)}): ${p.failing.message}`;
   if (p.expectedIntervalS === undefined) return undefined;
   const every = `a working link answers at least every ${formatAge(p.expectedIntervalS)}`;
   if (p.lastAnswerAgeS !== undefined)
@@ -155,4 +154,14 @@ export function formatAge(seconds: number): string {
   if (seconds < 90 * 60) return `${Math.round(seconds / 60)} min`;
   if (seconds < 48 * 3600) return `${(seconds / 3600).toFixed(1)} h`;
   return `${Math.round(seconds / 86400)} d`;
+}
+
+/**
+ * How the platform fails, for how long: an HTTP error is an answer ("answers HTTP 503 for 46 s"),
+ * a timeout or a refused connection is none ("not answering for 46 s").
+ */
+export function failingFor(f: { forS: number; status?: number }): string {
+  return f.status !== undefined
+    ? `platform answers HTTP ${f.status} for ${formatAge(f.forS)}`
+    : `platform not answering for ${formatAge(f.forS)}`;
 }

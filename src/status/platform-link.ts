@@ -35,6 +35,7 @@ export function platformLinkSummary(view: PlatformContactView, schedule: Contact
       since: view.failing.sinceWallMs,
       forS: view.failing.forMs / 1000,
       ...(view.failing.code !== undefined ? { code: view.failing.code } : {}),
+      ...(view.failing.status !== undefined ? { status: view.failing.status } : {}),
     };
   const expected = expectedContactIntervalS(schedule);
   if (expected !== undefined) out.expectedIntervalS = expected;

@@ -123,7 +123,7 @@ export interface PlatformLinkSummary {
   lastAnswerAgeS?: number;
   lastAnswerAt?: number;
   /** The newest attempt failed: its error (what was asked and why it failed), since when, for how long. */
-  failing?: { message: string; since: number; forS: number; code?: string };
+  failing?: { message: string; since: number; forS: number; code?: string; status?: number };
   /**
    * A working link answers at least this often: the parked heartbeat while the receiver has a fix,
    * the token renewal while a token is held, whichever comes first, plus a margin. Absent when

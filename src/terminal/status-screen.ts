@@ -8,7 +8,7 @@
 import { wrapToWidth } from './screen-fit.js';
 import type { SatelliteInView } from '../fix/fix.js';
 import { printable } from './printable.js';
-import { assessHealth, formatAge, type Health } from '../status/health.js';
+import { assessHealth, failingFor, formatAge, type Health } from '../status/health.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 
 export interface RenderOptions {
@@ -162,8 +162,10 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   }
   const p = s.platform;
   if (p) {
-    const answer = p.lastAnswerAgeS === undefined ? 'no answer yet' : `last answer ${formatAge(p.lastAnswerAgeS)} ago`;
-    lines.push(row('platform', p.failing ? `${answer}  ${c.warn(`not answering for ${formatAge(p.failing.forS)}`)}` : answer));
+    // While it answers with errors (503), "last answer" would say it is silent: the last one it took.
+    const last = p.failing?.status !== undefined ? 'last success' : 'last answer';
+    const answer = p.lastAnswerAgeS === undefined ? `no ${last} yet` : `${last} ${formatAge(p.lastAnswerAgeS)} ago`;
+    lines.push(row('platform', p.failing ? `${answer}  ${c.warn(failingFor(p.failing).replace(/^platform /, ''))}` : answer));
   }
   const n = s.network;
   if (n) {
@@ -230,5 +232,10 @@ export function drainLine(pending: number, d: NonNullable<StatusSnapshot['upload
   if (!d || pending <= 1) return undefined;
   const eta = d.ratePerS > 0 ? `about ${formatAge(pending / d.ratePerS)} to go` : 'not moving';
   const latency = d.latencyMs !== undefined && d.baseLatencyMs !== undefined ? `, latency ${d.latencyMs} ms (base ${d.baseLatencyMs})` : '';
-  return `${pending} to send at ${d.ratePerS.toFixed(1)}/s, ${eta}; ${d.window} of ${d.ceiling} in flight, ${DRAIN_LIMITS[d.limit] ?? d.limit}${latency}`;
+  // The window is fractional: below one it is a pace (one request, then a pause of 1/window round trips).
+  const flight =
+    d.window >= 1
+      ? `${Math.floor(d.window)} of ${d.ceiling} in flight`
+      : `1 request per ${Math.round(1 / Math.max(d.window, 1e-3))} round trips`;
+  return `${pending} to send at ${d.ratePerS.toFixed(1)}/s, ${eta}; ${flight}, ${DRAIN_LIMITS[d.limit] ?? d.limit}${latency}`;
 }

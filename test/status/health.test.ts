@@ -243,6 +243,15 @@ const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | und
     /^platform not answering for 5 s/,
   ],
   [
+    'a platform that answers with an error (503) answers: said with its status, not as silence',
+    (s) => {
+      s.upload.lastError = { code: 'PLATFORM_UNAVAILABLE', class: 'transient', message: 'x', at: now };
+      s.platform = { failing: { message: 'PUT /otm/api/v5/events: HTTP 503', since: now - 5000, forS: 5, status: 503 } };
+    },
+    1,
+    /^platform answers HTTP 503 for 5 s/,
+  ],
+  [
     'daemon not running',
     (s) => {
       s.daemon.running = false;

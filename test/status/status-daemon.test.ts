@@ -274,12 +274,14 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     expect(human.stdout.split('\n')[0]).toMatch(/DEGRADED$/);
     // The upload error is the platform link failing: said once, with what failed and since when (issue 23.1).
     expect(human.stdout).toMatch(
-      /^! platform not answering for \d+ s \(since \d\d:\d\d:\d\d UTC\): PUT \/otm\/api\/v5\/events.*: HTTP 503/m,
+      /^! platform answers HTTP 503 for \d+ s \(since \d\d:\d\d:\d\d UTC\): PUT \/otm\/api\/v5\/events.*: HTTP 503/m,
     );
     expect(human.stdout).not.toMatch(/^! upload failing/m);
     expect(human.stdout).toMatch(/^ {10}last error \S+ \(transient\) \d+ s ago: event upload/m);
     expect(j.health.level).toBe('degraded');
-    expect(j.health.reasons.some((r) => /^platform not answering for .*HTTP 503/.test(r))).toBe(true);
+    expect(j.health.reasons.some((r) => /^platform answers HTTP 503 for .*HTTP 503/.test(r))).toBe(true);
+    // It answers, with an error: the screen says so, and when it last took a request.
+    expect(human.stdout).toMatch(/^platform {2}last success \d+ (s|min) ago {2}answers HTTP 503 for \d+ (s|min)$/m);
     expect(j.platform?.failing?.message).toMatch(/HTTP 503/);
     expect(j.upload.lastError).toMatchObject({ class: 'transient', message: expect.stringContaining('503') });
     // The proxy page's title and heading say the same: its text once, without the status repeated (issue 23.7).

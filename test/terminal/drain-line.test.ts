@@ -13,6 +13,9 @@ describe('status: the drain line (issue 20)', () => {
     expect(drainLine(7500, { ...d, limit: 'pushback' })).toContain('pushes back (429/503)');
     expect(drainLine(7500, { ...d, limit: 'ceiling' })).toContain('upload.concurrency');
     expect(drainLine(7500, { ...d, ratePerS: 0 })).toContain('not moving');
+    // A window of 11.6 is 11 requests; below one it is a pace, never "0.05 of 31 in flight".
+    expect(drainLine(7500, { ...d, window: 11.6 })).toContain('11 of 31 in flight');
+    expect(drainLine(7500, { ...d, window: 0.05, limit: 'pushback' })).toContain('1 request per 20 round trips, slowed');
   });
   it('no line without a backlog', () => {
     expect(drainLine(1, d)).toBeUndefined();

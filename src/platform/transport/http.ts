@@ -106,7 +106,7 @@ export class PlatformHttp {
       // 5xx, 429 and a proxy asking for its own credentials (407): the platform did not take the request.
       if (status >= 500 || status === 429 || status === 407) {
         const said = platformMessage(response, status);
-        contact.failed(`${req.what}: HTTP ${status}${said ? ` (${said})` : ''}`);
+        contact.failed(`${req.what}: HTTP ${status}${said ? ` (${said})` : ''}`, undefined, status);
       } else contact.answered();
     }
     return response;

@@ -12,9 +12,10 @@ export interface ContactObserver {
   answered(): void;
   /**
    * No usable answer: network error, timeout, 5xx, 429, a proxy's page. The message names what and
-   * why, never a secret; the code is the error's (PLATFORM_TLS_CLOCK: health blames the clock).
+   * why, never a secret; the code is the error's (PLATFORM_TLS_CLOCK: health blames the clock);
+   * `status` when the platform did answer, with an HTTP error (503: it answers, but takes nothing).
    */
-  failed(message: string, code?: string): void;
+  failed(message: string, code?: string, status?: number): void;
 }
 
 export interface PlatformContactView {
@@ -23,13 +24,13 @@ export interface PlatformContactView {
   /** Wall ms of that answer (display only). */
   lastAnswerWallMs?: number;
   /** The newest attempt failed: its error, and since the first failure after the last answer. */
-  failing?: { message: string; forMs: number; sinceWallMs: number; code?: string };
+  failing?: { message: string; forMs: number; sinceWallMs: number; code?: string; status?: number };
 }
 
 export class PlatformContact implements ContactObserver {
   readonly #clock: Pick<Clock, 'monotonicMs' | 'wallMs'>;
   #answer: { mono: number; wall: number } | undefined;
-  #failing: { message: string; sinceMono: number; sinceWall: number; code: string | undefined } | undefined;
+  #failing: { message: string; sinceMono: number; sinceWall: number; code: string | undefined; status: number | undefined } | undefined;
 
   constructor(clock: Pick<Clock, 'monotonicMs' | 'wallMs'>) {
     this.#clock = clock;
@@ -40,11 +41,12 @@ export class PlatformContact implements ContactObserver {
     this.#failing = undefined;
   }
 
-  failed(message: string, code?: string): void {
+  failed(message: string, code?: string, status?: number): void {
     if (this.#failing) {
       this.#failing.message = message;
       this.#failing.code = code;
-    } else this.#failing = { message, sinceMono: this.#clock.monotonicMs(), sinceWall: this.#clock.wallMs(), code };
+      this.#failing.status = status;
+    } else this.#failing = { message, sinceMono: this.#clock.monotonicMs(), sinceWall: this.#clock.wallMs(), code, status };
   }
 
   view(): PlatformContactView {
@@ -60,6 +62,7 @@ export class PlatformContact implements ContactObserver {
         forMs: Math.max(0, now - this.#failing.sinceMono),
         sinceWallMs: this.#failing.sinceWall,
         ...(this.#failing.code !== undefined ? { code: this.#failing.code } : {}),
+        ...(this.#failing.status !== undefined ? { status: this.#failing.status } : {}),
       };
     return v;
   }
