@@ -1,3 +1,5 @@
+import { RECORDING_DEFAULTS } from '../gnss/recording-policy.js';
+
 /** The demo's closing figures and the check that makes `npm start` (and its test) pass or fail. */
 export interface DemoSummary {
   fixesRead: number | undefined;
@@ -38,9 +40,12 @@ export function renderSummary(s: DemoSummary): string {
   return [
     'demo summary',
     ...rows.map(([k, v]) => `  ${k.padEnd(16)} ${v}`),
+    // Why so few of the fixes read became events: the first question a newcomer asks.
+    `why ${n(s.recorded)} of ${n(s.fixesRead)}: recording.mode "path" keeps the fixes where the track bends more than ${RECORDING_DEFAULTS.pathToleranceM} m from a straight line, and two at each stop; the platform's track stays within ${RECORDING_DEFAULTS.pathToleranceM} m ("all" keeps every fix)`,
     problems.length === 0
       ? 'result: every recorded fix delivered exactly once, one password grant'
       : `result: FAILED: ${problems.join('; ')}`,
+    'next: the README\'s "The agent against the simulator" runs the daemon step by step; there `telematics-agent status --watch` shows this screen',
     '',
   ].join('\n');
 }

@@ -64,7 +64,9 @@ describe('demo', () => {
       expect(back, r.out).toBeGreaterThan(outage);
       expect(all[back]!.queued!, r.out).toBeGreaterThan(all[outage]!.queued!);
       // While the 503s last the link fails (said with its cause, issue 23.1); once it answers again the upload error remains.
-      expect(all[back]!.text).toMatch(/^! (upload failing: PLATFORM_UNAVAILABLE \(transient\)$|platform not answering for \d+ s)/m);
+      expect(all[back]!.text).toMatch(/^! (upload failing: PLATFORM_UNAVAILABLE \(transient\)$|platform answers HTTP 503 for \d+ s)/m);
+      // The platform answers 503: never "not answering", never a fractional count of requests in flight.
+      for (const f of all) expect(f.text).not.toMatch(/not answering|\b0\.\d+ of \d+ in flight/);
       const end = all.at(-1)!;
       expect(end.queued, end.text).toBe(0);
       expect(end.text).not.toMatch(/FAILING$/m);
@@ -79,6 +81,14 @@ describe('demo', () => {
       // The last frame's header agrees with the summary.
       expect(end.text).toMatch(new RegExp(`^recorded ${figure('recorded')} {2}queued 0 {2}uploaded ${figure('delivered')} `, 'm'));
       expect(r.out).toMatch(/result: every recorded fix delivered exactly once/);
+      // Why so few fixes became events, and what to try next.
+      expect(r.out).toMatch(
+        new RegExp(
+          `^why ${figure('recorded')} of ${figure('fixes read')}: recording.mode "path" keeps the fixes where the track bends more than 10 m`,
+          'm',
+        ),
+      );
+      expect(r.out).toMatch(/^next: .*The agent against the simulator.*telematics-agent status --watch/m);
     },
   );
 });
