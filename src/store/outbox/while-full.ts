@@ -3,15 +3,16 @@ import type { Logger } from '../../log.js';
 import type { OutboxRow } from './row.js';
 import { DEFAULT_BYTES_PER_ROW, type FileRoom } from './bound.js';
 import { thinRows } from './thinning.js';
+import { HELD_ROW_HEAP_BYTES, MAX_HELD_HEAP_BYTES } from '../../fix/held-memory.js';
 
 /**
  * Fixes the outbox holds in memory while they cannot be committed, whatever the reason (a full
- * disk, a read-only card, I/O errors; issue 22.2): an hour at 10 Hz (about 6 MB of objects). Past
- * it what is held is thinned like the backlog on disk, evenly (thinning.ts thinRows), down to 90 %
- * of the bound, and counted in `thinned`: memory is not a place to keep a day of fixes, and a
- * crash loses what is only there.
+ * disk, a read-only card, I/O errors): as many as the held-memory budget's bytes take (32,768, 55
+ * minutes at 10 Hz, 12 MiB of heap). Past it what is held is thinned like the backlog on disk,
+ * evenly (thinning.ts thinRows), down to 90 % of the bound, and counted in `thinned`: memory is not
+ * a place to keep a day of fixes, and a crash loses what is only there.
  */
-export const MAX_BUFFER_WHILE_FULL = 36_000;
+export const MAX_BUFFER_WHILE_FULL = Math.floor(MAX_HELD_HEAP_BYTES / HELD_ROW_HEAP_BYTES);
 /** Rows per transaction while the disk is full: what fits goes in, the rest waits. */
 export const FULL_DISK_CHUNK = 64;
 
