@@ -72,7 +72,7 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
       ...storeView(outbox.commitState(), ballastPresent(), clock.monotonicMs(), config.dataDir),
       ...(repaired ? { repaired } : {}),
     }),
-    upload: () => uploadSummary(uploader.status(), outbox.commitState()),
+    upload: () => uploadSummary(uploader.status(), outbox.commitState(), (2 * config.platform.requestTimeoutMs) / 1000),
     platform: () => {
       const g = pipeline.state();
       const sentenceMono = g.link.lastValidSentenceMonoMs;

@@ -72,6 +72,10 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   const sameAsLink = s.platform?.failing !== undefined && err?.class !== 'config';
   if (err && errorIsCurrent && !fault && !sameAsLink && !(tlsClock && err.code === 'PLATFORM_TLS_CLOCK'))
     (err.class === 'config' ? failing : degraded).push(`upload failing: ${err.code} (${err.class})`);
+  // Whatever else is said of the link: the upload itself has moved nothing for two deadlines.
+  const stalled = s.upload.stalled;
+  if (s.daemon.running && stalled && !fault && !tlsClock)
+    degraded.push(`upload stalled for ${formatAge(stalled.forS)}: waiting for ${stalled.waitingFor}`);
   if ((s.outbox.oldestPendingAgeS ?? 0) > t.backlogAgeS)
     degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
 

@@ -111,6 +111,11 @@ export interface UploadSummary {
   drain?: { window: number; ceiling: number; limit: string; ratePerS: number; baseLatencyMs?: number; latencyMs?: number };
   /** The platform refuses every event (issue 11.1): the status, since when, and what to check. */
   fault?: { kind: string; status?: number; code: string; message: string; hint: string; since: number; forS?: number };
+  /**
+   * Fixes wait and no event was delivered or refused for `forS`, at least twice the request
+   * deadline (a server that takes the connection but not the requests), and what the upload waits for.
+   */
+  stalled?: { forS: number; waitingFor: string };
 }
 
 /**

@@ -29,8 +29,14 @@ export function outboxSummary(s: OutboxStatus, recorded: number | undefined, now
   };
 }
 
-export function uploadSummary(u: UploaderStatus, o: OutboxCommitState): UploadSummary {
+/**
+ * `stallAfterS`: no event settled for this long while fixes wait is a stall (twice
+ * platform.requestTimeoutMs: one request may take its whole deadline, a working link no more).
+ */
+export function uploadSummary(u: UploaderStatus, o: OutboxCommitState, stallAfterS = Infinity): UploadSummary {
+  const stalled = u.noProgress && u.noProgress.forMs / 1000 >= stallAfterS ? u.noProgress : undefined;
   return {
+    ...(stalled ? { stalled: { forS: stalled.forMs / 1000, waitingFor: stalled.waitingFor } } : {}),
     ...(u.lastSuccessAt !== undefined ? { lastSuccessAt: u.lastSuccessAt } : {}),
     ...(u.lastSuccessAgeMs !== undefined ? { lastSuccessAgeS: u.lastSuccessAgeMs / 1000 } : {}),
     ...(u.lastError ? { lastError: uploadError(u.lastError) } : {}),

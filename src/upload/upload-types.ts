@@ -1,5 +1,5 @@
 import type { Config } from '../config/load.js';
-import type { ErrorClass } from '../errors.js';
+import type { ErrorClass, PlatformError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AuthorizedRequester, RegistrationState } from '../platform/contracts.js';
 import type { QueueEntry } from './upload-queue.js';
@@ -40,6 +40,17 @@ export interface UploadError {
   ageMs?: number;
 }
 
+/** The upload error status shows, from a PlatformError and the class the retry decision gave it. */
+export function uploadError(error: PlatformError, cls: ErrorClass, atWallMs: number): UploadError {
+  return {
+    code: error.code,
+    class: cls,
+    message: error.message,
+    ...(error.status !== undefined ? { status: error.status } : {}),
+    at: atWallMs,
+  };
+}
+
 /**
  * The platform refuses every event the same way (issue 11.1): a configuration answer (405 from a
  * wrong eventsPath, 407 from a proxy, ...) or a run of refusals with no acceptance in between.
@@ -78,6 +89,11 @@ export interface UploaderStatus {
   lastSuccessAgeMs?: number;
   lastError?: UploadError;
   fault?: SystemicFault;
+  /**
+   * Fixes wait and no event was settled (delivered or refused) for `forMs` on the monotonic clock,
+   * and what the upload waits for now (status calls it stalled past twice the request deadline).
+   */
+  noProgress?: { forMs: number; waitingFor: string };
 }
 
 /** A refused event waiting for the rejection rule's verdict (rejection-rule.ts). */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PlatformError, type ErrorClass, errorFields } from '../errors.js';
 import type { PlatformResponse, RegisteredDevice } from '../platform/contracts.js';
 import { errorFromResponse } from '../platform/transport/http-errors.js';
@@ -10,25 +11,26 @@ import { UploadLanes, type Lane } from './lanes.js';
 import { BacklogPacer } from './backlog-pacer.js';
 import { DrainMeter } from './drain-meter.js';
 import { spreadMs } from '../retry/backoff.js';
-import type { UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
+import { uploadError, type UploadError, type UploaderOptions, type UploaderStatus } from './upload-types.js';
 import { OversizedAnswers } from './oversized-answers.js';
 import { Refusals } from './refusals.js';
+import { waitingFor } from './waiting-for.js';
 
 export type { UploadQueue } from './upload-queue.js';
 export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 
 /**
- * Delivers queued fixes as OTM5 locationUpdateEvents, one `PUT {planningUrl}{eventsPath}` each
- * (platform-notes.md), through the AuthorizedRequester (bearer, one refresh and retry on 401) and
- * its keep-alive undici dispatcher, at most upload.concurrency at once. The lanes (lanes.ts) pick
- * what goes next; decideUpload (retry-decision.ts) what an answer means. While failing, one request
- * probes at a time after each backoff, so a 5xx storm costs one request per backoff step.
- * Nothing is sent before the device is registered (platform-spec.md 1).
+ * Delivers queued fixes as OTM5 events, one `PUT {planningUrl}{eventsPath}` each (docs/platform-contract.md),
+ * through the AuthorizedRequester (bearer, one refresh and retry on 401), at most upload.concurrency
+ * at once. The lanes (lanes.ts) pick what goes next; decideUpload (retry-decision.ts) what an answer
+ * means. While failing, one request probes at a time after each backoff, so a 5xx storm costs one
+ * request per backoff step. Nothing is sent before the device is registered.
  */
 export class Uploader {
   readonly #o: UploaderOptions;
   readonly #lanes: UploadLanes;
-  readonly #inFlight = new Map<number, { lane: Lane; promise: Promise<void>; startedAt: number; limited: boolean }>();
+  /** `sentAt`: when the exchange went out, after any wait for a token (monotonic ms). */
+  readonly #inFlight = new Map<number, { lane: Lane; promise: Promise<void>; startedAt: number; limited: boolean; sentAt?: number }>();
   #abort = new AbortController();
   #device: RegisteredDevice | undefined;
   #running = false;
@@ -47,7 +49,6 @@ export class Uploader {
   #lastError: UploadError | undefined;
   /** Refused events, held events and the systemic fault (the rejection rule's state). */
   readonly #refusals: Refusals;
-
   readonly #timers: Timers;
   /** upload.backlogMaxRatePerS: an optional rate ceiling over the adaptive window. */
   readonly #pacer: BacklogPacer;
@@ -56,6 +57,8 @@ export class Uploader {
   readonly #drain: DrainMeter;
   /** When the last backlog request went out (monotonic ms). */
   #lastBacklogAt = -Infinity;
+  /** Since when fixes wait with no event settled (monotonic ms); undefined while nothing waits. */
+  #waitingSince: number | undefined;
 
   constructor(options: UploaderOptions) {
     this.#o = options;
@@ -103,12 +106,9 @@ export class Uploader {
     if (this.#paceTimer) this.#timers.clearTimeout(this.#paceTimer);
     const pending = [...this.#inFlight.values()].map((f) => f.promise);
     if (pending.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
-      });
-      await Promise.race([Promise.allSettled(pending), grace]);
-      clearTimeout(timer);
+      const grace = new AbortController();
+      await Promise.race([Promise.allSettled(pending), sleep(graceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
+      grace.abort();
     }
     this.#abort.abort();
     await Promise.allSettled([...this.#inFlight.values()].map((f) => f.promise));
@@ -125,6 +125,13 @@ export class Uploader {
         sent: s.sent,
         ...(s.lastFixTime !== undefined ? { lastFixTime: new Date(s.lastFixTime).toISOString() } : {}),
       };
+    };
+    const waiting = {
+      sentAt: [...this.#inFlight.values()].map((f) => f.sentAt),
+      resumeAt: this.#resumeAt,
+      refused: this.#streamsRefused,
+      registered: !!this.#device,
+      error: this.#lastError?.code,
     };
     const state: UploaderStatus['state'] = !this.#running
       ? 'stopped'
@@ -150,6 +157,9 @@ export class Uploader {
       ...(this.#lastSuccessMono !== undefined ? { lastSuccessAgeMs: now - this.#lastSuccessMono } : {}),
       ...(this.#lastError ? { lastError: { ...this.#lastError, ageMs: now - this.#lastErrorMono } } : {}),
       ...(this.#refusals.fault ? { fault: { ...this.#refusals.fault, forMs: now - this.#refusals.faultSinceMonoMs } } : {}),
+      ...(this.#waitingSince !== undefined
+        ? { noProgress: { forMs: now - this.#waitingSince, waitingFor: waitingFor(now, waiting) } }
+        : {}),
     };
   }
 
@@ -212,6 +222,8 @@ export class Uploader {
       }
       const entry = this.#lanes.nextBacklog(busy);
       if (!entry) {
+        // Nothing waits (a refused event held for later is the fault's finding, not a stall).
+        if (this.#inFlight.size === 0) this.#waitingSince = undefined;
         this.#pacer.giveBack();
         return;
       }
@@ -232,6 +244,7 @@ export class Uploader {
   #dispatch(entry: QueueEntry, lane: Lane, limited: boolean): void {
     const startedAt = this.#o.clock.monotonicMs();
     if (lane === 'backlog') this.#lastBacklogAt = startedAt;
+    this.#waitingSince ??= startedAt;
     const promise = this.#send(entry, lane, startedAt, limited).finally(() => {
       this.#inFlight.delete(entry.seq);
       this.#pump();
@@ -248,9 +261,8 @@ export class Uploader {
     let result: AttemptResult;
     let response: PlatformResponse | undefined;
     let error: PlatformError | undefined;
-    // A probe of a failing platform: its failure is the outage the backoff already paces.
+    // A probe's failure is the outage the backoff paces; the drain's sample is the exchange's own time.
     const probe = this.#failures > 0;
-    // The drain's latency sample is the exchange's own, not the wait for a token before it.
     let sentAt = startedAt;
     try {
       response = await this.#o.requester.send({
@@ -267,6 +279,8 @@ export class Uploader {
         answerBodyOptional: true,
         onSend: () => {
           sentAt = this.#o.clock.monotonicMs();
+          const flight = this.#inFlight.get(entry.seq);
+          if (flight) flight.sentAt = sentAt;
         },
       });
       if (response.oversized) this.#oversized.note(response.status, response.oversized);
@@ -296,9 +310,8 @@ export class Uploader {
       return;
     }
     const endedAt = this.#o.clock.monotonicMs();
-    // One outage is one congestion event for the drain: the failures of its probes, and of requests
-    // sent before the failure that began it, do not shrink the window again (it reached its least
-    // in a few seconds of an outage, then paced the backlog after it by 63 latencies).
+    // One outage is one congestion event: its probes, and requests sent before its first failure, do
+    // not shrink the window again (it fell to its least in seconds, then paced by 63 latencies).
     const congestion = !probe && startedAt >= this.#lastFailureAt;
     this.#drain.observe(result, endedAt - sentAt, limited, endedAt, this.#random(), congestion);
     // Failures of requests started before the last failure belong to the same outage: one step.
@@ -306,6 +319,7 @@ export class Uploader {
     const decision = decideUpload(result, failures, this.#o.upload, this.#random());
     switch (decision.action) {
       case 'sent':
+        this.#waitingSince = endedAt;
         this.#o.queue.delivered(entry.seq);
         this.#lanes.sent(lane, entry);
         if (lane === 'backlog') this.#drain.delivered(endedAt);
@@ -317,6 +331,7 @@ export class Uploader {
         for (const again of this.#refusals.accepted()) this.#lanes.requeue(again);
         return;
       case 'refused':
+        this.#waitingSince = endedAt;
         this.#refusedAnswer(entry, response!, error);
         return;
       case 'retry': {
@@ -377,13 +392,7 @@ export class Uploader {
   /** `cls`: the class the decision gave the answer (the status table's), else the error's own. */
   #note(error: PlatformError | undefined, cls?: ErrorClass): void {
     if (!error) return;
-    this.#lastError = {
-      code: error.code,
-      class: cls ?? error.errorClass,
-      message: error.message,
-      ...(error.status !== undefined ? { status: error.status } : {}),
-      at: this.#o.clock.wallMs(),
-    };
+    this.#lastError = uploadError(error, cls ?? error.errorClass, this.#o.clock.wallMs());
     this.#lastErrorMono = this.#o.clock.monotonicMs();
   }
 }

@@ -33,6 +33,15 @@ const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | und
     /backlog of 500/,
   ],
   [
+    'an upload stalled (no event settled for two request deadlines)',
+    (s) => {
+      s.outbox.pending = 254;
+      s.upload.stalled = { forS: 65, waitingFor: 'an answer to 1 event request sent 65 s ago' };
+    },
+    1,
+    /upload stalled for 65 s: waiting for an answer to 1 event request/,
+  ],
+  [
     'token refreshing',
     (s) => {
       if (s.token) s.token.state = 'refreshing';
