@@ -14,14 +14,16 @@ export function registerRunCommand(program: Command): void {
     .description('Run the agent: read the receiver, record fixes, deliver them to the platform (systemd service entry).')
     .option(...CONFIG_OPTION)
     .action(async (opts: { config?: string }) => {
-      const [{ Agent }, { loadCliConfig }, { createLogger }, { ensureDataDir }, { DaemonLocks }, { runDir }] = await Promise.all([
-        import('../agent.js'),
-        import('./context.js'),
-        import('../log.js'),
-        import('../store/database.js'),
-        import('../system/daemon-locks.js'),
-        import('../socket/path.js'),
-      ]);
+      const [{ Agent }, { loadCliConfig }, { createLogger }, { ensureDataDir }, { DaemonLocks }, { runDir }, { assertNativeModules }] =
+        await Promise.all([
+          import('../agent.js'),
+          import('./context.js'),
+          import('../log.js'),
+          import('../store/database.js'),
+          import('../system/daemon-locks.js'),
+          import('../socket/path.js'),
+          import('../system/native-modules.js'),
+        ]);
       const config = loadCliConfig(opts.config);
       // The daemon's logger is not the one-shot commands' cliLogger: its lines are the service's
       // journal (stdout, at log.level, asynchronous), not a command's stderr kept quiet at info; and
@@ -32,6 +34,7 @@ export function registerRunCommand(program: Command): void {
       // takes the data directory's lock once the card is writable (system/daemon-locks.ts).
       let lock: ReturnType<typeof DaemonLocks.acquire>;
       try {
+        assertNativeModules();
         try {
           ensureDataDir(config.dataDir);
         } catch (e) {
