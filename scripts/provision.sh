@@ -61,7 +61,12 @@ agent refuses (nothing was changed). A run that fails before the configuration c
 password, no receiver found, npm failed) changes nothing either; the lock is removed on every exit.
 
 Installation:
-  --source DIR          built package to install (default: $(dirname -- "$SCRIPT_DIR"))
+  --package FILE        install from telematics-agent_<version>_<arch>.deb (npm run package):
+                        dpkg -i, no network, no compiler; the image's or this machine's
+                        architecture must be the package's
+  --arch ARCH           with --root: the image's architecture (arm64, armhf, amd64); default:
+                        read from the image's own programs
+  --source DIR          built checkout to install (default: $(dirname -- "$SCRIPT_DIR"))
   --node PATH           node binary for the service (default: \`command -v node\`)
   --probe-seconds N     listening time per port and baud rate when detecting (default 3)
   --wait-timeout N      seconds to wait for the device to register (default 180; 0: do not wait)
@@ -86,7 +91,7 @@ usage_error() {
 }
 
 # --- Flags ---------------------------------------------------------------------------------------
-ROOT='' SOURCE='' NODE='' UNINSTALL=0 PURGE=0 PROBE_SECONDS=3 WAIT_TIMEOUT=180
+ROOT='' SOURCE='' NODE='' PACKAGE_FILE='' TARGET_ARCH='' PACKAGE_ARCH='' UNINSTALL=0 PURGE=0 PROBE_SECONDS=3 WAIT_TIMEOUT=180
 ENVIRONMENT='' USERNAME='' PASSWORD_FILE='' EXTERNAL_SYSTEM_ID='' CARRIER_CODE='' DEVICE_URL=''
 GNSS_SOURCE='' GPSD_ADDRESS='' LICENSE_PLATE='' GNSS_PATH='' BAUD_RATE='' DRIVER_NAME='' AUTH_URL='' PLANNING_URL='' CA_FILE=''
 
@@ -123,6 +128,8 @@ parse_flags() {
       --probe-seconds) var=PROBE_SECONDS ;;
       --wait-timeout) var=WAIT_TIMEOUT ;;
       --root) var=ROOT ;;
+      --package) var=PACKAGE_FILE ;;
+      --arch) var=TARGET_ARCH ;;
       *) usage_error "unknown flag $flag (see --help)" ;;
     esac
     if [ "$inline" -eq 1 ]; then
@@ -148,6 +155,8 @@ parse_flags() {
   [ -z "$GNSS_PATH" ] || [ "$GNSS_PATH" = auto ] || gnss_path_ok "$GNSS_PATH" ||
     usage_error "--gnss-path must be a device path under /dev (letters, digits and . _ / : -), e.g. /dev/ttyACM0, or auto"
   [ "$PURGE" -eq 0 ] || [ "$UNINSTALL" -eq 1 ] || usage_error "--purge goes with --uninstall"
+  case $TARGET_ARCH in '' | arm64 | armhf | amd64) ;; *) usage_error "--arch must be arm64, armhf or amd64, got \"$TARGET_ARCH\"" ;; esac
+  [ -z "$PACKAGE_FILE" ] || [ -z "$SOURCE" ] || usage_error "--package and --source exclude each other"
   [ -z "$CA_FILE" ] || [ -r "$CA_FILE" ] || usage_error "--ca-file $CA_FILE: cannot read it"
   [ -z "$CA_FILE" ] || grep -q -- '-----BEGIN CERTIFICATE-----' "$CA_FILE" || usage_error "--ca-file $CA_FILE holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
 }
@@ -243,6 +252,8 @@ source "$HELPERS/lib-gnss.sh"
 source "$HELPERS/lib-config.sh"
 # shellcheck source=provision/lib-service.sh
 source "$HELPERS/lib-service.sh"
+# shellcheck source=provision/lib-package.sh
+source "$HELPERS/lib-package.sh"
 
 # --- Checks before anything changes -------------------------------------------------------------
 preflight() {
@@ -266,8 +277,18 @@ preflight() {
   fi
   [ "$UNINSTALL" -eq 1 ] && return 0
 
+  if [ -n "$PACKAGE_FILE" ]; then
+    package_preflight
+    # The package's unit runs Debian's node; the configuration tools run this machine's.
+    [ -n "$NODE" ] || [ -n "$ROOT" ] || NODE=/usr/bin/node
+  fi
   SOURCE=${SOURCE:-$(dirname -- "$SCRIPT_DIR")}
   SOURCE=$(cd -- "$SOURCE" 2>/dev/null && pwd) || usage_error "--source: no such directory"
+  # Run from an installed package (/opt/telematics-agent/scripts/provision.sh): configure only.
+  if [ -z "$PACKAGE_MODE" ] && [ "$SOURCE" = "$APP_DIR" ] && [ -f "$SOURCE/node-abi" ] && [ -f "$ROOT/var/lib/dpkg/info/telematics-agent.list" ]; then
+    PACKAGE_MODE=installed
+    [ -n "$NODE" ] || NODE=/usr/bin/node
+  fi
   [ -f "$SOURCE/package.json" ] || die "$SOURCE has no package.json; pass --source DIR (a built checkout or an unpacked release)"
   [ -f "$SOURCE/systemd/$UNIT_NAME" ] || die "$SOURCE has no systemd/$UNIT_NAME; pass --source DIR (a built checkout or an unpacked release)"
   [ -f "$SOURCE/dist/cli/main.js" ] || die "$SOURCE has no dist/: build it first (npm ci && npm run build), or use a release tarball (npm pack)"
@@ -285,7 +306,12 @@ preflight() {
     const have = process.versions.node.split(".").map(Number);
     for (let i = 0; i < 3; i++) if ((have[i] ?? 0) !== (want[i] ?? 0)) process.exit((have[i] ?? 0) > (want[i] ?? 0) ? 0 : 1);
   ' "$SOURCE/package.json" || die "node $("$NODE" --version) is too old; package.json asks for $("$NODE" -p 'require(process.argv[1]).engines?.node' "$SOURCE/package.json")"
-  command -v npm >/dev/null || die "npm not found (Debian: apt-get install npm)"
+  if [ -n "$PACKAGE_MODE" ]; then
+    package_check_node
+  else
+    command -v npm >/dev/null || die "npm not found (Debian: apt-get install npm)"
+    [ -z "$ROOT" ] || refuse_foreign_image
+  fi
 }
 
 # Technicians type `telematics-agent` (and the messages below tell them to): say so when this
@@ -341,18 +367,30 @@ install_main() {
   # the password, the receiver's port, the configuration, the program, the configuration check.
   stage_password
   stage_config
-  make_dir "$(dirname -- "$APP_DIR")"
-  app_stage "$APP_DIR.new"
-  validate_config "$APP_DIR.new/dist/cli/main.js"
+  if [ -n "$PACKAGE_MODE" ]; then
+    validate_config "$SOURCE/dist/cli/main.js"
+  else
+    make_dir "$(dirname -- "$APP_DIR")"
+    app_stage "$APP_DIR.new"
+    validate_config "$APP_DIR.new/dist/cli/main.js"
+  fi
 
   # From here on the run changes the system.
   COMMITTED=1
-  ensure_user
+  if [ "$PACKAGE_MODE" = file ]; then
+    # The package's postinst creates the user (sysusers.d) and, where configured, restarts.
+    package_install
+    record user "$SERVICE_USER" "groups=$SERVICE_USER,dialout" "shell=/usr/sbin/nologin"
+  elif [ -z "$PACKAGE_MODE" ]; then
+    ensure_user
+  fi
   mkdir -p -- "$ROOT$ETC"
   place "$ETC" 0750 root "$SERVICE_USER"
-  stop_service "for the upgrade"
-  app_swap "$APP_DIR.new"
-  place "$APP" 0755 root root
+  if [ -z "$PACKAGE_MODE" ]; then
+    stop_service "for the upgrade"
+    app_swap "$APP_DIR.new"
+    place "$APP" 0755 root root
+  fi
   # Copied next to their targets first, so that each replace is a rename on the same file system.
   install -m 0600 -- "$STAGE/config.json" "$ROOT$ETC/.config.json.new"
   commit_file "$ROOT$ETC/.config.json.new" "$ROOT$ETC/config.json"
@@ -372,11 +410,7 @@ install_main() {
   place "$STATE" 0700 "$SERVICE_USER" "$SERVICE_USER"
   # A wrapper, not a symlink to main.js and its `env node`: the native modules were built for
   # this node's ABI, so technicians' commands must run the same node as the service.
-  mkdir -p -- "$ROOT$(dirname -- "$CLI")"
-  printf '#!/bin/sh\n# Written by provision.sh: the node the service runs, with its native modules.\nexec %s %s "$@"\n' \
-    "$NODE" "$APP/dist/cli/main.js" >"$ROOT$CLI.new"
-  commit_file "$ROOT$CLI.new" "$ROOT$CLI"
-  place "$CLI" 0755 root root
+  if [ -z "$PACKAGE_MODE" ]; then install_cli_wrapper; fi
   install_unit
   [ -n "$ROOT" ] || check_cli_on_path
 
@@ -385,7 +419,8 @@ install_main() {
     if command -v systemctl >/dev/null; then systemctl --root="$ROOT" --quiet enable "$UNIT_NAME"; fi
     record run "systemctl enable $UNIT_NAME"
     record run "systemctl restart $UNIT_NAME"
-    say "installed into $ROOT; the service was not started (--root). Owners: $MANIFEST"
+    if [ "$PACKAGE_MODE" = file ]; then package_apply_owners; fi
+    say "installed into $ROOT; the service was not started (--root). Owners: $MANIFEST_FINAL"
     return 0
   fi
   systemctl daemon-reload
@@ -394,6 +429,15 @@ install_main() {
   RESTART_ON_FAILURE=0
   systemctl restart "$UNIT_NAME" || die "$UNIT_NAME did not start; see: journalctl -u $UNIT_NAME -e"
   wait_registered
+}
+
+# The command for technicians, from a checkout install (the package brings /usr/bin/telematics-agent).
+install_cli_wrapper() {
+  mkdir -p -- "$ROOT$(dirname -- "$CLI")"
+  printf '#!/bin/sh\n# Written by provision.sh: the node the service runs, with its native modules.\nexec %s %s "$@"\n' \
+    "$NODE" "$APP/dist/cli/main.js" >"$ROOT$CLI.new"
+  commit_file "$ROOT$CLI.new" "$ROOT$CLI"
+  place "$CLI" 0755 root root
 }
 
 parse_flags "$@"

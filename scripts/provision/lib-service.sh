@@ -17,12 +17,15 @@ ensure_user() {
 # --- The unit -------------------------------------------------------------------------------------
 install_unit() {
   local tmp=$ROOT$UNIT_FILE.new gnss_path dropin=$ROOT$DROPIN_DIR/10-gnss-device.conf
-  mkdir -p -- "$ROOT$(dirname -- "$UNIT_FILE")"
-  # ExecStart= needs an absolute path; the repository's unit names Debian's /usr/bin/node.
-  sed "s#^ExecStart=/usr/bin/node #ExecStart=$NODE #" "$APP_DIR/systemd/$UNIT_NAME" >"$tmp"
-  grep -q "^ExecStart=$NODE " "$tmp" || die "could not set the node path in the unit's ExecStart="
-  commit_file "$tmp" "$ROOT$UNIT_FILE"
-  place "$UNIT_FILE" 0644 root root
+  # The package brings its unit (/usr/lib/systemd/system, ExecStart with Debian's /usr/bin/node).
+  if [ -z "$PACKAGE_MODE" ]; then
+    mkdir -p -- "$ROOT$(dirname -- "$UNIT_FILE")"
+    # ExecStart= needs an absolute path; the repository's unit names Debian's /usr/bin/node.
+    sed "s#^ExecStart=/usr/bin/node #ExecStart=$NODE #" "$APP_DIR/systemd/$UNIT_NAME" >"$tmp"
+    grep -q "^ExecStart=$NODE " "$tmp" || die "could not set the node path in the unit's ExecStart="
+    commit_file "$tmp" "$ROOT$UNIT_FILE"
+    place "$UNIT_FILE" 0644 root root
+  fi
 
   gnss_path=$("$NODE" -p 'require(process.argv[1]).gnss?.path ?? ""' "$ROOT$ETC/config.json")
   [ -z "$gnss_path" ] || gnss_path_ok "$gnss_path" || die "gnss.path in $ETC/config.json is not a device path under /dev; fix it (e.g. --gnss-path /dev/ttyACM0)"
@@ -43,6 +46,7 @@ install_unit() {
     rmdir -- "$ROOT$DROPIN_DIR" 2>/dev/null || true
   fi
   [ -z "$gnss_path" ] || gnss_warn_serial_console "$gnss_path"
+  [ -z "$PACKAGE_MODE" ] || return 0
 
   # The serial drivers load at boot, so the unit's device classes exist before a receiver does.
   mkdir -p -- "$ROOT$(dirname -- "$MODULES_FILE")"
@@ -81,6 +85,15 @@ wait_registered() {
 # --- Uninstall ------------------------------------------------------------------------------------
 uninstall_main() {
   say "removing telematics-agent${ROOT:+ from $ROOT}"
+  if [ -f "$ROOT/var/lib/dpkg/info/telematics-agent.list" ]; then
+    # Installed from the package: dpkg removes it (purge: with the data and the configuration).
+    local action=--remove
+    [ "$PURGE" -eq 0 ] || action=--purge
+    if [ -n "$ROOT" ]; then chroot "$ROOT" dpkg "$action" telematics-agent; else dpkg "$action" telematics-agent; fi
+    rm -rf -- "$ROOT$DROPIN_DIR"
+    say "dpkg $action telematics-agent done"
+    return 0
+  fi
   if [ -f "$ROOT$UNIT_FILE" ]; then
     if [ -n "$ROOT" ]; then
       if command -v systemctl >/dev/null; then systemctl --root="$ROOT" --quiet disable "$UNIT_NAME"; fi

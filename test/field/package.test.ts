@@ -1,0 +1,169 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { tempDir } from '../helpers/tmp.js';
+import { haveCommand } from './tools.js';
+import { DEVICE_URL, provision } from './provision-run.js';
+
+/**
+ * The amd64 package as `npm run package -- --arch amd64` builds it (from dist/, the locked
+ * production dependencies, and the checkout's own better-sqlite3 build: no compile), unpacked and
+ * read: what it holds, what it leaves out, every ELF's architecture, its maintainer scripts'
+ * refusal of a node of another ABI; and provision.sh refusing a package or a checkout of another
+ * architecture for an image. The arm64 and armhf packages are proven under emulation by
+ * scripts/prove-arch.sh (too slow for every run: README, "Gateways").
+ */
+const skip = !haveCommand('dpkg-deb')
+  ? 'dpkg-deb is not installed'
+  : process.arch !== 'x64' || process.versions.modules !== '115'
+    ? `the amd64 package reuses the checkout's build, which needs x64 Node 20 (this is ${process.arch}, ABI ${process.versions.modules})`
+    : undefined;
+if (skip) process.stderr.write(`skipping the package tests: ${skip}\n`);
+
+/** Debian architecture from an ELF header (class, machine, ARM float ABI), or undefined. */
+function elfArch(file: string): string | undefined {
+  const h = Buffer.alloc(40);
+  const fd = openSync(file, 'r');
+  const n = readSync(fd, h, 0, 40, 0);
+  closeSync(fd);
+  if (n < 40 || h.readUInt32BE(0) !== 0x7f454c46) return undefined;
+  const machine = h.readUInt16LE(18);
+  if (machine === 0x3e) return 'amd64';
+  if (machine === 0xb7) return 'arm64';
+  if (machine === 0x28) return h.readUInt32LE(36) & 0x400 ? 'armhf' : 'armel';
+  return `machine ${machine}`;
+}
+
+function* walk(dir: string): Generator<string> {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) yield* walk(p);
+    else if (e.isFile()) yield p;
+  }
+}
+
+describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
+  let work: string;
+  let deb: string;
+  let tree: string;
+  let build: { status: number | null; out: string };
+
+  beforeAll(() => {
+    work = mkdtempSync(path.join(os.tmpdir(), 'ta-package-'));
+    const r = spawnSync('bash', [path.join(REPO_ROOT, 'scripts/package-deb.sh'), '--arch', 'amd64', '--out', work], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
+      timeout: 170_000,
+    });
+    build = { status: r.status, out: `${r.stdout}${r.stderr}` };
+    deb = r.stdout.trim().split('\n').pop() ?? '';
+    tree = path.join(work, 'tree');
+    if (r.status === 0) spawnSync('dpkg-deb', ['-R', deb, tree]);
+  }, 180_000);
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('is written where it says, named by version and architecture', () => {
+    expect(build.status, build.out).toBe(0);
+    const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(deb).toBe(path.join(work, `telematics-agent_${version}_amd64.deb`));
+    const field = (f: string): string => spawnSync('dpkg-deb', ['-f', deb, f], { encoding: 'utf8' }).stdout.trim();
+    expect(field('Architecture')).toBe('amd64');
+    expect(field('Version')).toBe(version);
+    expect(field('Depends')).toContain('nodejs (>= 20.19)');
+  });
+
+  it('holds what the gateway runs: program, production dependencies, unit, sysusers, tmpfiles, example config', () => {
+    for (const f of [
+      'opt/telematics-agent/dist/cli/main.js',
+      'opt/telematics-agent/node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'opt/telematics-agent/node_modules/@serialport/bindings-cpp/prebuilds/linux-x64/@serialport+bindings-cpp.glibc.node',
+      'opt/telematics-agent/scripts/provision.sh',
+      'usr/lib/systemd/system/telematics-agent.service',
+      'usr/lib/sysusers.d/telematics-agent.conf',
+      'usr/lib/tmpfiles.d/telematics-agent.conf',
+      'usr/bin/telematics-agent',
+      'etc/telematics-agent/config.example.json',
+    ])
+      expect(readdirSync(path.join(tree, path.dirname(f))), f).toContain(path.basename(f));
+    expect(readFileSync(path.join(tree, 'DEBIAN/conffiles'), 'utf8').trim()).toBe('/etc/telematics-agent/config.example.json');
+    expect(readFileSync(path.join(tree, 'opt/telematics-agent/node-abi'), 'utf8').trim()).toBe('115');
+  });
+
+  it('leaves out the development side: no devDependencies, sources, tests or native sources', () => {
+    const modules = readdirSync(path.join(tree, 'opt/telematics-agent/node_modules'));
+    for (const dev of ['vitest', 'typescript', 'prettier', 'ajv', 'yaml', 'nmea-simple']) expect(modules).not.toContain(dev);
+    const app = readdirSync(path.join(tree, 'opt/telematics-agent'));
+    for (const f of ['src', 'test', 'bench', 'tsconfig.json']) expect(app).not.toContain(f);
+    expect(readdirSync(path.join(tree, 'opt/telematics-agent/node_modules/better-sqlite3'))).not.toContain('deps');
+    expect(readdirSync(path.join(tree, 'opt/telematics-agent/node_modules/@serialport/bindings-cpp/prebuilds'))).toEqual(['linux-x64']);
+  });
+
+  it('has every ELF file of its architecture', () => {
+    const elves = [...walk(tree)].map((f) => [path.relative(tree, f), elfArch(f)] as const).filter(([, a]) => a !== undefined);
+    expect(elves.length).toBeGreaterThanOrEqual(2);
+    for (const [f, arch] of elves) expect(arch, f).toBe('amd64');
+  });
+
+  it('runs its CLI from the unpacked tree with this node', () => {
+    const r = spawnSync(process.execPath, [path.join(tree, 'opt/telematics-agent/dist/cli/main.js'), '--version'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('refuses at install a node of another ABI, with what to do', () => {
+    const dir = tempDir('ta-package-abi-');
+    const fakeNode = path.join(dir, 'node');
+    writeFileSync(fakeNode, '#!/bin/sh\ncase "$*" in *modules*) echo 127 ;; *) echo v22.12.0 ;; esac\n');
+    chmodSync(fakeNode, 0o755);
+    for (const script of ['preinst', 'postinst']) {
+      const text = readFileSync(path.join(tree, 'DEBIAN', script), 'utf8');
+      expect(text).toContain('WANT_ABI=115');
+      const copy = path.join(dir, script);
+      writeFileSync(copy, text.replaceAll('/usr/bin/node', fakeNode));
+      const r = spawnSync('sh', [copy, script === 'preinst' ? 'install' : 'configure'], { encoding: 'utf8' });
+      expect(r.status, script).toBe(1);
+      expect(r.stderr).toContain('v22.12.0 (Node ABI 127)');
+      expect(r.stderr).toContain("Install Debian's nodejs");
+      expect(r.stderr).not.toContain('NODE_MODULE_VERSION');
+    }
+  });
+
+  it('provision.sh refuses to put it into an image of another architecture', () => {
+    const root = tempDir('ta-provision-arch-');
+    const r = provision(root, ['--package', deb, '--arch', 'arm64', '--username', 'u', '--password-file', '-'], { input: 'pw\n' });
+    expect(r.status, r.out).toBe(2);
+    expect(r.out).toContain('is for amd64, but');
+    expect(r.out).toContain('is arm64');
+    expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+describe('provision.sh --root from a checkout', () => {
+  it("refuses an image of another architecture: its native modules are this machine's", () => {
+    const root = tempDir('ta-provision-foreign-');
+    const r = provision(root, [
+      '--arch',
+      process.arch === 'arm64' ? 'amd64' : 'arm64',
+      '--username',
+      'u',
+      '--password-file',
+      '-',
+      '--external-system-id',
+      'x',
+      '--carrier-code',
+      'C',
+      '--device-url',
+      DEVICE_URL,
+      '--gnss-path',
+      '/dev/ttyACM0',
+    ]);
+    expect(r.status, r.out).toBe(2);
+    expect(r.out).toContain('npm run package -- --arch');
+    expect(readdirSync(root)).toEqual([]);
+  });
+});
