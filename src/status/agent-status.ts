@@ -8,7 +8,7 @@ import { DaemonStatusProvider, type StoredFacts } from './daemon-provider.js';
 import type { DiskSummary } from './snapshot.js';
 import { storeView } from './store-view.js';
 import { outboxSummary, uploadSummary, type AgeReference } from './upload-views.js';
-import { platformLinkSummary } from './platform-link.js';
+import { headerIndexerNotes, platformLinkSummary } from './platform-link.js';
 
 export interface AgentStatusOptions {
   config: Config;
@@ -85,12 +85,7 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
         requestTimeoutMs: config.platform.requestTimeoutMs,
       });
     },
-    notes: () =>
-      platform.wire
-        .snapshot()
-        .headerIndexerOff.map(
-          (o) => `HTTP/2 header indexer off for ${o.origin} until restart (${o.reason}): the bearer goes with every request`,
-        ),
+    notes: () => headerIndexerNotes(platform.wire.snapshot().headerIndexerOff),
     network: () => {
       const w = platform.wire.snapshot();
       return {

@@ -1,4 +1,5 @@
 import type { PlatformContactView } from '../platform/transport/platform-contact.js';
+import type { HeaderIndexerOff } from '../platform/transport/wire-counter.js';
 import type { PlatformLinkSummary } from './snapshot.js';
 
 export interface ContactSchedule {
@@ -40,4 +41,9 @@ export function platformLinkSummary(view: PlatformContactView, schedule: Contact
   const expected = expectedContactIntervalS(schedule);
   if (expected !== undefined) out.expectedIntervalS = expected;
   return out;
+}
+
+/** A `status` note per platform host the HTTP/2 header indexer was turned off for (its server refused it). */
+export function headerIndexerNotes(off: readonly HeaderIndexerOff[]): string[] {
+  return off.map((o) => `HTTP/2 header indexer off for ${o.origin} until restart (${o.reason}): the bearer goes with every request`);
 }
