@@ -39,7 +39,11 @@ export async function chooseFeed(config: Config, logger: Logger, choice: FeedCho
       { class: 'config', retryable: false },
     );
   }
-  const common = { maxLineLength: g.maxLineLength, rollover: { minDateMarginDays: config.quality.minDateMarginDays } };
+  const common = {
+    maxLineLength: g.maxLineLength,
+    rollover: { minDateMarginDays: config.quality.minDateMarginDays },
+    logger: logger.child({ component: 'gnss' }),
+  };
   if (g.replayFile !== undefined) {
     const source = new ReplaySource({ file: g.replayFile, speed: g.replaySpeed, logger: logger.child({ component: 'gnss' }) });
     return new GnssFixFeed({ source, description: `the replay of ${g.replayFile}`, ...common });

@@ -1,14 +1,15 @@
-import { createDecoder } from '../gnss/decoder.js';
-import { systemClock } from '../system/clock.js';
+import { GnssPipeline } from '../gnss/pipeline.js';
+import { silentLogger, type Logger } from '../log.js';
+import { systemClock, type Clock } from '../system/clock.js';
 import type { Fix } from '../fix/fix.js';
-import { correctWeekRollover, type RolloverOptions } from '../gnss/rollover.js';
+import type { RolloverOptions } from '../gnss/rollover.js';
 import type { NmeaSource } from '../gnss/sources/source.js';
 import type { FixFeed } from './fix-feed.js';
 
 /**
- * Fixes straight from a GNSS source (the serial port or a replay file), decoded by the GNSS
- * modules as the daemon decodes them, week rollover corrected. It deliberately skips the GNSS
- * pipeline's recording policy: that thins a standing vehicle to one fix every few minutes, and
+ * Fixes straight from a GNSS source (the serial port, gpsd or a replay file), through the daemon's
+ * own pipeline (gnss/pipeline.ts: the same decoding and week-rollover correction), taken at its
+ * every-epoch tap: the recording policy thins a standing vehicle to one fix every few minutes, and
  * `location here` wants every epoch. The quality gate is applied by the capture (capture.ts).
  */
 
@@ -20,7 +21,10 @@ export interface GnssFixFeedOptions {
   /** For messages: "the receiver on /dev/ttyACM0", "the replay of /x.nmea". */
   description: string;
   maxLineLength?: number;
-  rollover?: RolloverOptions;
+  rollover?: Pick<RolloverOptions, 'minDateMarginDays' | 'releaseDateMs'>;
+  /** The host's clock: it bounds the week-rollover correction (never timestamps a fix). */
+  clock?: Clock;
+  logger?: Logger;
 }
 
 export class GnssFixFeed implements FixFeed {
@@ -49,18 +53,18 @@ export class GnssFixFeed implements FixFeed {
     let ended = false;
     let wake: (() => void) | undefined;
     const notify = () => wake?.();
-    const decoder = createDecoder({
+    // The pipeline records nothing here: its recorded fixes go nowhere, its every epoch to the queue.
+    const pipeline = new GnssPipeline({
+      source: this.#o.source,
+      logger: this.#o.logger ?? silentLogger(),
+      sink: { record: () => undefined },
+      clock: this.#o.clock ?? systemClock,
+      ...(this.#o.rollover ? { quality: this.#o.rollover } : {}),
       ...(this.#o.maxLineLength !== undefined ? { maxLineLength: this.#o.maxLineLength } : {}),
-      correctTime: (t) => correctWeekRollover(t, { clock: systemClock, ...this.#o.rollover }),
-      onFix: (fix) => {
+      onEpoch: (fix) => {
         queue.push(fix);
         notify();
       },
-    });
-    // A source cannot drop a listener; this one goes quiet when the iteration ends.
-    let active = true;
-    this.#o.source.onData((chunk) => {
-      if (active) decoder.pushChunk(chunk);
     });
     const onAbort = () => {
       ended = true;
@@ -68,9 +72,9 @@ export class GnssFixFeed implements FixFeed {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.#o.source.start();
+      await pipeline.start();
       void this.#o.source.finished?.().then(() => {
-        if (active) decoder.flush();
+        pipeline.endOfInput();
         ended = true;
         notify();
       });
@@ -83,9 +87,8 @@ export class GnssFixFeed implements FixFeed {
         wake = undefined;
       }
     } finally {
-      active = false;
       signal.removeEventListener('abort', onAbort);
-      await this.#o.source.stop();
+      await pipeline.stop();
     }
   }
 }

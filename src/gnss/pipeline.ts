@@ -92,6 +92,11 @@ export class GnssPipeline {
     this.#recordAll(this.#policy.flush());
   }
 
+  /** End of input (a replay file read to its end): the unterminated last line and the epoch in progress. */
+  endOfInput(): void {
+    if (this.#started) this.#decoder.flush();
+  }
+
   /** Fixes recorded so far (state().counters.recorded without building the whole state). */
   recordedCount(): number {
     return this.#recorded;
