@@ -297,12 +297,14 @@ preflight() {
   [ -n "$NODE" ] || die "node not found; install Node.js 20.19 or later (README, Gateway: Debian 13 apt-get install nodejs; Debian 12 NodeSource)"
   [[ $NODE =~ ^/[A-Za-z0-9._/+-]+$ ]] || usage_error "--node must be an absolute path without spaces, got \"$NODE\""
   [ -x "$NODE" ] || die "$NODE is not executable"
-  # The unit has ProtectHome=yes: a node under /root or /home (nvm) is invisible to the service.
+  # The unit has ProtectHome=yes and PrivateTmp=yes: a node under /root or /home (nvm), /tmp or
+  # /var/tmp is invisible to the service.
   case "$NODE $(readlink -f -- "$NODE")" in
     */home/* | /root/* | *" /root/"*) die "$NODE lives in a home directory, which the service cannot see (ProtectHome=yes); install Node.js system-wide or pass --node" ;;
+    /tmp/* | /var/tmp/* | *" /tmp/"* | *" /var/tmp/"*) die "$NODE lives under /tmp or /var/tmp, which the service cannot see (PrivateTmp=yes); install Node.js system-wide (/usr, /opt) or pass --node" ;;
   esac
   "$NODE" -e '
-    const want = (require(process.argv[1]).engines?.node ?? ">=20").replace(/^>=\s*/, "").split(".").map(Number);
+    const want = (require(process.argv[1]).engines?.node ?? ">=20").split("||")[0].replace(/^[\s>=^]*/, "").split(".").map(Number);
     const have = process.versions.node.split(".").map(Number);
     for (let i = 0; i < 3; i++) if ((have[i] ?? 0) !== (want[i] ?? 0)) process.exit((have[i] ?? 0) > (want[i] ?? 0) ? 0 : 1);
   ' "$SOURCE/package.json" || die "node $("$NODE" --version) is too old; package.json asks for $("$NODE" -p 'require(process.argv[1]).engines?.node' "$SOURCE/package.json")"
