@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, describeError, isAgentError, errorFields } from '../errors.js';
 import { CONFIG_OPTION } from './options.js';
+import { tuneV8ForDaemon } from './daemon-v8.js';
 
 /**
  * `telematics-agent run`: the daemon. Configuration errors end it with EXIT_CONFIG and a message
@@ -89,5 +90,6 @@ export function registerRunCommand(program: Command): void {
       process.exitCode = EXIT_OK;
       // Anything still holding the loop (a stuck socket) must not keep a stopped daemon alive.
       setTimeout(() => process.exit(EXIT_OK), 2000).unref();
-    });
+    })
+    .hook('preAction', tuneV8ForDaemon);
 }

@@ -4,7 +4,7 @@
  * follows the sentences' own UTC times, so a log replays at its receiver's rate, 1 to 10 Hz.
  */
 import { systemClock, type Clock } from '../../system/clock.js';
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
 import { timeOfDay } from '../sentences/fields.js';
@@ -23,6 +23,23 @@ export interface ReplaySourceOptions {
 
 /** Lines per burst when replaying as fast as possible, between yields to the event loop. */
 const BURST = 2000;
+
+/**
+ * The file's lines, read 64 KiB at a time: a drive at 10 Hz is about 0.3 MB a minute, and a log
+ * held whole (with its lines split out) stayed in the daemon's heap for the whole replay.
+ */
+async function* readLines(handle: FileHandle): AsyncGenerator<{ line: string; last: boolean }> {
+  const buf = Buffer.alloc(64 * 1024);
+  let rest = '';
+  for (;;) {
+    const { bytesRead } = await handle.read(buf, 0, buf.length, null);
+    if (bytesRead === 0) break;
+    const parts = (rest + buf.toString('latin1', 0, bytesRead)).split('\n');
+    rest = parts.pop() ?? '';
+    for (const line of parts) yield { line, last: false };
+  }
+  if (rest !== '') yield { line: rest, last: true };
+}
 
 /** The UTC time of day a line carries (GGA, RMC, GNS: field 1; GLL: field 5), if any. */
 function lineTime(line: string): number | undefined {
@@ -58,19 +75,25 @@ export class ReplaySource implements NmeaSource {
     if (this.#running) return;
     this.#running = true;
     this.#link.status = 'opening';
-    let text: string;
+    let handle: FileHandle;
     try {
-      text = await readFile(this.#o.file, 'latin1');
+      handle = await open(this.#o.file, 'r');
     } catch (e) {
-      this.#link.status = 'ended';
-      this.#link.lastError = describeError(e);
-      this.#link.lastErrorAt = (this.#o.clock ?? systemClock).wallMs();
-      this.#o.logger.error({ file: this.#o.file, error: this.#link.lastError }, 'cannot read the NMEA replay file');
+      this.#readFailed(e);
       return;
     }
     this.#link.status = 'open';
     this.#link.openedAt = (this.#o.clock ?? systemClock).wallMs();
-    this.#done = this.#replay(text.split('\n'));
+    this.#done = this.#replay(readLines(handle))
+      .catch((e: unknown) => this.#readFailed(e))
+      .finally(() => handle.close().catch(() => undefined));
+  }
+
+  #readFailed(e: unknown): void {
+    this.#link.status = 'ended';
+    this.#link.lastError = describeError(e);
+    this.#link.lastErrorAt = (this.#o.clock ?? systemClock).wallMs();
+    this.#o.logger.error({ file: this.#o.file, error: this.#link.lastError }, 'cannot read the NMEA replay file');
   }
 
   async stop(): Promise<void> {
@@ -86,10 +109,11 @@ export class ReplaySource implements NmeaSource {
     return this.#done ?? Promise.resolve();
   }
 
-  async #replay(lines: string[]): Promise<void> {
+  async #replay(lines: AsyncGenerator<{ line: string; last: boolean }>): Promise<void> {
     let lastTime: number | undefined;
-    for (let i = 0; i < lines.length && this.#running; i++) {
-      const line = lines[i] ?? '';
+    let i = 0;
+    for await (const { line, last } of lines) {
+      if (!this.#running) break;
       if (this.#o.speed > 0) {
         const t = lineTime(line);
         if (t !== undefined) {
@@ -100,8 +124,9 @@ export class ReplaySource implements NmeaSource {
       } else if (i % BURST === BURST - 1) {
         await new Promise<void>((r) => setImmediate(r));
       }
+      i++;
       if (!this.#running) break;
-      const chunk = Buffer.from(i < lines.length - 1 ? `${line}\n` : line, 'latin1');
+      const chunk = Buffer.from(last ? line : `${line}\n`, 'latin1');
       this.#link.bytes += chunk.length;
       for (const l of this.#listeners) l(chunk);
     }

@@ -8,8 +8,8 @@
  * arrives (a wrong baud rate), so the pipeline's LineSplitter, which enforces
  * `gnss.maxLineLength`, does it.
  */
+import { createRequire } from 'node:module';
 import { systemClock, type Clock } from '../../system/clock.js';
-import { SerialPort } from 'serialport';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
 import { scheduleReopen, type BackoffOptions } from './backoff.js';
@@ -28,8 +28,14 @@ export interface SerialPortLike {
 
 export type SerialPortFactory = (options: { path: string; baudRate: number }) => SerialPortLike;
 
-export const defaultSerialPortFactory: SerialPortFactory = ({ path, baudRate }) =>
-  new SerialPort({ path, baudRate, autoOpen: false }) as unknown as SerialPortLike;
+// Loaded at the first open, not with the daemon: a replay or gpsd source never needs it, and
+// node-serialport with its native binding is about 13 MB of RSS.
+let serialPortClass: typeof import('serialport').SerialPort | undefined;
+
+export const defaultSerialPortFactory: SerialPortFactory = ({ path, baudRate }) => {
+  serialPortClass ??= (createRequire(import.meta.url)('serialport') as typeof import('serialport')).SerialPort;
+  return new serialPortClass({ path, baudRate, autoOpen: false }) as unknown as SerialPortLike;
+};
 
 export interface SerialSourceOptions {
   path: string;
