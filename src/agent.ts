@@ -28,6 +28,8 @@ import { repairedFacts } from './status/store-view.js';
 import { Uploader } from './upload/uploader.js';
 import { replacedKeyWarnings } from './config/warnings.js';
 import type { AgentOptions } from './agent-options.js';
+import { buildMotion } from './motion/agent-motion.js';
+import type { MotionTracker } from './motion/motion-tracker.js';
 
 export type { AgentOptions } from './agent-options.js';
 
@@ -63,6 +65,8 @@ export class Agent {
   readonly #handover: FixHandover;
   readonly #fixPublisher = new FixPublisher();
   #pipeline: GnssPipeline | undefined;
+  /** Movement, engine and odometer: like the pipeline, it outlives a restart of the store. */
+  readonly #motion: MotionTracker | undefined;
   /** The card was read-only at start: the components run on a copy of its database in memory. */
   #readOnly = false;
   /**
@@ -100,6 +104,7 @@ export class Agent {
       restarting: () => this.#restarting,
       monotonicMs: () => this.#clock.monotonicMs(),
     });
+    this.#motion = buildMotion(options.config, options.logger);
   }
 
   /**
@@ -223,6 +228,11 @@ export class Agent {
     await outbox.start();
     if (adopt) outbox.hold(adopt);
     this.#onStop('outbox', () => outbox.stop());
+    const motion = this.#motion;
+    if (motion) {
+      motion.attach(outbox, meta);
+      this.#onStop('motion', () => motion.detach());
+    }
 
     const eventsOrigin = new URL(config.platform.planningUrl).origin;
     const uploader = new Uploader({
@@ -258,6 +268,7 @@ export class Agent {
         ballastPresent: () => this.#fullDisk?.state().ballastPresent,
         repaired: repairedFacts(meta),
         stored: readStoredFacts(db, meta),
+        motion: motion && (() => motion.status()),
       },
     });
     if (status) this.#onStop('status', () => status.stop());
@@ -303,6 +314,7 @@ export class Agent {
         this.#lastEpoch = { gnssMs: fix.time, monoMs: clock.monotonicMs() };
         this.#fixPublisher.publish(fix);
       },
+      onAccepted: this.#motion && ((fix) => this.#motion!.offer(fix)),
     });
   }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 import { platformSchema } from './platform-schema.js';
 import { nonEmpty, urlPathId } from './schema-parts.js';
+import { ignitionSchema, motionSchema } from './motion-schema.js';
 import { parseGpsdAddress } from './gpsd-address.js';
 
 export { platformSchema };
@@ -325,6 +326,8 @@ export const configSchema = z.strictObject({
   recording: recordingSchema,
   storage: storageSchema,
   upload: uploadSchema,
+  motion: motionSchema,
+  ignition: ignitionSchema,
   dataDir: z.string().min(1).default('/var/lib/telematics-agent').describe('Where agent.db lives (created 0700).'),
   log: logSchema,
   status: statusSchema,

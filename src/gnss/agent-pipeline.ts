@@ -18,6 +18,7 @@ export function agentPipeline(o: {
   source?: NmeaSource | undefined;
   sink: FixSink;
   onEpoch: (fix: Fix) => void;
+  onAccepted?: ((fix: Fix) => void) | undefined;
 }): GnssPipeline {
   return new GnssPipeline({
     source: o.source ?? createNmeaSource(o.config.gnss, o.logger.child({ component: 'gnss-source' }), o.clock),
@@ -25,6 +26,7 @@ export function agentPipeline(o: {
     sink: o.sink,
     clock: o.clock,
     onEpoch: o.onEpoch,
+    ...(o.onAccepted ? { onAccepted: o.onAccepted } : {}),
     quality: o.config.quality,
     recording: o.config.recording,
     maxLineLength: o.config.gnss.maxLineLength,

@@ -32,6 +32,8 @@ export interface GnssPipelineOptions {
    * vehicle down to a heartbeat). `location here` subscribes to these through the daemon.
    */
   onEpoch?: (fix: Fix) => void;
+  /** Every epoch the quality gate accepts, before the recording policy thins them (src/motion). */
+  onAccepted?: (fix: Fix) => void;
 }
 
 export interface GnssState {
@@ -150,6 +152,13 @@ export class GnssPipeline {
     const rejection = this.#gate.check(fix);
     this.#lastRejection = rejection;
     if (rejection !== undefined) return;
+    if (this.#o.onAccepted) {
+      try {
+        this.#o.onAccepted(fix);
+      } catch (e) {
+        this.#o.logger.error({ err: errorFields(e) }, 'an accepted-fix listener failed');
+      }
+    }
     this.#recordAll(this.#policy.offer(fix));
   }
 

@@ -5,7 +5,7 @@ import type { Outbox } from '../store/outbox/outbox.js';
 import type { Clock } from '../system/clock.js';
 import type { Uploader } from '../upload/uploader.js';
 import { DaemonStatusProvider, type StoredFacts } from './daemon-provider.js';
-import type { DiskSummary } from './snapshot.js';
+import type { DiskSummary, MotionSummary } from './snapshot.js';
 import { storeView } from './store-view.js';
 import { outboxSummary, uploadSummary, type AgeReference } from './upload-views.js';
 import { headerIndexerNotes, platformLinkSummary } from './platform-link.js';
@@ -22,6 +22,8 @@ export interface AgentStatusOptions {
   ballastPresent: () => boolean | undefined;
   repaired: DiskSummary['repaired'];
   stored: StoredFacts;
+  /** The motion tracker's view (absent with motion.enabled false). */
+  motion?: (() => MotionSummary) | undefined;
 }
 
 /** What the running agent's status socket answers with: each fact read from the component that owns it, at the moment of asking. */
@@ -86,6 +88,7 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
       });
     },
     notes: () => headerIndexerNotes(platform.wire.snapshot().headerIndexerOff),
+    ...(o.motion ? { motion: o.motion } : {}),
     network: () => {
       const w = platform.wire.snapshot();
       return {

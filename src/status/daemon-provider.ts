@@ -19,6 +19,7 @@ import {
   type StatusProvider,
   type StatusSnapshot,
   type UploadSummary,
+  type MotionSummary,
 } from './snapshot.js';
 
 export interface ReceiverView {
@@ -57,6 +58,7 @@ export interface DaemonStatusSources {
   /** A full disk and failing commits (store-view.ts). */
   store?: () => StoreView;
   network?: () => NetworkSummary;
+  motion?: () => MotionSummary;
   /**
    * What the database remembers from before this start (issue 13.14): right after a restart the
    * uploader has delivered nothing yet and the token manager may not have loaded its pair, and
@@ -103,6 +105,7 @@ export class DaemonStatusProvider implements StatusProvider {
     if (s.receiver) snapshot.receiver = receiverStatus(s.receiver(), now);
     if (s.platform) snapshot.platform = s.platform();
     if (s.network) snapshot.network = s.network();
+    if (s.motion) snapshot.motion = s.motion();
     const notes = s.notes?.() ?? [];
     if (notes.length > 0) snapshot.notes = notes;
     const id = s.identity?.();

@@ -177,6 +177,14 @@ export interface DiskSummary {
   repaired?: { at: number; reason: string; movedTo: string; salvaged: number; deadLetters: number; unreadable: number };
 }
 
+export interface MotionSummary {
+  state: 'moving' | 'stopped' | 'unknown';
+  /** ISO time (GNSS) of the last change; absent while unknown. */
+  since?: string;
+  odometerM: number;
+  ignition: 'on' | 'off' | 'not wired';
+}
+
 export interface StatusSnapshot {
   schema: typeof SNAPSHOT_SCHEMA;
   /** Host wall clock when the snapshot was taken (epoch ms). */
@@ -192,6 +200,8 @@ export interface StatusSnapshot {
   platform?: PlatformLinkSummary;
   network?: NetworkSummary;
   disk: DiskSummary;
+  /** The vehicle's movement, odometer and ignition (src/motion); absent with motion.enabled false. */
+  motion?: MotionSummary;
   /** Why some facts are missing (e.g. the database could not be read). */
   notes?: string[];
 }

@@ -112,6 +112,8 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     if (r.rolloverCorrections) lines.push(row('  dates', `${r.rolloverCorrections} corrected by 1024 weeks (GPS week rollover)`));
   }
 
+  if (s.motion) lines.push(row('vehicle', motionLine(s.motion)));
+
   const g = s.registration;
   lines.push(
     row(
@@ -238,4 +240,11 @@ export function drainLine(pending: number, d: NonNullable<StatusSnapshot['upload
       ? `${Math.floor(d.window)} of ${d.ceiling} in flight`
       : `1 request per ${Math.round(1 / Math.max(d.window, 1e-3))} round trips`;
   return `${pending} to send at ${d.ratePerS.toFixed(1)}/s, ${eta}; ${flight}, ${DRAIN_LIMITS[d.limit] ?? d.limit}${latency}`;
+}
+
+/** `stopped since 08:12:03Z  odometer 123,456.7 km  ignition off`: the vehicle's day on one line. */
+function motionLine(m: NonNullable<StatusSnapshot['motion']>): string {
+  const since = m.since ? ` since ${m.since.slice(11, 19)}Z` : '';
+  const km = (m.odometerM / 1000).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  return `${m.state}${since}  odometer ${km} km  ignition ${m.ignition}`;
 }

@@ -1,0 +1,34 @@
+import type { MovementSnapshot } from './movement.js';
+
+/** The meta key of the motion state (MotionRecord, JSON). */
+export const MOTION_META_KEY = 'motion.state';
+/** The meta key `odometer set` writes ({metres, setAt}); the daemon applies it at its next start. */
+export const ODOMETER_SETTING_KEY = 'motion.odometerSetting';
+
+/** What the meta table gives the tracker (store/meta.ts MetaStore). */
+export interface MotionMeta {
+  getJson<T>(key: string): T | undefined;
+  setJson(key: string, value: unknown): void;
+}
+
+/** The motion state as stored: the movement, the odometer (metres) and the last ignition state. */
+export interface MotionRecord {
+  movement: MovementSnapshot;
+  odometerM: number;
+  ignition?: 'on' | 'off';
+  /** setAt of the installer's odometer setting already applied (so a restart does not apply it again). */
+  appliedSettingAt?: number;
+}
+
+export interface OdometerSetting {
+  metres: number;
+  /** Wall ms when it was set (identifies the setting; display only). */
+  setAt: number;
+}
+
+/** The installer's setting, when there is one the running state has not applied yet. */
+export function applyOdometerSetting(meta: MotionMeta, appliedAt: number | undefined): OdometerSetting | undefined {
+  const s = meta.getJson<OdometerSetting>(ODOMETER_SETTING_KEY);
+  if (!s || !Number.isFinite(s.metres) || s.setAt === appliedAt) return undefined;
+  return s;
+}

@@ -1,0 +1,167 @@
+import type { Fix, VehicleEvent, VehicleEventKind } from '../fix/fix.js';
+import type { Logger } from '../log.js';
+import { MovementDetector, type MovementOptions, type MovementSnapshot, type MovementState, type Place } from './movement.js';
+import { Odometer } from './odometer.js';
+import { applyOdometerSetting, MOTION_META_KEY, type MotionMeta, type MotionRecord } from './motion-record.js';
+
+/** Where the events go (the outbox of the moment): the event with the state to commit beside it. */
+export interface VehicleEventSink {
+  recordEvent(event: VehicleEvent, persist?: () => void): void;
+}
+
+export type IgnitionState = 'on' | 'off' | 'not wired';
+
+export interface MotionStatus {
+  state: MovementState;
+  /** ISO time (GNSS) of the last change; absent while unknown. */
+  since?: string;
+  odometerM: number;
+  ignition: IgnitionState;
+}
+
+export interface MotionTrackerOptions {
+  movement: Partial<MovementOptions> & { stillSpeedKmh: number };
+  logger: Logger;
+  /** Whether an ignition input is configured (else status says "not wired"). */
+  ignitionWired: boolean;
+}
+
+/**
+ * The vehicle's day (movement, engine, odometer) from every accepted epoch and the ignition input,
+ * as vehicle events into the outbox. It outlives a restart of the store, like the GNSS pipeline:
+ * attach() gives it the outbox and the meta table of the moment, and the first attach restores
+ * what the last run stored. Each event is committed with the state that made it (Outbox.recordEvent),
+ * a silent change (unknown to moving or stopped) on its own, and everything at detach: so a vehicle
+ * stopped when the power went is still stopped after it, and no stop or start is made twice (the
+ * same GNSS time also gives the same event id).
+ */
+export class MotionTracker {
+  readonly #o: MotionTrackerOptions;
+  readonly #movement: MovementDetector;
+  readonly #odometer: Odometer;
+  #ignition: 'on' | 'off' | undefined;
+  #sink: VehicleEventSink | undefined;
+  #meta: MotionMeta | undefined;
+  #restored = false;
+  /** The last accepted epoch: where the vehicle is when the ignition changes. */
+  #last: { time: number; at: Place } | undefined;
+  #appliedSetting: number | undefined;
+
+  constructor(options: MotionTrackerOptions) {
+    this.#o = options;
+    this.#movement = new MovementDetector(options.movement);
+    this.#odometer = new Odometer({ stillSpeedKmh: options.movement.stillSpeedKmh });
+  }
+
+  attach(sink: VehicleEventSink, meta: MotionMeta): void {
+    this.#sink = sink;
+    this.#meta = meta;
+    if (!this.#restored) {
+      this.#restored = true;
+      this.#restore(meta);
+    }
+  }
+
+  /** Stores the state (the store is about to close or restart) and lets go of it. */
+  detach(): void {
+    this.#save();
+    this.#sink = undefined;
+    this.#meta = undefined;
+  }
+
+  /** One accepted epoch. */
+  offer(fix: Fix): void {
+    if (fix.lat === undefined || fix.lon === undefined) return;
+    this.#last = { time: fix.time, at: { lat: fix.lat, lon: fix.lon } };
+    this.#odometer.offer(fix);
+    const change = this.#movement.offer(fix);
+    if (!change) return;
+    if (change.silent) {
+      this.#save();
+      return;
+    }
+    this.#emit(change.kind === 'stop' ? 'stopMovingEvent' : 'startMovingEvent', change.time, change.at);
+  }
+
+  /**
+   * The debounced ignition changed, at this GNSS time (ignition.ts dates it). The first reading
+   * with no stored state says how it is, not that it changed; one that differs from the stored
+   * state is a change made while the agent was off (dated now: nobody saw it).
+   */
+  ignition(on: boolean, time: number): void {
+    const next = on ? 'on' : 'off';
+    if (this.#ignition === next) return;
+    const first = this.#ignition === undefined;
+    this.#ignition = next;
+    if (first || !this.#last) return this.#save();
+    this.#emit(on ? 'startEngineEvent' : 'stopEngineEvent', time, this.#last.at);
+  }
+
+  /** GNSS ms of the last accepted epoch (the ignition's dating needs the receiver's clock). */
+  get lastEpochTime(): number | undefined {
+    return this.#last?.time;
+  }
+
+  status(): MotionStatus {
+    const since = this.#movement.since;
+    return {
+      state: this.#movement.state,
+      ...(since !== undefined ? { since: new Date(since).toISOString() } : {}),
+      odometerM: Math.round(this.#odometer.metres),
+      ignition: !this.#o.ignitionWired ? 'not wired' : (this.#ignition ?? 'off'),
+    };
+  }
+
+  #emit(eventType: VehicleEventKind, time: number, at: Place): void {
+    const event: VehicleEvent = { eventType, time, lat: at.lat, lon: at.lon, odometerM: Math.round(this.#odometer.metres) };
+    const record = this.#record();
+    const meta = this.#meta;
+    if (!this.#sink || !meta) {
+      this.#o.logger.warn(
+        { eventType, time: new Date(time).toISOString() },
+        'no outbox while the store restarts: vehicle event not queued',
+      );
+      return;
+    }
+    this.#o.logger.info({ eventType, time: new Date(time).toISOString(), odometerM: event.odometerM }, 'vehicle event');
+    this.#sink.recordEvent(event, () => meta.setJson(MOTION_META_KEY, record));
+  }
+
+  #record(): MotionRecord {
+    const r: MotionRecord = { movement: this.#movement.snapshot(), odometerM: this.#odometer.metres };
+    if (this.#ignition !== undefined) r.ignition = this.#ignition;
+    if (this.#appliedSetting !== undefined) r.appliedSettingAt = this.#appliedSetting;
+    return r;
+  }
+
+  #save(): void {
+    if (!this.#meta) return;
+    try {
+      this.#meta.setJson(MOTION_META_KEY, this.#record());
+    } catch (e) {
+      this.#o.logger.warn({ err: (e as Error).message }, 'motion state not stored (kept in memory; stored with the next event)');
+    }
+  }
+
+  #restore(meta: MotionMeta): void {
+    let stored: MotionRecord | undefined;
+    try {
+      stored = meta.getJson<MotionRecord>(MOTION_META_KEY);
+    } catch {
+      this.#o.logger.warn('stored motion state unreadable: movement unknown, odometer from the installer setting or 0');
+    }
+    if (stored) {
+      this.#movement.restore(stored.movement as MovementSnapshot);
+      this.#odometer.set(stored.odometerM);
+      this.#ignition = stored.ignition;
+      this.#appliedSetting = stored.appliedSettingAt;
+    }
+    const setting = applyOdometerSetting(meta, this.#appliedSetting);
+    if (setting) {
+      this.#odometer.set(setting.metres);
+      this.#appliedSetting = setting.setAt;
+      this.#o.logger.info({ odometerM: setting.metres }, 'odometer set by the installer');
+      this.#save();
+    }
+  }
+}

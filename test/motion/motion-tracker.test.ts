@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { MOTION_META_KEY, ODOMETER_SETTING_KEY, type MotionRecord } from '../../src/motion/motion-record.js';
+import { MotionTracker } from '../../src/motion/motion-tracker.js';
+import type { QueueEntry } from '../../src/upload/upload-queue.js';
+import { tempDir } from '../helpers/tmp.js';
+import { openOutbox, type OpenOutbox } from '../store/outbox/helpers.js';
+import { urbanDrive } from './drive.js';
+
+const tracker = (ignitionWired = false): MotionTracker =>
+  new MotionTracker({ movement: { stillSpeedKmh: 3 }, logger: silentLogger(), ignitionWired });
+
+const vehicleEvents = (o: OpenOutbox): QueueEntry[] => o.outbox.after(Number.MIN_SAFE_INTEGER, 100_000).filter((e) => e.eventType);
+
+describe('motion tracker: events into the outbox, state across restarts and power cuts', () => {
+  it('the drive with a power cut in the middle of the depot stop: one stop, one start, no spurious start after it', async () => {
+    const dir = tempDir();
+    const drive = urbanDrive();
+    const depot = drive.stands.find((s) => s.label === 'depot')!;
+    const cutAt = drive.fixes.findIndex((f) => f.time >= depot.from + 90_000);
+    let o = await openOutbox(dir);
+    let t = tracker();
+    t.attach(o.outbox, o.meta);
+    for (const f of drive.fixes.slice(0, cutAt)) t.offer(f);
+    expect(t.status().state).toBe('stopped');
+    o.db.close(); // the power goes: no detach, no final commit
+    o = await openOutbox(dir);
+    t = tracker();
+    t.attach(o.outbox, o.meta);
+    expect(t.status()).toMatchObject({ state: 'stopped', since: new Date(vehicleEvents(o)[0]!.time).toISOString() });
+    for (const f of drive.fixes.slice(cutAt)) t.offer(f);
+    t.detach();
+    await o.outbox.stop();
+    const events = vehicleEvents(o);
+    expect(events.map((e) => e.eventType)).toEqual(['stopMovingEvent', 'startMovingEvent']);
+    expect(Math.abs(events[0]!.time - depot.from)).toBeLessThanOrEqual(5000);
+    expect(Math.abs(events[1]!.time - depot.to)).toBeLessThanOrEqual(5000);
+    // The odometer went on from the stop's committed value: within 2 % of the whole drive.
+    expect(Math.abs(t.status().odometerM / drive.distanceM - 1)).toBeLessThanOrEqual(0.02);
+    expect(events[0]!.odometerM).toBeGreaterThan(1000);
+    o.db.close();
+  });
+
+  it('a restart while moving (state stored at stop) makes no event; the same drive again gives the same event ids', async () => {
+    const drive = urbanDrive();
+    const ids: string[][] = [];
+    for (let round = 0; round < 2; round++) {
+      const dir = tempDir();
+      let o = await openOutbox(dir);
+      let t = tracker();
+      t.attach(o.outbox, o.meta);
+      const half = 1200; // 120 s in, moving between the first lights
+      for (const f of drive.fixes.slice(0, half)) t.offer(f);
+      t.detach();
+      await o.outbox.stop();
+      o.db.close();
+      o = await openOutbox(dir);
+      t = tracker();
+      t.attach(o.outbox, o.meta);
+      for (const f of drive.fixes.slice(half)) t.offer(f);
+      t.detach();
+      await o.outbox.stop();
+      ids.push(vehicleEvents(o).map((e) => e.eventId));
+      expect(vehicleEvents(o).map((e) => e.eventType)).toEqual(['stopMovingEvent', 'startMovingEvent']);
+      o.db.close();
+    }
+    expect(ids[1]).toEqual(ids[0]);
+  });
+
+  it('the installer setting is applied once, at the next start, and the odometer goes on from it', async () => {
+    const dir = tempDir();
+    let o = await openOutbox(dir);
+    o.meta.setJson(ODOMETER_SETTING_KEY, { metres: 123_456_000, setAt: 1 });
+    let t = tracker();
+    t.attach(o.outbox, o.meta);
+    expect(t.status().odometerM).toBe(123_456_000);
+    for (const f of urbanDrive().fixes) t.offer(f);
+    t.detach();
+    const after = t.status().odometerM;
+    expect(after).toBeGreaterThan(123_456_000 + 3600);
+    expect(o.meta.getJson<MotionRecord>(MOTION_META_KEY)!.appliedSettingAt).toBe(1);
+    await o.outbox.stop();
+    o.db.close();
+    o = await openOutbox(dir);
+    t = tracker();
+    t.attach(o.outbox, o.meta);
+    expect(t.status().odometerM).toBe(after);
+    o.db.close();
+  });
+
+  it('ignition: the first reading is a state, a change is an event at the last position; status says "not wired" without an input', async () => {
+    const o = await openOutbox(tempDir());
+    const t = tracker(true);
+    t.attach(o.outbox, o.meta);
+    const fixes = urbanDrive().fixes;
+    t.offer(fixes[0]!);
+    t.ignition(true, fixes[0]!.time);
+    t.ignition(false, fixes[0]!.time + 500);
+    t.ignition(false, fixes[0]!.time + 700);
+    expect(vehicleEvents(o).map((e) => [e.eventType, e.time])).toEqual([['stopEngineEvent', fixes[0]!.time + 500]]);
+    expect(t.status().ignition).toBe('off');
+    expect(tracker(false).status().ignition).toBe('not wired');
+    await o.outbox.stop();
+    o.db.close();
+  });
+});
