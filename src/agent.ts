@@ -22,7 +22,6 @@ import { openStores } from './store/stores.js';
 import { Outbox } from './store/outbox/outbox.js';
 import { systemClock, type Clock } from './system/clock.js';
 import { gnssClockOffsetMs } from './system/clock-offset.js';
-import { daemonClock, WALL_OFFSET_FILE_ENV } from './system/wall-clock-seam.js';
 import { SdNotify } from './system/sd-notify.js';
 import { repairedFacts } from './status/store-view.js';
 import { Uploader } from './upload/uploader.js';
@@ -84,14 +83,7 @@ export class Agent {
 
   constructor(options: AgentOptions) {
     this.#o = options;
-    // The test seam for a wrong wall clock (wall-clock-seam.ts) applies to the system clock only.
-    const env = options.env ?? process.env;
-    const chosen = options.clock ? { clock: options.clock } : daemonClock(systemClock, env);
-    this.#clock = chosen.clock;
-    if (chosen.seam !== undefined)
-      options.logger.warn({ [WALL_OFFSET_FILE_ENV]: chosen.seam }, 'TEST SEAM: the wall clock is offset by the file this variable names');
-    if ('ignored' in chosen && chosen.ignored !== undefined)
-      options.logger.warn({ [WALL_OFFSET_FILE_ENV]: chosen.ignored }, 'test seam ignored under NODE_ENV=production: remove this variable');
+    this.#clock = options.clock ?? systemClock;
     this.#notify = new SdNotify({ env: options.env ?? process.env, logger: options.logger.child({ component: 'sd-notify' }) });
     this.#startedMono = this.#clock.monotonicMs();
     this.#handover = new FixHandover(options.logger.child({ component: 'gnss' }));

@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
@@ -6,31 +6,35 @@ import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { issueServerCertificate, makeThrowawayCa } from '../../src/sim/throwaway-ca.js';
 import { requestSnapshot } from '../../src/status/status-client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
-import { WALL_OFFSET_FILE_ENV } from '../../src/system/wall-clock-seam.js';
+import { Agent } from '../../src/agent.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { systemClock, type Clock } from '../../src/system/clock.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { HAVE_SOCAT, ptyPair, startDaemon, writeConfig, type Daemon } from './daemon.js';
+import { HAVE_SOCAT, ptyPair, writeConfig } from './daemon.js';
 
 if (!HAVE_SOCAT) process.stderr.write('skipping the wrong-clock e2e: socat is missing (apt-get install socat)\n');
 
 const TWO_YEARS_MS = 730 * 86_400_000;
 
 /**
- * Issue 22.8 through the real daemon: a gateway whose clock is two years ahead (a bad RTC) boots,
- * reads a live receiver on a pty (GNSS time = the real time), and meets the platform over TLS. CI
- * cannot move the system clock, so the daemon's wall clock is offset through its test seam
- * (src/system/wall-clock-seam.ts), and the simulator serves a certificate outside its dates by
- * the real clock, as a valid one is by a clock two years ahead (TLS judges by the real clock).
- * Then the clock is "set" (offset 0, and the simulator serves a valid certificate): delivery
- * resumes, and status measures its ages on the monotonic clock across the step.
+ * The whole agent (the composition root, in this process) with a wrong system clock: a gateway whose
+ * clock is two years ahead (a bad RTC) boots, reads a live receiver on a pty (GNSS time = the real
+ * time), and meets the platform over TLS. CI cannot move the system clock, so the agent is given
+ * an injected Clock whose wall time is offset (its monotonic time is the system's, as a real clock
+ * step leaves it), and the simulator serves a certificate outside its dates by the real clock, as
+ * a valid one is by a clock two years ahead (TLS judges by the real clock). Then the clock is
+ * "set" (offset 0, and the simulator serves a valid certificate): delivery resumes, and status
+ * (the built CLI, asking the agent's socket) measures its ages on the monotonic clock across the step.
  */
-describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the real daemon (issue 22.8)', () => {
+describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the whole agent', () => {
   it('names the clock and by how much, says FAILING, and ages stay true across the clock being set', { timeout: 180_000 }, async () => {
     const { sim, ca, expired, config, start, setClock, snapshot } = await setUp(TWO_YEARS_MS, 'expired');
 
     // 1. First boot, two years ahead: the token and the registration fail on the certificate's dates.
-    let d = start();
+    let d = await start();
     await waitFor(
       'the receiver gives GNSS time and TLS refuses the certificate',
       async () => {
@@ -57,13 +61,12 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the real daemon (issue 22.
     // 2. The clock is set: registration and delivery follow.
     setClock(0, ca);
     await waitFor('fixes delivered once the clock is set', () => sim.events.size >= 3, { timeoutMs: 60_000, detail: d.log });
-    d.child.kill('SIGTERM');
-    expect((await d.exited).code, d.log().slice(-2000)).toBe(0);
+    await d.stop();
 
     // 3. The next boot is two years ahead again (the RTC lost it): now the upload meets TLS, and its
     //    error carries a wall stamp two years in the future.
     setClock(TWO_YEARS_MS, expired);
-    d = start();
+    d = await start();
     await waitFor(
       'the upload fails on the clock',
       async () =>
@@ -100,8 +103,7 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the real daemon (issue 22.
     expect(after.stdout).toMatch(/last success \d+ s ago/);
     expect(after.stdout).toMatch(/last error PLATFORM_TLS_CLOCK \(transient\) \d+ (s|min) ago: /);
     expect(after.stdout).not.toMatch(/upload failing: PLATFORM_TLS_CLOCK|system clock (ahead of|behind) GNSS/);
-    d.child.kill('SIGTERM');
-    expect((await d.exited).code, d.log().slice(-2000)).toBe(0);
+    await d.stop();
   });
 
   it(
@@ -111,15 +113,14 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the real daemon (issue 22.
       const { sim, ca, future, config, start, setClock, snapshot } = await setUp(0, 'future');
       // A run with the clock right (the previous boot): registered, delivering, a success stored.
       setClock(0, ca);
-      let d = start();
+      let d = await start();
       await waitFor('fixes delivered', () => sim.events.size >= 3, { timeoutMs: 60_000, detail: d.log });
-      d.child.kill('SIGTERM');
-      expect((await d.exited).code, d.log().slice(-2000)).toBe(0);
+      await d.stop();
 
       // Power cut, no RTC: the next boot is at 1970, and TLS finds the certificate not yet valid.
       const at1970 = Date.UTC(1970, 0, 1, 0, 1) - Date.now();
       setClock(at1970, future);
-      d = start();
+      d = await start();
       await waitFor(
         'the upload fails on the clock',
         async () => {
@@ -154,8 +155,7 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the real daemon (issue 22.
       process.stderr.write(`status, after the clock was set from 1970:\n${set.stdout}\n`);
       expect(set.stdout).toMatch(/last error PLATFORM_TLS_CLOCK \(transient\) \d+ (s|min) ago: /);
       expect(set.stdout).not.toMatch(/\d{4,} d ago|upload failing|system clock (ahead of|behind) GNSS/);
-      d.child.kill('SIGTERM');
-      expect((await d.exited).code, d.log().slice(-2000)).toBe(0);
+      await d.stop();
     },
   );
 });
@@ -177,10 +177,17 @@ function liveReceiver(input: string): { stop(): void } {
   };
 }
 
+/** The agent in this process: its log as text, and its clean stop. */
+interface RunningAgent {
+  log(): string;
+  stop(): Promise<void>;
+}
+
 /**
  * The simulator over TLS h2 serving `first` (a certificate outside its dates by the real clock), a
- * live receiver on a pty, and the daemon's configuration with its wall clock offset by `offsetMs`
- * through the test seam; `start` runs the daemon, `setClock` writes the offset and swaps the certificate.
+ * live receiver on a pty, and the agent's configuration; `start` runs an agent whose injected clock
+ * is the system's with its wall time offset by `offsetMs`, `setClock` moves the offset and swaps
+ * the certificate.
  */
 async function setUp(offsetMs: number, first: 'expired' | 'future') {
   const dir = tempDir('ta-clock-');
@@ -196,8 +203,8 @@ async function setUp(offsetMs: number, first: 'expired' | 'future') {
   const feeder = liveReceiver(pty.input);
   onTestFinished(() => feeder.stop());
 
-  const offsetFile = path.join(dir, 'wall-offset');
-  writeFileSync(offsetFile, String(offsetMs));
+  let offset = offsetMs;
+  const clock: Clock = { monotonicMs: () => systemClock.monotonicMs(), wallMs: () => systemClock.wallMs() + offset };
   const config = writeConfig({
     dir,
     urls,
@@ -207,18 +214,22 @@ async function setUp(offsetMs: number, first: 'expired' | 'future') {
   });
   const socket = path.join(dir, 'status.sock');
   const snapshot = (): Promise<StatusSnapshot | undefined> => requestSnapshot(socket, 2000).catch(() => undefined);
-  const start = (): Daemon => {
-    const d = startDaemon(dir, config, { [WALL_OFFSET_FILE_ENV]: offsetFile });
-    onTestFinished(async () => {
-      if (d.child.exitCode === null && d.child.signalCode === null) {
-        d.child.kill('SIGKILL');
-        await d.exited;
-      }
-    });
-    return d;
+  const start = async (): Promise<RunningAgent> => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+    const agent = new Agent({ config: loadConfig({ path: config }), logger, clock });
+    let stopped = false;
+    const stop = async (): Promise<void> => {
+      if (stopped) return;
+      stopped = true;
+      await agent.stop();
+    };
+    onTestFinished(stop);
+    await agent.start();
+    return { log: () => lines.join(''), stop };
   };
   const setClock = (offsetMs: number, cert: { key: string; cert: string }): void => {
-    writeFileSync(offsetFile, String(offsetMs));
+    offset = offsetMs;
     sim.setCertificate(cert);
   };
   return { sim, ca, expired, future, config, start, setClock, snapshot };
