@@ -96,7 +96,7 @@ export class Agent {
       restarting: () => this.#restarting,
       monotonicMs: () => this.#clock.monotonicMs(),
     });
-    this.#motion = buildMotion(options.config, options.logger);
+    this.#motion = buildMotion({ config: options.config, logger: options.logger, clock: this.#clock, lastEpoch: () => this.#lastEpoch });
   }
 
   /**
@@ -271,9 +271,11 @@ export class Agent {
     if (!this.#pipeline) {
       this.#pipeline = pipeline;
       await pipeline.start();
+      await this.#motion?.start();
       // Stop reading first, then commit what is buffered before the uploader gets its grace time.
       this.#onStop('gnss', async () => {
         await pipeline.stop();
+        this.#motion?.stop();
         this.#pipeline = undefined;
         this.#outbox?.flush();
       });

@@ -64,6 +64,13 @@ export const ignitionSchema = z
       });
     if (i.file !== undefined && i.gpio !== undefined)
       ctx.addIssue({ code: 'custom', path: ['gpio'], message: 'ignition.file and ignition.gpio are two inputs: keep one' });
+    if (i.gpio !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['gpio'],
+        message:
+          "is not read by this version yet: wire the ignition through ignition.file (the line's value file, or a hwmon/IIO supply voltage with ignition.onAbove), or remove ignition.gpio",
+      });
     if (i.file !== undefined && i.onAbove === undefined)
       ctx.addIssue({
         code: 'custom',

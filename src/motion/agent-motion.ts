@@ -1,21 +1,52 @@
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
+import { systemTimers, type Clock, type Timers } from '../system/clock.js';
+import { FileIgnitionInput } from './ignition.js';
 import { MotionTracker } from './motion-tracker.js';
 
 /**
  * The motion tracker of the daemon (agent.ts), or none with motion.enabled false. Still below
  * recording.stoppedSpeedKmh is the same "stopped" as the recording policy's, so the positions of a
- * stop and its event agree.
+ * stop and its event agree. An ignition change is dated by the receiver's clock: the last epoch's
+ * GNSS time plus the monotonic time since it was decoded (never the host's wall clock).
  */
-export function buildMotion(config: Config, logger: Logger): MotionTracker | undefined {
+export function buildMotion(o: {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  timers?: Timers;
+  lastEpoch: () => { gnssMs: number; monoMs: number } | undefined;
+}): MotionTracker | undefined {
+  const { config } = o;
   if (!config.motion.enabled) return undefined;
-  return new MotionTracker({
+  const logger = o.logger.child({ component: 'motion' });
+  const ig = config.ignition;
+  let tracker: MotionTracker | undefined;
+  const input =
+    ig?.file !== undefined && ig.onAbove !== undefined
+      ? new FileIgnitionInput({
+          file: ig.file,
+          onAbove: ig.onAbove,
+          pollMs: ig.pollMs,
+          debounceS: ig.debounceS,
+          clock: o.clock,
+          timers: o.timers ?? systemTimers,
+          logger,
+          onChange: (on, monoMs) => {
+            const epoch = o.lastEpoch();
+            tracker?.ignition(on, epoch ? epoch.gnssMs + (monoMs - epoch.monoMs) : undefined);
+          },
+        })
+      : undefined;
+  tracker = new MotionTracker({
     movement: {
       stopAfterS: config.motion.stopAfterS,
       departRadiusM: config.motion.departRadiusM,
       stillSpeedKmh: config.recording.stoppedSpeedKmh,
     },
-    logger: logger.child({ component: 'motion' }),
-    ignitionWired: config.ignition !== undefined,
+    logger,
+    ignitionWired: input !== undefined,
+    ...(input ? { ignitionInput: input } : {}),
   });
+  return tracker;
 }

@@ -24,6 +24,8 @@ export interface MotionTrackerOptions {
   logger: Logger;
   /** Whether an ignition input is configured (else status says "not wired"). */
   ignitionWired: boolean;
+  /** The ignition input (ignition.ts), started and stopped with the tracker. */
+  ignitionInput?: { start(): Promise<void>; stop(): void };
 }
 
 /**
@@ -51,6 +53,15 @@ export class MotionTracker {
     this.#o = options;
     this.#movement = new MovementDetector(options.movement);
     this.#odometer = new Odometer({ stillSpeedKmh: options.movement.stillSpeedKmh });
+  }
+
+  /** Starts the ignition input, if there is one (once: it outlives a restart of the store, like the tracker). */
+  async start(): Promise<void> {
+    await this.#o.ignitionInput?.start();
+  }
+
+  stop(): void {
+    this.#o.ignitionInput?.stop();
   }
 
   attach(sink: VehicleEventSink, meta: MotionMeta): void {
@@ -88,18 +99,14 @@ export class MotionTracker {
    * with no stored state says how it is, not that it changed; one that differs from the stored
    * state is a change made while the agent was off (dated now: nobody saw it).
    */
-  ignition(on: boolean, time: number): void {
+  ignition(on: boolean, time: number | undefined): void {
     const next = on ? 'on' : 'off';
     if (this.#ignition === next) return;
     const first = this.#ignition === undefined;
     this.#ignition = next;
-    if (first || !this.#last) return this.#save();
+    // No epoch yet: no GNSS time to date it by, nor a position: the state only.
+    if (first || !this.#last || time === undefined) return this.#save();
     this.#emit(on ? 'startEngineEvent' : 'stopEngineEvent', time, this.#last.at);
-  }
-
-  /** GNSS ms of the last accepted epoch (the ignition's dating needs the receiver's clock). */
-  get lastEpochTime(): number | undefined {
-    return this.#last?.time;
   }
 
   status(): MotionStatus {

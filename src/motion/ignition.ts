@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises';
+import type { Logger } from '../log.js';
+import type { Clock, Timers } from '../system/clock.js';
+
+/**
+ * The ignition from a value file, polled (ignition.file): a sysfs GPIO `value`, a hwmon or IIO
+ * voltage. On when the number in it is above onAbove. Debounced: a change counts once it has held
+ * debounceS (a cranking dip of the supply voltage lasts well under a second), and is dated at the
+ * moment it was first read, on the monotonic clock (the tracker turns that into GNSS time).
+ */
+export interface IgnitionInputOptions {
+  file: string;
+  onAbove: number;
+  pollMs: number;
+  debounceS: number;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  /** The file's number (default readIgnitionValue; tests count the reads). */
+  read?: (file: string) => Promise<number>;
+  /** A debounced change (the first reading too): on or off, and the monotonic ms it began. */
+  onChange: (on: boolean, monoMs: number) => void;
+}
+
+/** The number a value file holds, or why it holds none. */
+export async function readIgnitionValue(file: string): Promise<number> {
+  const text = (await readFile(file, 'utf8')).trim();
+  const value = Number(text.split(/\s+/)[0]);
+  if (text === '' || !Number.isFinite(value)) throw new Error(`${file} holds "${text.slice(0, 40)}", not a number`);
+  return value;
+}
+
+export class FileIgnitionInput {
+  readonly #o: IgnitionInputOptions;
+  #timer: unknown;
+  #stopped = true;
+  #state: boolean | undefined;
+  #pending: { on: boolean; sinceMono: number } | undefined;
+  #failing = false;
+
+  constructor(options: IgnitionInputOptions) {
+    this.#o = options;
+  }
+
+  get state(): boolean | undefined {
+    return this.#state;
+  }
+
+  async start(): Promise<void> {
+    this.#stopped = false;
+    await this.#poll();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) this.#o.timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #poll(): Promise<void> {
+    this.#timer = undefined;
+    if (this.#stopped) return;
+    try {
+      const on = (await (this.#o.read ?? readIgnitionValue)(this.#o.file)) > this.#o.onAbove;
+      if (this.#failing) this.#o.logger.info({ file: this.#o.file }, 'ignition input readable again');
+      this.#failing = false;
+      this.#reading(on, this.#o.clock.monotonicMs());
+    } catch (e) {
+      // Said once per spell: a missing file every 200 ms is one fact, not a log line each time.
+      if (!this.#failing)
+        this.#o.logger.warn({ file: this.#o.file, err: (e as Error).message }, 'ignition input unreadable: engine state kept');
+      this.#failing = true;
+    }
+    if (!this.#stopped) this.#timer = this.#o.timers.setTimeout(() => void this.#poll(), this.#o.pollMs);
+  }
+
+  /** One reading: the first is the state; a different one must hold debounceS to be a change. */
+  #reading(on: boolean, mono: number): void {
+    if (this.#state === undefined) {
+      this.#state = on;
+      this.#o.onChange(on, mono);
+      return;
+    }
+    if (on === this.#state) {
+      this.#pending = undefined;
+      return;
+    }
+    if (!this.#pending || this.#pending.on !== on) this.#pending = { on, sinceMono: mono };
+    if (mono - this.#pending.sinceMono >= this.#o.debounceS * 1000) {
+      this.#state = on;
+      const since = this.#pending.sinceMono;
+      this.#pending = undefined;
+      this.#o.onChange(on, since);
+    }
+  }
+}
