@@ -41,9 +41,6 @@ module.exports = {
       'system',
       [],
       'system/ is the machine (clock, files, sd_notify, locks): it knows nothing of the database; components hand it what it needs.',
-      // KNOWN VIOLATIONS, to be removed with the store's own rework: both import store/ today
-      // (the folder cycle system <-> store). Delete these lines once they no longer do.
-      ['^src/system/writable-watch\\.ts$', '^src/system/watchdog-pings\\.ts$'],
     ),
     layer(
       'config-below-components',

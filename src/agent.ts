@@ -259,7 +259,7 @@ export class Agent {
         lastEpoch: () => this.#lastEpoch,
         ballastPresent: () => this.#fullDisk?.state().ballastPresent,
         repaired: repairedFacts(meta),
-        stored: readStoredFacts(db, meta),
+        stored: readStoredFacts(stores),
         motion: motion && (() => motion.status()),
       },
     });

@@ -19,7 +19,7 @@ import type { TokenPair } from '../platform/auth/token-pair.js';
 import { requestSnapshot } from '../status/status-client.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { statusSocketPath } from '../socket/path.js';
-import { ReadOnlyStore } from '../store/read-only-store.js';
+import { DatabaseReader } from '../store/database-reader.js';
 import { type CheckResult, warn } from './check.js';
 import { STATUS_ANSWER_MS } from '../status/status-source.js';
 import { formatAge } from '../status/health.js';
@@ -231,7 +231,7 @@ function platformProbes(config: Config, daemon: StatusSnapshot | undefined, disp
       if (live !== undefined) return { deviceUUID: live, from: 'the running agent' };
       let stored: { externalDeviceId?: string; deviceUUID?: string } | undefined;
       try {
-        const store = ReadOnlyStore.open(config.dataDir);
+        const store = DatabaseReader.open(config.dataDir);
         try {
           stored = { ...store?.identity(), ...store?.registration() };
         } finally {
@@ -272,7 +272,7 @@ function workingTokenEvidence(config: Config, daemon: StatusSnapshot | undefined
   if (daemon) return undefined;
   let stored: { obtainedAt: number; expiresInS: number } | undefined;
   try {
-    const store = ReadOnlyStore.open(config.dataDir);
+    const store = DatabaseReader.open(config.dataDir);
     try {
       stored = store?.tokenAge();
     } finally {

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { WIRE_META_KEY, type WireUsage } from '../platform/transport/wire-counter.js';
 import { databasePath } from '../store/database.js';
-import { ReadOnlyStore } from '../store/read-only-store.js';
+import { DatabaseReader } from '../store/database-reader.js';
 import { DELIVERY_META } from '../store/outbox/counters.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
@@ -44,9 +44,9 @@ export function databaseSnapshot(o: DatabaseSnapshotOptions): StatusSnapshot {
     snapshot.notes = [`no database at ${file}: the agent has never run with this dataDir`];
     return snapshot;
   }
-  let store: ReadOnlyStore | undefined;
+  let store: DatabaseReader | undefined;
   try {
-    store = ReadOnlyStore.open(o.dataDir);
+    store = DatabaseReader.open(o.dataDir);
     if (store) fill(store, snapshot, o.wallMs);
     if (o.configuredDeviceId !== undefined && snapshot.registration.externalDeviceId === o.configuredDeviceId)
       snapshot.registration.externalDeviceIdSource = 'config';
@@ -58,7 +58,7 @@ export function databaseSnapshot(o: DatabaseSnapshotOptions): StatusSnapshot {
   return snapshot;
 }
 
-function fill(db: ReadOnlyStore, s: StatusSnapshot, wallMs: number): void {
+function fill(db: DatabaseReader, s: StatusSnapshot, wallMs: number): void {
   const counters = db.counters();
   const meta = (key: string): string | undefined => db.meta(key);
   const metaJson = <T>(key: string): T | undefined => db.metaJson<T>(key);

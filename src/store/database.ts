@@ -1,12 +1,13 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
 import { systemClock, type Clock } from '../system/clock.js';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { AgentError, isCorrupt } from '../errors.js';
 import { giveToDataDirOwner, ownerAndMode } from '../system/data-owner.js';
-import { DATA_DIR_FAULT_WORDS, isReadOnlyFilesystem, nearestReadOnly } from '../system/data-dir-fault.js';
+import { ensureDataDir } from '../system/data-dir.js';
 
 export { nearestReadOnly } from '../system/data-dir-fault.js';
+export { ensureDataDir } from '../system/data-dir.js';
 import type { Logger } from '../log.js';
 import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
@@ -186,34 +187,4 @@ function moveAside(file: string, when: Date): string {
     if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
   }
   return aside;
-}
-
-/**
- * Creates dataDir (0700) or checks it. On a read-only file system (issue 22.10) the error says so,
- * with details.readOnly, instead of the ENOENT that mkdir -p gives there for a missing folder; an
- * existing dataDir on a read-only file system is not an error (its mode cannot be fixed, nor need be).
- */
-export function ensureDataDir(dataDir: string): void {
-  try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    const st = statSync(dataDir);
-    if (!st.isDirectory())
-      throw new AgentError('DATA_DIR_NOT_DIRECTORY', `dataDir ${dataDir} exists but is not a directory`, { class: 'config' });
-    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.() && !isReadOnlyFilesystem(dataDir)) chmodSync(dataDir, 0o700);
-  } catch (e) {
-    if (e instanceof AgentError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    const readOnlyAt = nearestReadOnly(dataDir);
-    if (readOnlyAt !== undefined)
-      throw new AgentError(
-        'DATA_DIR_UNUSABLE',
-        `cannot create dataDir ${dataDir}: ${DATA_DIR_FAULT_WORDS['read-only']} (${readOnlyAt}); remount it read-write (mount -o remount,rw) or set dataDir`,
-        { class: 'config', cause: e, details: { readOnly: true } },
-      );
-    throw new AgentError(
-      'DATA_DIR_UNUSABLE',
-      `cannot create or use dataDir ${dataDir} (${code ?? String(e)}); create it for the service user or set dataDir`,
-      { class: 'config', cause: e },
-    );
-  }
 }

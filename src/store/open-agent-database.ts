@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import { nearestReadOnly } from '../system/data-dir-fault.js';
 import { storeCarriedFixes, type CarriedFixes } from './carried-fixes.js';
 import { openDatabase, replaceDamagedDatabase, type Database, type OpenDatabaseOptions } from './database.js';
-import { openReadOnlyDatabase } from './read-only-database.js';
+import { openReadOnlyDatabase } from './read-only-copy.js';
 
 /**
  * The daemon's database at each start of its store (agent.ts): the card's file read-write, a

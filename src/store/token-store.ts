@@ -33,6 +33,7 @@ export class TokenStore implements TokenRecords {
   readonly #select;
   readonly #upsert;
   readonly #discard;
+  readonly #age;
 
   constructor(db: Database, meta: MetaStore) {
     this.#db = db;
@@ -46,10 +47,18 @@ export class TokenStore implements TokenRecords {
        ON CONFLICT(id) DO UPDATE SET access_token = excluded.access_token, refresh_token = excluded.refresh_token, id_token = excluded.id_token,
          token_type = excluded.token_type, expires_in_s = excluded.expires_in_s, obtained_at = excluded.obtained_at, generation = excluded.generation`,
     );
+    this.#age = db.prepare<[], { obtainedAt: number; expiresInS: number }>(
+      'SELECT obtained_at AS obtainedAt, expires_in_s AS expiresInS FROM token_pair WHERE id = 1',
+    );
     // The row stays (its generation counts on); the tokens become empty strings, which no check passes.
     this.#discard = db.prepare(
       "UPDATE token_pair SET access_token = '', refresh_token = '', id_token = NULL, expires_in_s = 0 WHERE id = 1",
     );
+  }
+
+  /** When the stored pair was obtained (wall ms) and its lifetime; never the tokens themselves (status). */
+  age(): { obtainedAt: number; expiresInS: number } | undefined {
+    return this.#age.get();
   }
 
   read(): StoredToken | undefined {

@@ -1,6 +1,7 @@
 import { AgentError, errorFields } from '../errors.js';
 import type { Logger } from '../log.js';
-import { ensureDataDir, nearestReadOnly } from '../store/database.js';
+import { ensureDataDir } from './data-dir.js';
+import { nearestReadOnly } from './data-dir-fault.js';
 
 /**
  * A daemon started on a read-only card (issue 22.10) asks every intervalMs whether the data

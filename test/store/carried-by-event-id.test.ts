@@ -5,7 +5,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { MetaStore } from '../../src/store/meta.js';
 import { openAgentDatabase } from '../../src/store/open-agent-database.js';
-import { MAX_COPY_BYTES } from '../../src/store/read-only-database.js';
+import { MAX_COPY_BYTES } from '../../src/store/read-only-copy.js';
 import { Outbox } from '../../src/store/outbox/outbox.js';
 import { ManualClock } from '../../src/system/clock.js';
 import { canMountTmpfs, sh } from '../helpers/mount.js';

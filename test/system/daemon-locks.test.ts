@@ -4,8 +4,8 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DaemonLocks } from '../../src/system/daemon-locks.js';
-import { openReadOnlyDatabase } from '../../src/store/read-only-database.js';
-import { ReadOnlyStore } from '../../src/store/read-only-store.js';
+import { openReadOnlyDatabase } from '../../src/store/read-only-copy.js';
+import { DatabaseReader } from '../../src/store/database-reader.js';
 import { openDatabase } from '../../src/store/database.js';
 import { silentLogger } from '../../src/log.js';
 import { captureLogger } from '../helpers/capture-logger.js';
@@ -95,7 +95,7 @@ describe.skipIf(!CAN_MOUNT)('one daemon per data directory on a read-only card (
     expect(() => plain.prepare('SELECT count(*) FROM sqlite_master').get()).toThrow(expect.objectContaining({ code: 'SQLITE_CANTOPEN' }));
     plain.close();
 
-    const store = ReadOnlyStore.open(data)!;
+    const store = DatabaseReader.open(data)!;
     expect(store.registration()).toMatchObject({ externalDeviceId: 'gw-1', deviceUUID: 'uuid-1' });
     store.close();
     const copy = openReadOnlyDatabase(data, silentLogger());

@@ -5,8 +5,8 @@ import { databasePath } from './database.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
 
 /**
- * The database of a card that is read-only (issue 22.10), as the daemon and `status` read it: a
- * copy in memory, opened read-only, so that every write meets SQLITE_READONLY as it would on the
+ * The daemon's database on a card that takes no writes: the whole of it copied into memory, opened
+ * read-only, so that every write meets SQLITE_READONLY as it would on the
  * card and the components' own fault paths apply (the outbox holds fixes in memory under its one
  * bound, a token pair waits in memory, a registration is kept in memory).
  *

@@ -2,13 +2,18 @@ import { existsSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import path from 'node:path';
 import { databasePath } from './database.js';
-import { readImage } from './read-only-database.js';
+import { DeviceStore } from './device-store.js';
+import { MetaStore } from './meta.js';
+import { readImage } from './read-only-copy.js';
+import { TokenStore } from './token-store.js';
 import { isReadOnlyFilesystem } from '../system/data-dir-fault.js';
 
 /**
- * The database as `status` (daemon down) and `doctor` read it: a read-only connection (no
- * migration, no WAL checkpoint, no lock taken from the daemon) and the table SQL in store/, next to
- * the schema it reads. A table missing from an older or half-made file reads as empty.
+ * The card's database as `status` (daemon down) and `doctor` read it, beside a running daemon: a
+ * read-only connection (no migration, no WAL checkpoint, no lock taken from the daemon) read
+ * through the daemon's own record stores. A table missing from an older or half-made file reads
+ * as empty. (read-only-copy.ts is the other job: the daemon's whole database in memory on a card
+ * that takes no writes.)
  */
 export interface StoredRegistrationFacts {
   externalSystemId: string;
@@ -17,24 +22,32 @@ export interface StoredRegistrationFacts {
   registeredAt: number;
 }
 
-export class ReadOnlyStore {
+export class DatabaseReader {
   readonly #db: Database;
   readonly #tables: Set<string>;
+  /** The daemon's own record stores over this connection (their SQL, not a copy of it), where their tables exist. */
+  readonly #meta: MetaStore | undefined;
+  readonly #devices: DeviceStore | undefined;
+  readonly #tokens: TokenStore | undefined;
 
   private constructor(db: Database) {
     this.#db = db;
     this.#tables = new Set(
       (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
     );
+    const has = (...names: string[]) => names.every((n) => this.#tables.has(n));
+    this.#meta = has('meta', 'counters') ? new MetaStore(db) : undefined;
+    this.#devices = has('device_identity', 'device_registration') ? new DeviceStore(db) : undefined;
+    this.#tokens = this.#meta && has('token_pair') ? new TokenStore(db, this.#meta) : undefined;
   }
 
   /** undefined when there is no database file in `dataDir`; throws when it cannot be read. */
-  static open(dataDir: string, options: { timeoutMs?: number } = {}): ReadOnlyStore | undefined {
+  static open(dataDir: string, options: { timeoutMs?: number } = {}): DatabaseReader | undefined {
     const file = databasePath(dataDir);
     if (!existsSync(file)) return undefined;
     const db = openReadOnly(file, options.timeoutMs ?? 500);
     try {
-      return new ReadOnlyStore(db);
+      return new DatabaseReader(db);
     } catch (e) {
       db.close();
       throw e;
@@ -46,15 +59,11 @@ export class ReadOnlyStore {
   }
 
   counters(): Map<string, number> {
-    if (!this.#tables.has('counters')) return new Map();
-    return new Map(
-      (this.#db.prepare('SELECT name, value FROM counters').all() as { name: string; value: number }[]).map((r) => [r.name, r.value]),
-    );
+    return new Map(Object.entries(this.#meta?.counters() ?? {}));
   }
 
   meta(key: string): string | undefined {
-    if (!this.#tables.has('meta')) return undefined;
-    return (this.#db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    return this.#meta?.get(key);
   }
 
   /** A JSON meta value; undefined when absent or not JSON. */
@@ -68,28 +77,25 @@ export class ReadOnlyStore {
   }
 
   identity(): { externalDeviceId: string; source: string } | undefined {
-    if (!this.#tables.has('device_identity')) return undefined;
-    return this.#db.prepare('SELECT external_device_id AS externalDeviceId, source FROM device_identity WHERE id = 1').get() as
-      | { externalDeviceId: string; source: string }
-      | undefined;
+    const id = this.#devices?.identity();
+    return id ? { externalDeviceId: id.externalDeviceId, source: id.source } : undefined;
   }
 
   registration(): StoredRegistrationFacts | undefined {
-    if (!this.#tables.has('device_registration')) return undefined;
-    return this.#db
-      .prepare(
-        `SELECT external_system_id AS externalSystemId, external_device_id AS externalDeviceId, device_uuid AS deviceUUID,
-                registered_at AS registeredAt FROM device_registration WHERE id = 1`,
-      )
-      .get() as StoredRegistrationFacts | undefined;
+    const r = this.#devices?.registration();
+    return r
+      ? {
+          externalSystemId: r.externalSystemId,
+          externalDeviceId: r.externalDeviceId,
+          deviceUUID: r.deviceUUID,
+          registeredAt: r.registeredAt,
+        }
+      : undefined;
   }
 
   /** When the stored token pair was obtained (wall ms) and its lifetime; never the tokens themselves. */
   tokenAge(): { obtainedAt: number; expiresInS: number } | undefined {
-    if (!this.#tables.has('token_pair')) return undefined;
-    return this.#db.prepare('SELECT obtained_at AS obtainedAt, expires_in_s AS expiresInS FROM token_pair WHERE id = 1').get() as
-      | { obtainedAt: number; expiresInS: number }
-      | undefined;
+    return this.#tokens?.age();
   }
 
   /** Queued fixes and the GNSS times of the oldest and newest. */
@@ -124,8 +130,8 @@ export class ReadOnlyStore {
 
 /**
  * A read-only connection; on a read-only card a WAL database closed cleanly has no -shm and none
- * can be made (SQLITE_CANTOPEN, issue 22.10: status said "cannot read agent.db" and "device never
- * registered" to root), so it is read as a copy (read-only-database.ts readImage).
+ * can be made (SQLITE_CANTOPEN: status said "cannot read agent.db" and "device never
+ * registered" to root), so it is read as a copy (read-only-copy.ts readImage).
  */
 function openReadOnly(file: string, timeout: number): Database {
   let db: Database | undefined;

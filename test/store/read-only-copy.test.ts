@@ -3,7 +3,7 @@ import { silentLogger } from '../../src/log.js';
 import BetterSqlite3 from 'better-sqlite3';
 import { databasePath, openDatabase } from '../../src/store/database.js';
 import { LATEST_VERSION, migrate } from '../../src/store/migrations.js';
-import { openReadOnlyDatabase } from '../../src/store/read-only-database.js';
+import { openReadOnlyDatabase } from '../../src/store/read-only-copy.js';
 import { tempDir } from '../helpers/tmp.js';
 
 function register(db: BetterSqlite3.Database): void {
