@@ -8,9 +8,9 @@
  *   by it);
  * - TLS session tickets are held strongly per origin (undici's own cache holds them through
  *   WeakRefs, so a ticket could be collected in a parked hour and the next heartbeat pay a full
- *   handshake); a resumed handshake skips the certificate chain (issue 16: about 3.4 KB full);
+ *   handshake); a resumed handshake skips the certificate chain (about 3.4 KB full);
  * - over h2, undici's session talks to the TLS socket through the header indexer, which has the
- *   bearer token indexed in HPACK (nghttp2 never indexes `authorization`; issue 21).
+ *   bearer token indexed in HPACK (nghttp2 never indexes `authorization`).
  *
  * When an idle h2 connection closes is the dispatcher's (dispatcher.ts): idle means no request in
  * flight, which the socket cannot see (the h2 session's reads and writes do not reset its timer).
@@ -108,7 +108,7 @@ export interface TicketEntry {
 /**
  * TLS session tickets by origin (servername:port), newest first, held strongly.
  *
- * Which ticket is offered matters (issue 16, 14 of 27 reconnects resumed): a TLS 1.3 server sends
+ * Which ticket is offered matters (once 14 of 27 reconnects resumed): a TLS 1.3 server sends
  * two tickets after a full handshake; a server with stateless tickets (OpenSSL's default: node,
  * nginx) accepts a ticket again and again and sends no new one on resumption, while a server with
  * single-use tickets (stateful ones, some TLS terminators) refuses a ticket it has seen and sends

@@ -3,7 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import { rootCertificates } from 'node:tls';
 import type { Client as ClientType, Dispatcher, Pool as PoolType } from 'undici';
 // The dispatcher classes alone: undici's index loads fetch, WebSocket, caches and mocks as well,
-// about 8 MB of the daemon's resident memory it never uses (issue 5 RSS target; measured). A test
+// about 8 MB of the daemon's resident memory it never uses (measured). A test
 // checks that these are the classes `undici` exports, so an upgrade that moves them fails loudly.
 import Client from 'undici/lib/dispatcher/client.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
@@ -68,15 +68,15 @@ export interface PlatformTransport {
  * header indexer, HPACK sends the bearer token once per connection, not once per request: nghttp2
  * alone never indexes it; connector.ts), and a second request that
  * arrives while the first connection is still being set up waits for it instead of opening
- * another (an undici Pool opens a second connection for it: issue 16, "a second connection for a
- * single event"). Once an origin answered ALPN with http/1.1, its requests go to a Pool of up to
+ * another (an undici Pool opens a second connection for it: a second connection for a
+ * single event). Once an origin answered ALPN with http/1.1, its requests go to a Pool of up to
  * maxConnections keep-alive connections, as before. The per-request total deadline lives in
  * PlatformHttp (undici's body timeout restarts with every chunk and cannot bound a slow drip).
  */
 export class PlatformDispatcher implements PlatformTransport {
   readonly wire: WireCounter;
   readonly sessions: TlsSessionCache;
-  /** Requests in flight per origin (issue 20: what the uploader's concurrency really achieves). */
+  /** Requests in flight per origin (what the uploader's concurrency really achieves). */
   readonly inFlight: InFlightCounter;
   /** trustFingerprint() of the roots every connection is verified with. */
   readonly trust: string;
@@ -89,6 +89,8 @@ export class PlatformDispatcher implements PlatformTransport {
   /** Origins whose connections failed because of the header indexer: nghttp2's encoding from then on. */
   readonly #unindexed = new Set<string>();
   readonly #logger: Pick<Logger, 'warn'> | undefined;
+  /** Clients taken off an origin by the fallback, finishing what they had queued. */
+  readonly #retired = new Set<ClientType>();
   #closed = false;
 
   constructor(options: PlatformDispatcherOptions) {
@@ -181,7 +183,13 @@ export class PlatformDispatcher implements PlatformTransport {
     const old = route?.single;
     if (route && old) {
       route.single = undefined;
-      setImmediate(() => old.close().catch(() => undefined));
+      this.#retired.add(old);
+      setImmediate(() =>
+        old
+          .close()
+          .catch(() => undefined)
+          .finally(() => this.#retired.delete(old)),
+      );
     }
     this.wire.headerIndexerOff(origin, reason);
     this.#logger?.warn(
@@ -208,7 +216,7 @@ export class PlatformDispatcher implements PlatformTransport {
   /**
    * The last request of `origin` ended: its single connection (h2, or HTTP/1.1 before the origin's
    * protocol is known) closes after idleTimeoutMs unless a request comes first. Idle means no
-   * request in flight and none for that long (issue 20): a timer on the TLS socket is not reset by
+   * request in flight and none for that long: a timer on the TLS socket is not reset by
    * the h2 session's own reads and writes, and closed busy connections every idleTimeoutS, failing
    * the request in flight at that moment. undici closes idle HTTP/1.1 sockets itself (keepAlive)
    * but keeps an h2 connection open for ever. With PINGs configured the connection is kept open
@@ -242,13 +250,14 @@ export class PlatformDispatcher implements PlatformTransport {
     for (const r of this.#routes.values()) clearTimeout(r.idleTimer);
     const all = [...this.#routes.values()].flatMap((r) => [r.single, r.pool]).filter((d) => d !== undefined);
     this.#routes.clear();
-    await Promise.all(all.map((d) => d.close()));
+    await Promise.all([...all.map((d) => d.close()), ...[...this.#retired].map((d) => d.close().catch(() => undefined))]);
   }
 
   async destroy(): Promise<void> {
     this.#closed = true;
     for (const r of this.#routes.values()) clearTimeout(r.idleTimer);
     const all = [...this.#routes.values()].flatMap((r) => [r.single, r.pool]).filter((d) => d !== undefined);
+    all.push(...this.#retired);
     this.#routes.clear();
     await Promise.all(all.map((d) => d.destroy()));
   }
