@@ -14,6 +14,7 @@ import { registerLocationCommands } from './location.js';
 import { registerRunCommand } from './run.js';
 import { registerNmeaCommands } from './nmea.js';
 import { registerOutboxCommands } from './outbox.js';
+import { registerOdometerCommands } from './odometer.js';
 
 /**
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerLocationCommands(program);
   registerNmeaCommands(program);
   registerOutboxCommands(program);
+  registerOdometerCommands(program);
   return program;
 }
 
