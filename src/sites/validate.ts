@@ -131,7 +131,7 @@ function crossFieldRules(input: Record<string, unknown>, errors: LocationIssue[]
       errors.push({
         path: 'name',
         message:
-          'is required for a location with a coordinate and no address (platform-spec 2.4, form 3: a coordinate with a top-level name and type)',
+          'is required for a location with a coordinate and no address (form 3 of a location: a coordinate with a top-level name and type)',
       });
     } else if (!formThree && nameMissing && !isText(admin?.name)) {
       errors.push({ path: 'name', message: 'is required: set name, or administrativeReference.name' });
@@ -142,7 +142,7 @@ function crossFieldRules(input: Record<string, unknown>, errors: LocationIssue[]
     if (!isText(geo.city) && !isText(geo.postalCode)) {
       errors.push({
         path: 'geoReference',
-        message: 'an address the platform is to geocode needs at least a city or a postal code (platform-spec 4.3 rule 3)',
+        message: 'an address the platform is to geocode needs at least a city or a postal code',
       });
     } else if (!isText(geo.street)) {
       warnings.push({

@@ -204,7 +204,7 @@ describe('invalid locations: every problem at once, with its field path', () => 
       'form 3 without a name',
       { type: 'warehouse', geoReference: point(52, 5) },
       [
-        'name: is required for a location with a coordinate and no address (platform-spec 2.4, form 3: a coordinate with a top-level name and type)',
+        'name: is required for a location with a coordinate and no address (form 3 of a location: a coordinate with a top-level name and type)',
       ],
     ],
     [
@@ -215,7 +215,7 @@ describe('invalid locations: every problem at once, with its field path', () => 
     [
       'address to geocode without city or postal code',
       { ...MIN_FORM_2, geoReference: { type: 'addressGeoReference', name: 'x', street: 'Main street' } },
-      ['geoReference: an address the platform is to geocode needs at least a city or a postal code (platform-spec 4.3 rule 3)'],
+      ['geoReference: an address the platform is to geocode needs at least a city or a postal code'],
     ],
     [
       'house number as a number',

@@ -235,7 +235,7 @@ export class TokenManager {
       if (current.refreshState === 'sending') {
         this.#o.logger.warn(
           { generation: current.generation },
-          'a token refresh was interrupted (process killed?): retrying it with the same refresh token, which is discarded only when a new one arrives (spec 5.6)',
+          'a token refresh was interrupted (process killed?): retrying it with the same refresh token, which is discarded only when a new one arrives',
         );
       }
       const refreshed = await this.#refresh(current);
@@ -317,7 +317,7 @@ export class TokenManager {
       bookkeepingWrite(this.#o.logger, 'refresh state', () => this.#store.setRefreshState(current.generation, 'spent'));
       logger.info(
         { generation: current.generation, platformMessage: outcome.error.details?.platformMessage },
-        'refresh token rejected (expired): using the password grant (spec 3, 5.7)',
+        'refresh token rejected (expired): using the password grant, as the platform allows after exactly that',
       );
       return undefined;
     }
