@@ -1,13 +1,18 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * V8 settings for `run`, set before the daemon loads anything (NODE_OPTIONS refuses the flag).
- * `--liftoff-only`: undici parses HTTP/1.1 with llhttp in WebAssembly, which V8 compiled with
- * Liftoff, then again with TurboFan in the background at the first request: peak RSS 99 instead
- * of 64 MB for undici alone, 10 MB of it kept. Liftoff's code parses a few answers a second as
- * well. (`--lite-mode` saved 12 MB more but implies `--jitless`, which set at run time crashed V8
- * at the WebAssembly compile, and which undici's parser cannot run under at all.)
+ * V8 settings for `run`, set before the daemon loads anything (NODE_OPTIONS refuses these flags).
+ * Measured with bench:footprint (docs/decisions/daemon-memory.md):
+ * - `--liftoff-only`: undici parses HTTP/1.1 with llhttp in WebAssembly, which V8 compiled with
+ *   Liftoff, then again with TurboFan at the first request: the daemon's peak 119 -> 81-86 MB
+ *   (undici alone: 99 -> 64 MB). Liftoff's code parses a few answers a second as well.
+ * - `--no-opt`: no TurboFan for JavaScript either (the daemon is ~0.6 % of a core, mostly SQLite
+ *   and the kernel): 4-5 MB less RSS for +5 % CPU (0.63 -> 0.66 % of a core). Sparkplug stays:
+ *   without it 1 MB less for +22 % CPU.
+ * (`--lite-mode` saved more but implies `--jitless`, under which undici's parser cannot run, and
+ * set at run time it crashed V8 at the WebAssembly compile.)
  */
 export function tuneV8ForDaemon(): void {
   setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--no-opt');
 }
