@@ -41,7 +41,9 @@ esac
 
 ROOT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT_DIR"
-[ -f dist/cli/main.js ] || die "dist/ is missing: run npm run build first (npm run package does)"
+# The CLI entry as package.json names it ("bin"), whatever shape the build gives dist/.
+MAIN=$(node -p 'Object.values(require("./package.json").bin)[0]')
+[ -f "$MAIN" ] || die "$MAIN is missing: run npm run build first (npm run package does)"
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found (apt-get install dpkg)"
 
 NODE_DIR=${NODE_DIR:-/usr}
@@ -126,7 +128,7 @@ install -D -m 0644 systemd/telematics-agent.tmpfiles.conf "$PKG/usr/lib/tmpfiles
 install -D -m 0644 systemd/telematics-agent.modules-load.conf "$PKG/usr/lib/modules-load.d/telematics-agent.conf"
 install -D -m 0644 config/example.json "$PKG/etc/telematics-agent/config.example.json"
 install -d "$PKG/usr/bin"
-printf '#!/bin/sh\n# The node the package depends on (Debian'"'"'s nodejs), whose ABI its native modules match.\nexec /usr/bin/node /opt/telematics-agent/dist/cli/main.js "$@"\n' >"$PKG/usr/bin/telematics-agent"
+printf '#!/bin/sh\n# The node the package depends on (Debian'"'"'s nodejs), whose ABI its native modules match.\nexec /usr/bin/node /opt/telematics-agent/%s "$@"\n' "$MAIN" >"$PKG/usr/bin/telematics-agent"
 chmod 0755 "$PKG/usr/bin/telematics-agent"
 
 # --- Every ELF is of the target architecture -------------------------------------------------------

@@ -3,7 +3,8 @@
 # architecture (mmdebstrap, with Debian's nodejs and systemd), the .deb installed there with
 # `dpkg -i` in a network namespace with no network, and the packaged demo run there: the real
 # daemon (under qemu-user) delivers a replayed drive to the packaged platform simulator, every fix
-# exactly once, through an injected outage. Prints the times it took.
+# exactly once, through an injected outage; then `dpkg -r` must keep the configuration and the data
+# and `dpkg -P` remove them. Prints the times it took.
 #
 #   scripts/prove-arch.sh --arch arm64|armhf [--deb FILE] [--minutes N]   (default: a 10-minute drive)
 #
@@ -63,7 +64,7 @@ mkdir -p "$CACHE"
 if [ ! -f "$TARBALL" ]; then
   say "making a Debian 13 $ARCH root with nodejs and systemd (once; network to Debian's mirror)"
   t0=$(now)
-  mmdebstrap --variant=minbase --architectures="$ARCH" --include=nodejs,systemd trixie "$TARBALL.tmp" http://deb.debian.org/debian >&2
+  mmdebstrap --format=tar --variant=minbase --architectures="$ARCH" --include=nodejs,systemd trixie "$TARBALL.tmp" http://deb.debian.org/debian >&2
   mv "$TARBALL.tmp" "$TARBALL"
   say "root made in $(secs "$t0" "$(now)") s"
 fi
@@ -96,6 +97,14 @@ t0=$(date +%s.%N)
 chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TMPDIR=/tmp telematics-agent demo --minutes "$MINUTES" --speed 8 --keep
 t1=$(date +%s.%N)
 echo "DEMO_SECONDS $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')"
+# Remove keeps the configuration (conffile and config.json) and the data; purge removes both.
+chroot "$R" sh -c 'echo "{}" >/etc/telematics-agent/config.json && mkdir -p /var/lib/telematics-agent && echo fixes >/var/lib/telematics-agent/marker'
+chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin dpkg -r telematics-agent
+chroot "$R" sh -c 'test -f /etc/telematics-agent/config.json && test -f /etc/telematics-agent/config.example.json && test -f /var/lib/telematics-agent/marker && test ! -e /opt/telematics-agent && test ! -e /usr/bin/telematics-agent'
+echo "REMOVE_KEEPS_DATA_AND_CONFIGURATION"
+chroot "$R" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin dpkg -P telematics-agent
+chroot "$R" sh -c 'test ! -e /etc/telematics-agent && test ! -e /var/lib/telematics-agent'
+echo "PURGE_REMOVES_THEM"
 INSIDE
 
 # The daemon's peak resident size, sampled once a second from outside (under qemu-user it includes
@@ -124,6 +133,7 @@ wait "$sampler" 2>/dev/null || true
 # status) in the first frame that shows a fix delivered: an upper bound of spawn-to-first-delivery.
 first_delivery=$(awk '/uploaded [1-9]/ { seen = 1 } seen && match($0, / up [0-9]+ s/) { print substr($0, RSTART + 4, RLENGTH - 6); exit }' "$WORK/inside.log")
 grep -q 'result: every recorded fix delivered exactly once' "$WORK/inside.log" || status=1
+grep -q '^PURGE_REMOVES_THEM' "$WORK/inside.log" || status=1
 say "figures ($ARCH, Debian 13, under $(
   [ "$ARCH" = amd64 ] && echo 'no emulation' || echo qemu-user
 )):"
@@ -131,5 +141,5 @@ say "  install (dpkg -i, no network): $(awk '/^INSTALL_SECONDS/ { print $2 }' "$
 say "  demo ($MINUTES-minute drive at 8x, outage included): $(awk '/^DEMO_SECONDS/ { print $2 }' "$WORK/inside.log") s"
 say "  daemon spawn to the first fix delivered: <= ${first_delivery:-?} s (the daemon's uptime in the first frame showing one)"
 say "  daemon peak RSS (sampled each second): $(($(cat "$WORK/peak-rss-kb" 2>/dev/null || echo 0) / 1024)) MB"
-if [ "$status" -ne 0 ]; then die "the demo did not deliver every fix exactly once (above)"; fi
-say "PASS: $ARCH package installed offline and delivered every fix exactly once"
+if [ "$status" -ne 0 ]; then die "the demo did not deliver every fix exactly once, or remove/purge did not keep/remove what they should (above)"; fi
+say "PASS: $ARCH package installed offline, delivered every fix exactly once; remove kept the data and configuration, purge removed them"

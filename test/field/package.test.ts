@@ -23,6 +23,10 @@ const skip = !haveCommand('dpkg-deb')
     : undefined;
 if (skip) process.stderr.write(`skipping the package tests: ${skip}\n`);
 
+/** The CLI entry as package.json names it, wherever the build puts it. */
+const MAIN =
+  Object.values((JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin)[0] ?? '';
+
 /** Debian architecture from an ELF header (class, machine, ARM float ABI), or undefined. */
 function elfArch(file: string): string | undefined {
   const h = Buffer.alloc(40);
@@ -79,7 +83,7 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
 
   it('holds what the gateway runs: program, production dependencies, unit, sysusers, tmpfiles, example config', () => {
     for (const f of [
-      'opt/telematics-agent/dist/cli/main.js',
+      path.join('opt/telematics-agent', MAIN),
       'opt/telematics-agent/node_modules/better-sqlite3/build/Release/better_sqlite3.node',
       'opt/telematics-agent/node_modules/@serialport/bindings-cpp/prebuilds/linux-x64/@serialport+bindings-cpp.glibc.node',
       'opt/telematics-agent/scripts/provision.sh',
@@ -92,6 +96,10 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
       expect(readdirSync(path.join(tree, path.dirname(f))), f).toContain(path.basename(f));
     expect(readFileSync(path.join(tree, 'DEBIAN/conffiles'), 'utf8').trim()).toBe('/etc/telematics-agent/config.example.json');
     expect(readFileSync(path.join(tree, 'opt/telematics-agent/node-abi'), 'utf8').trim()).toBe('115');
+    // The command runs Debian's node, the one the package depends on and its native modules match.
+    expect(readFileSync(path.join(tree, 'usr/bin/telematics-agent'), 'utf8')).toContain(
+      `exec /usr/bin/node ${path.posix.join('/opt/telematics-agent', MAIN)} "$@"`,
+    );
   });
 
   it('leaves out the development side: no devDependencies, sources, tests or native sources', () => {
@@ -110,7 +118,7 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
   });
 
   it('runs its CLI from the unpacked tree with this node', () => {
-    const r = spawnSync(process.execPath, [path.join(tree, 'opt/telematics-agent/dist/cli/main.js'), '--version'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [path.join(tree, 'opt/telematics-agent', MAIN), '--version'], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
