@@ -55,6 +55,12 @@ module.exports = {
       'gnss/ turns bytes into fixes; it knows nothing of the store, the platform or the socket.',
     ),
     layer(
+      'motion-reads-fixes',
+      'motion',
+      ['config', 'fix', 'gnss', 'system'],
+      'motion/ derives movement, engine and odometer from accepted fixes; the daemon wires its events to the outbox.',
+    ),
+    layer(
       'platform-takes-config',
       'platform',
       ['config', 'fix', 'retry', 'system'],
@@ -98,7 +104,7 @@ module.exports = {
     layer(
       'status-reads-components',
       'status',
-      ['config', 'fix', 'retry', 'system', 'gnss', 'platform', 'upload', 'store', 'socket'],
+      ['config', 'fix', 'retry', 'system', 'gnss', 'motion', 'platform', 'upload', 'store', 'socket'],
       'status/ reads the components; nothing but the commands, the daemon and the terminal reads status/.',
     ),
     layer(
