@@ -38,6 +38,7 @@ import {
   defaultSerialFacts,
   SERVICE_USER,
 } from './local-checks.js';
+import { checkIgnition } from './ignition-check.js';
 import { CannotAsk, checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
 
 /** The hardware seams doctor reads through (the serial port: the source's factory unless a test gives another). */
@@ -144,6 +145,7 @@ export async function runDoctor(
   }
   results.push(checkDisk(config.dataDir, config.storage.minFreeBytes));
   results.push(checkDataDirWritable(config.dataDir));
+  results.push(await checkIgnition(config));
   return results;
 }
 
