@@ -1,4 +1,4 @@
-import { describeError, errorFields, isCorrupt, type StoreError } from './errors.js';
+import { describeError, errorFields, isCorrupt } from './errors.js';
 import type { GnssPipeline } from './gnss/pipeline.js';
 import { agentPipeline } from './gnss/agent-pipeline.js';
 import { FixPublisher } from './socket/fix-publisher.js';
@@ -11,11 +11,9 @@ import { startDaemonStatus } from './status/daemon-status-server.js';
 import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
 import type { OpenDatabaseOptions } from './store/database.js';
-import { mergeCarried, type CarriedFixes } from './store/carried-fixes.js';
-import { openAgentDatabase } from './store/open-agent-database.js';
-import { storeCarriedPair, type CarriedTokenPair } from './platform/auth/unsaved-pair.js';
+import { StoreSupervisor } from './store/store-supervisor.js';
+import { storeCarriedPair } from './platform/auth/unsaved-pair.js';
 import { FixHandover } from './fix/fix-handover.js';
-import { WritableWatch } from './system/writable-watch.js';
 import { WatchdogPings } from './system/watchdog-pings.js';
 import { FullDisk } from './store/full-disk.js';
 import { openStores } from './store/stores.js';
@@ -48,13 +46,9 @@ export class Agent {
   #outbox: Outbox | undefined;
   #counted: { pipeline: GnssPipeline; uploader: Uploader } | undefined;
   #fullDisk: FullDisk | undefined;
-  /** Set while the components stop for a salvage of the damaged database; start() then salvages. */
-  #repair: { reason: string; carry?: CarriedFixes } | undefined;
-  #repairing: Promise<void> | undefined;
-  #starting: Promise<void> | undefined;
   readonly #watchdog: WatchdogPings;
-  /** Why the store is restarting, while it does: the watchdog is fed meanwhile (a salvage takes seconds to minutes). */
-  #restarting: string | undefined;
+  /** Open, salvage, read-only copy, recovery: the store's restart path (store/store-supervisor.ts). */
+  readonly #store: StoreSupervisor;
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   #lastEpochWallMs: number | undefined;
   /** The receiver's clock: the last epoch's GNSS time and when (monotonic) it was decoded. */
@@ -66,20 +60,7 @@ export class Agent {
   #pipeline: GnssPipeline | undefined;
   /** Movement, engine and odometer: like the pipeline, it outlives a restart of the store. */
   readonly #motion: MotionTracker | undefined;
-  /** The card was read-only at start: the components run on a copy of its database in memory. */
-  #readOnly = false;
-  /**
-   * What was held in memory on a read-only card, from the moment the store restarts until it is in
-   * the file (or, when the restart fails, held again by the outbox of the next read-only spell).
-   */
-  #carry: CarriedFixes | undefined;
-  /** A token pair the read-only spell refreshed but could not store: stored before the platform is built on the card. */
-  #carryTokens: CarriedTokenPair | undefined;
   #platform: PlatformParts | undefined;
-  /** A restart on the writable card failed: the next start runs on the read-only copy again. */
-  #stayReadOnly = false;
-  /** Failed recoveries in a row: the writable watch asks again after a longer wait each time. */
-  #failedRecoveries = 0;
 
   constructor(options: AgentOptions) {
     this.#o = options;
@@ -92,30 +73,38 @@ export class Agent {
       logger: options.logger,
       dataDir: options.config.dataDir,
       commitState: () => this.#outbox?.commitState(),
-      readOnly: () => this.#readOnly,
-      restarting: () => this.#restarting,
+      readOnly: () => this.#store.readOnly,
+      restarting: () => this.#store.restarting,
       monotonicMs: () => this.#clock.monotonicMs(),
+    });
+    this.#store = new StoreSupervisor({
+      dataDir: options.config.dataDir,
+      logger: options.logger,
+      locks: options.locks,
+      readOnlyCheckMs: options.readOnlyCheckMs,
+      run: {
+        start: () => this.#start(),
+        stop: () => this.#stopComponents({ keepGnss: true }),
+        release: () => this.#outbox?.release(),
+        outbox: () => this.#outbox,
+        detachReceiver: () => this.#handover.detach(),
+        unsavedPair: () => this.#platform?.tokens.unsavedPair(),
+        stopping: () => this.#stopping !== undefined,
+        onStop: (name, stop) => this.#onStop(name, stop),
+      },
     });
     this.#motion = buildMotion({ config: options.config, logger: options.logger, clock: this.#clock, lastEpoch: () => this.#lastEpoch });
   }
 
   /**
    * Starts every component. A damaged database found while starting (a token or identity read)
-   * is not a failure to start: the salvage it set off (#onDamage) starts everything again.
+   * is not a failure to start: the salvage it set off (StoreSupervisor.onDamage) starts everything again.
    */
   start(): Promise<void> {
-    const starting = this.#start().catch((e: unknown) => {
-      // agent.db taken by a directory: no restart cures it, so the daemon stays up on the copy in
-      // memory (serving status, recording) and the writable watch tries the file again later.
-      if ((e as { code?: unknown }).code !== 'DATABASE_NOT_A_FILE' || this.#stopping) throw e;
-      this.#o.logger.error({ err: errorFields(e) }, 'the database cannot be used: recording into memory until it can');
-      this.#failedRecoveries++;
-      this.#stayReadOnly = true;
-      return this.#start();
-    });
-    this.#starting = starting;
+    const starting = this.#store.startFirst();
+    this.#store.starting = starting;
     return starting.catch((e: unknown) => {
-      if (isCorrupt(e) && this.#repairing) return this.#repairing;
+      if (isCorrupt(e) && this.#store.repairing) return this.#store.repairing;
       throw e;
     });
   }
@@ -140,27 +129,14 @@ export class Agent {
       // Whichever reader or writer meets a damaged page (commit, token read, outbox read) has the file salvaged.
       onFault: (kind, e) => {
         if (kind === 'disk-full') fullDisk.enter({ code: e.sqliteCode, message: e.message });
-        else this.#onDamage(e);
+        else this.#store.onDamage(e);
       },
       onProgress: () => this.#watchdog.duringWork('salvaging the damaged database'),
     };
-    const stayReadOnly = this.#stayReadOnly;
-    const then = {
-      ...(this.#repair ? { repair: this.#repair } : {}),
-      ...(this.#carry && !stayReadOnly ? { carry: this.#carry } : {}),
-      ...(stayReadOnly ? { stayReadOnly } : {}),
-    };
-    this.#stayReadOnly = false;
-    // Started on a read-only card (issue 22.10): run on a read-only copy of its database, hold what
-    // is recorded in memory, deliver if a token and registration are stored, and wait for it to be writable.
-    const { db, readOnly } = openAgentDatabase(dbOptions, storeLogger, then);
-    // Stored in the file (or about to be held by this read-only outbox): no longer only here.
-    const adopt = readOnly ? this.#carry : undefined;
-    this.#carry = undefined;
-    this.#repair = undefined;
-    this.#readOnly = readOnly;
-    if (readOnly) this.#watchWritable();
-    else fullDisk.start();
+    // A read-only card: a copy of its database in memory, what is recorded held, delivered if a
+    // token and registration are stored, stored once the card takes writes (store-supervisor.ts).
+    const { db, readOnly, adopt } = this.#store.open(dbOptions, storeLogger);
+    if (!readOnly) fullDisk.start();
     this.#onStop('database', () => {
       db.close();
     });
@@ -169,14 +145,14 @@ export class Agent {
     const meta = stores.meta;
     // The server rotated the card's refresh token during the spell: the pair it gave instead goes in
     // first, or, back on the read-only copy after a failed recovery, is held by the new platform.
-    const carryTokens = this.#carryTokens;
+    const carryTokens = this.#store.carriedTokens();
     if (!readOnly && carryTokens) {
       const stored = storeCarriedPair(stores.tokens, carryTokens);
       storeLogger.info(
         { generation: carryTokens.generation, stored },
         'stored the token pair received while the data directory was read-only',
       );
-      this.#carryTokens = undefined;
+      this.#store.tokensStored();
     }
     // The data counter continues today's and this month's figures across restarts.
     const wire = new WireCounter(clock);
@@ -312,24 +288,6 @@ export class Agent {
     });
   }
 
-  /** On a read-only card: once it takes writes, take its lock and start the store again on it (#onWritable). */
-  #watchWritable(): void {
-    const base = this.#o.readOnlyCheckMs ?? 2000;
-    const watch = new WritableWatch({
-      dataDir: this.#o.config.dataDir,
-      // After a failed recovery on a writable card, ask again after 2x, 4x, ... up to a minute.
-      intervalMs: Math.min(Math.max(base, 60_000), base * 2 ** this.#failedRecoveries),
-      logger: this.#o.logger.child({ component: 'store' }),
-      locks: this.#o.locks,
-      onWritable: () =>
-        this.#restartStore('the data directory is writable again', () => {
-          this.#carry = this.#outbox?.release();
-        }),
-    });
-    watch.start();
-    this.#onStop('writable watch', () => watch.stop());
-  }
-
   /**
    * A few counters without the status socket (bench:fleet watches a thousand agents in one process).
    * Undefined before start.
@@ -344,7 +302,7 @@ export class Agent {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.#notify.stopping();
-      await this.#repairing?.catch(() => undefined);
+      await this.#store.repairing?.catch(() => undefined);
       await this.#stopComponents();
       await this.#notify.flush();
       this.#o.logger.info('agent stopped');
@@ -368,103 +326,6 @@ export class Agent {
     }
     this.#stops.length = 0;
     this.#stops.push(...kept);
-  }
-
-  /**
-   * A statement met a damaged page at run time (issue 11.3). The file must not be used any more:
-   * every component stops (the outbox hands over the fixes it holds in memory first), the file is
-   * moved aside and salvaged into a fresh one, and everything starts again on it. The receiver stays
-   * open and its fixes wait in the handover meanwhile. A restart that fails is handled by #startAgain.
-   */
-  #onDamage(e: StoreError): void {
-    if (this.#repairing || this.#stopping) return;
-    // A copy in memory of a read-only card is not the file: nothing to salvage.
-    if (this.#readOnly) return;
-    const reason = `${e.sqliteCode}: ${(e.cause as Error | undefined)?.message ?? e.message}`;
-    this.#o.logger.error({ reason }, 'database damaged at run time: stopping, salvaging what is readable, starting again');
-    this.#restartStore(reason, () => {
-      const carry = this.#outbox?.release();
-      this.#repair = { reason, ...(carry ? { carry } : {}) };
-    });
-  }
-
-  /**
-   * Stops every component but the GNSS pipeline (its fixes wait in the handover), lets `handOver`
-   * take what the outbox holds in memory, and starts them again (start() reads #repair / #carry).
-   */
-  #restartStore(why: string, handOver: () => void): void {
-    if (this.#repairing || this.#stopping) return;
-    this.#restarting = `restarting the store: ${why}`.slice(0, 200);
-    this.#repairing = (async () => {
-      // Off the failing statement's stack before anything closes its database, and never while
-      // start() is still building components on it.
-      await new Promise((resolve) => setImmediate(resolve));
-      await this.#starting?.catch(() => undefined);
-      // New fixes wait in the handover from here; the answers to uploads in flight land in the
-      // released outbox's live sets until the uploader has stopped.
-      this.#handover.detach();
-      handOver();
-      await this.#stopComponents({ keepGnss: true });
-      this.#takeUnsavedPair();
-      this.#o.logger.info({ why }, 'starting the store and the platform components again; the receiver stays open');
-      await this.#startAgain();
-    })().finally(() => {
-      this.#repairing = undefined;
-      this.#restarting = undefined;
-    });
-  }
-
-  /**
-   * #start after a restart of the store, never through start() (whose corrupt-error answer is the
-   * promise this runs in). A failed attempt loses nothing: what the carry and the attempt's outbox
-   * hold is taken along. A damaged file is salvaged with it; any other failure (the card read-only
-   * again, SQLITE_FULL or IOERR while storing what was held) goes back to the read-only copy in
-   * memory with the fixes held there, and the writable watch asks again later. Only when even that
-   * fails does the error reach the caller.
-   */
-  async #startAgain(): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const outboxBefore = this.#outbox;
-      const fallback = this.#stayReadOnly;
-      try {
-        await this.#start();
-        if (!this.#readOnly) this.#failedRecoveries = 0;
-        return;
-      } catch (e) {
-        if (this.#stopping || attempt >= 4) throw e;
-        this.#handover.detach();
-        const fromAttempt = this.#outbox !== outboxBefore ? this.#outbox?.release() : undefined;
-        const pending = this.#repair?.carry;
-        const carry = mergeCarried(mergeCarried(this.#carry, pending), fromAttempt);
-        this.#repair = undefined;
-        this.#carry = undefined;
-        await this.#stopComponents({ keepGnss: true });
-        this.#takeUnsavedPair();
-        const held = carry?.held.length ?? 0;
-        if (isCorrupt(e) && !fallback) {
-          const reason = describeError(e);
-          this.#o.logger.error({ reason, held }, 'database damaged while starting again: salvaging what is readable, starting again');
-          this.#repair = { reason, ...(carry ? { carry } : {}) };
-        } else {
-          this.#failedRecoveries++;
-          this.#o.logger.error(
-            { err: errorFields(e), held, failedRecoveries: this.#failedRecoveries },
-            'starting the store again failed: back to the read-only copy in memory with what is held; the data directory is tried again later',
-          );
-          if (fallback) throw e;
-          if (carry) this.#carry = carry;
-          this.#stayReadOnly = true;
-        }
-      }
-    }
-  }
-
-  /**
-   * The pair the stopped platform holds unsaved (a read-only card): taken after its stop, which
-   * waited out a refresh in flight, so a pair the server rotated meanwhile is not left behind.
-   */
-  #takeUnsavedPair(): void {
-    this.#carryTokens = this.#platform?.tokens.unsavedPair() ?? this.#carryTokens;
   }
 
   #onStop(name: string, stop: () => Promise<void> | void): void {
