@@ -42,6 +42,8 @@ export interface GnssCheckOptions {
    * key that is actually set (default gnss.path).
    */
   sourceKey?: GnssSourceKey;
+  /** Told the measured offset (system clock minus GNSS time, ms): the platform checks blame the clock by it. */
+  onClockOffset?: (offsetMs: number) => void;
 }
 
 export type GnssSourceKey = 'gnss.path' | 'gnss.replayFile' | 'gnss.gpsd';
@@ -131,6 +133,7 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
 function clock(fix: Fix, o: GnssCheckOptions): CheckResult {
   if (o.replay) return skip('clock vs GNSS', 'a replayed log: its times are not now, so no comparison');
   const offset = (o.clock.wallMs() - fix.time) / 1000;
+  o.onClockOffset?.(offset * 1000);
   const max = o.maxClockOffsetS ?? 5;
   const text = `system clock ${offset >= 0 ? 'ahead of' : 'behind'} GNSS time by ${Math.abs(offset).toFixed(1)} s`;
   // Fix times never come from the host clock, so an offset does not corrupt data; it breaks TLS

@@ -4,7 +4,8 @@
  * device is registered. Seams: DNS lookup, an HTTP probe, a password grant, the agent's token
  * state and the stored registration, so the tests run against the simulator on loopback.
  */
-import { ConfigError, describeError } from '../errors.js';
+import { AgentError, ConfigError, describeError } from '../errors.js';
+import { describeClockOffset } from '../system/clock-offset.js';
 import { printable } from '../terminal/printable.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
@@ -52,19 +53,32 @@ export async function checkAddresses(urls: Record<string, string>, p: PlatformPr
       out.push(pass(name, `${new URL(url).origin} answers (HTTP ${status})`));
     } catch (e) {
       const msg = describeError(e);
-      const tls = /certificate|CERT|TLS|SSL/i.test(msg);
-      out.push(
-        fail(
-          name,
-          `${new URL(url).origin}: ${msg}`,
-          tls
-            ? 'check the system clock and platform.caFile; TLS verification stays on'
-            : 'check the network path (firewall, APN) to this host',
-        ),
-      );
+      out.push(fail(name, `${new URL(url).origin}: ${msg}`, addressFix(e, msg)));
     }
   }
   return out;
+}
+
+/** The fix of an address check that failed on a certificate judged by a clock measured wrong against GNSS time. */
+export const CLOCK_FIX = 'set the system clock';
+
+/**
+ * What to do about a failed address check. A certificate outside its dates by a clock that GNSS
+ * time shows wrong (PLATFORM_TLS_CLOCK with the offset measured) is the clock alone: neither the CA
+ * nor the configuration can be at fault, and the advice must not send a technician to them.
+ */
+function addressFix(e: unknown, msg: string): string {
+  const code = e instanceof AgentError ? e.code : undefined;
+  const offsetMs = e instanceof AgentError ? e.details?.clockOffsetMs : undefined;
+  if (code === 'PLATFORM_TLS_CLOCK' && typeof offsetMs === 'number')
+    return `${CLOCK_FIX} (it is ${describeClockOffset(offsetMs)} GNSS time): TLS judges the certificate by it; enable time sync (systemd-timesyncd or chrony)`;
+  if (code === 'PLATFORM_TLS_CLOCK')
+    return 'check the system clock: the certificate is outside its dates by it (no GNSS time to compare with)';
+  if (code === 'PLATFORM_TLS' && /agrees with GNSS/.test(msg))
+    return "the platform's certificate is out of date: tell the platform's operator";
+  return /certificate|CERT|TLS|SSL/i.test(msg)
+    ? 'check the system clock and platform.caFile; TLS verification stays on'
+    : 'check the network path (firewall, APN) to this host';
 }
 
 /**

@@ -20,7 +20,7 @@ import { requestSnapshot } from '../status/status-client.js';
 import type { StatusSnapshot } from '../status/snapshot.js';
 import { statusSocketPath } from '../socket/path.js';
 import { DatabaseReader } from '../store/database-reader.js';
-import { type CheckResult, warn } from './check.js';
+import { type CheckResult, fail, warn } from './check.js';
 import { STATUS_ANSWER_MS } from '../status/status-source.js';
 import { formatAge } from '../status/health.js';
 import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon, checkService, UNIT_FILE } from './daemon-checks.js';
@@ -39,7 +39,7 @@ import {
   SERVICE_USER,
 } from './local-checks.js';
 import { checkIgnition } from './ignition-check.js';
-import { CannotAsk, checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
+import { CannotAsk, CLOCK_FIX, checkAddresses, checkCredentials, checkRegistration, type PlatformProbes } from './platform-checks.js';
 
 /** The hardware seams doctor reads through (the serial port: the source's factory unless a test gives another). */
 export interface DoctorSeams {
@@ -91,6 +91,8 @@ export async function runDoctor(
   const gateway = (seams.gateway ?? isGateway)(config);
   results.push(checkService({ snapshot: daemon, askError, socketPath, gateway }));
   const replay = config.gnss.replayFile !== undefined;
+  // System clock minus GNSS time, measured below: a TLS date failure is then named as the clock's.
+  let clockOffsetMs = !replay && daemon?.receiver?.clockOffsetS !== undefined ? daemon.receiver.clockOffsetS * 1000 : undefined;
   // gpsd shares the receiver: doctor asks gpsd itself, with or without the service running.
   const gpsd = config.gnss.gpsd !== undefined ? await gpsdProbe(config) : undefined;
   if (gpsd) results.push(gpsd.result);
@@ -119,6 +121,7 @@ export async function runDoctor(
         clock: systemClock,
         replay,
         sourceKey: replay ? 'gnss.replayFile' : config.gnss.gpsd !== undefined ? 'gnss.gpsd' : 'gnss.path',
+        onClockOffset: (ms) => (clockOffsetMs = ms),
       })),
     );
   }
@@ -126,12 +129,13 @@ export async function runDoctor(
   // at the end so that its idle connections and pings do not hold the command open.
   const dispatcher = platformDispatcher(config);
   try {
-    const probes = platformProbes(config, daemon, dispatcher);
+    const probes = platformProbes(config, daemon, dispatcher, clockOffsetMs);
     const addresses = await checkAddresses(
       { authUrl: config.platform.authUrl, deviceUrl: config.platform.deviceUrl, planningUrl: config.platform.planningUrl },
       probes,
     );
     results.push(...addresses);
+    blameTheClock(results, addresses);
     results.push(
       await checkCredentials(probes, addresses, {
         ...options,
@@ -194,10 +198,32 @@ function nmeaReader(config: Config, portFactory: SerialPortFactory): NmeaReader 
   };
 }
 
-function platformProbes(config: Config, daemon: StatusSnapshot | undefined, dispatcher: PlatformTransport): PlatformProbes {
+/**
+ * TLS refused the platform's certificate by a clock that GNSS time shows wrong: the clock check is
+ * then a failure, not a warning (the platform cannot be reached until the clock is set).
+ */
+function blameTheClock(results: CheckResult[], addresses: readonly CheckResult[]): void {
+  if (!addresses.some((r) => r.verdict === 'FAIL' && r.fix?.startsWith(CLOCK_FIX))) return;
+  const i = results.findIndex((r) => r.name === 'clock vs GNSS' && r.verdict === 'WARN');
+  if (i < 0) return;
+  results[i] = fail(
+    'clock vs GNSS',
+    `${results[i]!.detail}: TLS refuses the platform's certificate by this clock`,
+    'set the system clock (it is what the platform checks below fail on), then enable time sync (systemd-timesyncd or chrony)',
+  );
+}
+
+function platformProbes(
+  config: Config,
+  daemon: StatusSnapshot | undefined,
+  dispatcher: PlatformTransport,
+  clockOffsetMs: number | undefined,
+): PlatformProbes {
   // Doctor prints what the token service said: an echo of the password in it is redacted (issue 11.5).
   const redactor = new SecretRedactor();
-  const http = platformHttp(config, dispatcher, redactor);
+  // TLS date errors then say which is wrong, the clock (and by how much) or the certificate.
+  const clockFacts = () => ({ wallMs: systemClock.wallMs(), ...(clockOffsetMs !== undefined ? { offsetMs: clockOffsetMs } : {}) });
+  const http = platformHttp(config, dispatcher, redactor, undefined, clockFacts);
   // The credentials check's token, kept only to ask the device service (never stored or printed).
   let pair: TokenPair | undefined;
   // Why there is no token to ask the device service with (doctor-checks registration says so).

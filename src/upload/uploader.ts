@@ -14,6 +14,7 @@ import { spreadMs } from '../retry/backoff.js';
 import { uploadError, type UploadError, type UploaderOptions, type UploaderStatus } from './upload-types.js';
 import { OversizedAnswers } from './oversized-answers.js';
 import { Refusals } from './refusals.js';
+import { ResumeGate } from './resume-gate.js';
 import { waitingFor } from './waiting-for.js';
 
 export type { UploadQueue } from './upload-queue.js';
@@ -39,8 +40,8 @@ export class Uploader {
   /** The last attempt's stream was refused unprocessed (issue 22.6): probe one at a time, without growing the backoff. */
   #streamsRefused = false;
   #lastFailureAt = -Infinity;
-  #resumeAt = 0;
-  #resumeTimer: unknown;
+  /** The backoff's hold, which a clock set right ends at once. */
+  readonly #resume: ResumeGate;
   #lastSuccessAt: number | undefined;
   /** Monotonic stamps beside the wall ones: status measures ages on them, immune to clock steps (issue 22.8). */
   #lastSuccessMono: number | undefined;
@@ -72,6 +73,14 @@ export class Uploader {
       baseHistoryMin: 10,
     });
     this.#oversized = new OversizedAnswers(options.logger, options.clock);
+    this.#resume = new ResumeGate({
+      clock: options.clock,
+      timers: this.#timers,
+      logger: options.logger,
+      wake: () => this.#pump(),
+      // The failures were the clock's: the next one is a first again (still one probe at a time).
+      onClockSet: () => (this.#failures = Math.min(this.#failures, 1)),
+    });
     this.#refusals = new Refusals({
       queue: options.queue,
       clock: options.clock,
@@ -101,7 +110,7 @@ export class Uploader {
   /** Stops sending; in-flight requests get `graceMs` to finish, then are abandoned (they stay queued). */
   async stop(graceMs = 3000): Promise<void> {
     this.#stopping = true;
-    if (this.#resumeTimer) this.#timers.clearTimeout(this.#resumeTimer);
+    this.#resume.stop();
     this.#refusals.stop();
     if (this.#paceTimer) this.#timers.clearTimeout(this.#paceTimer);
     const pending = [...this.#inFlight.values()].map((f) => f.promise);
@@ -117,7 +126,7 @@ export class Uploader {
 
   status(): UploaderStatus {
     const now = this.#o.clock.monotonicMs();
-    const backingOff = this.#resumeAt > now;
+    const backingOff = this.#resume.at > now;
     const lane = (l: Lane) => {
       const s = this.#lanes.stats(l);
       return {
@@ -128,7 +137,7 @@ export class Uploader {
     };
     const waiting = {
       sentAt: [...this.#inFlight.values()].map((f) => f.sentAt),
-      resumeAt: this.#resumeAt,
+      resumeAt: this.#resume.at,
       refused: this.#streamsRefused,
       registered: !!this.#device,
       error: this.#lastError?.code,
@@ -152,7 +161,7 @@ export class Uploader {
       deadLettered: this.#refusals.deadLettered,
       held: this.#refusals.held,
       consecutiveFailures: this.#failures,
-      ...(backingOff ? { backoffUntil: this.#o.clock.wallMs() + (this.#resumeAt - now) } : {}),
+      ...(backingOff ? { backoffUntil: this.#o.clock.wallMs() + (this.#resume.at - now) } : {}),
       ...(this.#lastSuccessAt !== undefined ? { lastSuccessAt: this.#lastSuccessAt } : {}),
       ...(this.#lastSuccessMono !== undefined ? { lastSuccessAgeMs: now - this.#lastSuccessMono } : {}),
       ...(this.#lastError ? { lastError: { ...this.#lastError, ageMs: now - this.#lastErrorMono } } : {}),
@@ -175,9 +184,9 @@ export class Uploader {
   #pump(): void {
     if (!this.#running || this.#stopping || !this.#device) return;
     const now = this.#o.clock.monotonicMs();
-    if (now < this.#resumeAt) {
+    if (now < this.#resume.at) {
       // A timer may fire a little before the clock agrees; never let the queue stall on that.
-      this.#scheduleResume(this.#resumeAt - now);
+      this.#resume.wakeIn(this.#resume.at - now);
       return;
     }
     // While failing, or while the platform refuses streams, probe with one request at a time.
@@ -325,6 +334,7 @@ export class Uploader {
         if (lane === 'backlog') this.#drain.delivered(endedAt);
         this.#failures = 0;
         this.#streamsRefused = false;
+        this.#resume.clockWorks();
         this.#lastSuccessAt = this.#o.clock.wallMs();
         this.#lastSuccessMono = this.#o.clock.monotonicMs();
         this.#refusals.delivered(entry.seq);
@@ -341,11 +351,8 @@ export class Uploader {
         if (startedAt >= this.#lastFailureAt && !decision.holdBackoff) this.#failures = failures;
         this.#streamsRefused = decision.holdBackoff === true;
         this.#lastFailureAt = this.#o.clock.monotonicMs();
-        const until = this.#lastFailureAt + decision.delayMs;
-        if (until > this.#resumeAt) {
-          this.#resumeAt = until;
-          this.#scheduleResume(decision.delayMs);
-        }
+        this.#resume.holdUntil(this.#lastFailureAt + decision.delayMs, this.#lastFailureAt);
+        if (error?.code === 'PLATFORM_TLS_CLOCK') this.#resume.watchClock();
         this.#o.logger.warn(
           { err: error && errorFields(error), delayMs: decision.delayMs, failures: this.#failures, errorClass: decision.errorClass },
           'event upload failed: backing off, the fix stays queued',
@@ -366,27 +373,12 @@ export class Uploader {
       this.#lastFailureAt = this.#o.clock.monotonicMs();
       // Spread (half to all of it), so a fleet refused alike does not probe in lockstep.
       const waitMs = spreadMs(this.#o.upload.maxBackoffMs, this.#random());
-      const until = this.#lastFailureAt + waitMs;
-      if (until > this.#resumeAt) {
-        this.#resumeAt = until;
-        this.#scheduleResume(waitMs);
-      }
+      this.#resume.holdUntil(this.#lastFailureAt + waitMs, this.#lastFailureAt);
     } else this.#note(error, 'rejected');
   }
 
   #random(): number {
     return (this.#o.random ?? Math.random)();
-  }
-
-  #scheduleResume(delayMs: number): void {
-    if (this.#resumeTimer) this.#timers.clearTimeout(this.#resumeTimer);
-    this.#resumeTimer = this.#timers.setTimeout(
-      () => {
-        this.#resumeTimer = undefined;
-        this.#pump();
-      },
-      Math.max(1, Math.ceil(delayMs)),
-    );
   }
 
   /** `cls`: the class the decision gave the answer (the status table's), else the error's own. */

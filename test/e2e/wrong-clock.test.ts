@@ -158,6 +158,60 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the whole agent', () => {
       await d.stop();
     },
   );
+
+  it(
+    'the clock set right is news: the upload retries at once, not after the backoff it grew on the wrong clock',
+    { timeout: 180_000 },
+    async () => {
+      // The upload's default backoff: 1 s doubling to 300 s.
+      const { sim, ca, expired, config, start, setClock, snapshot } = await setUp(0, 'expired', {
+        minBackoffMs: 1000,
+        maxBackoffMs: 300_000,
+      });
+      setClock(0, ca);
+      let d = await start();
+      await waitFor('fixes delivered', () => sim.events.size >= 3, { timeoutMs: 60_000, detail: d.log });
+      await d.stop();
+
+      // Two years ahead: the backoff grows to 16-32 s (six failures).
+      setClock(TWO_YEARS_MS, expired);
+      d = await start();
+      await waitFor(
+        'the upload fails on the clock, measured against GNSS',
+        async () => {
+          const s = await snapshot();
+          return s?.upload.lastError?.code === 'PLATFORM_TLS_CLOCK' && (s.receiver?.clockOffsetS ?? 0) > 700 * 86400;
+        },
+        { timeoutMs: 60_000, detail: d.log },
+      );
+      // doctor beside it: the clock is the measured cause, so it is named alone, and its check fails.
+      const doctor = await runCli(['doctor', '--config', config]);
+      process.stderr.write(`doctor, two years ahead:\n${doctor.stdout}\n`);
+      expect(doctor.stdout).toMatch(/^FAIL\s+clock vs GNSS\s+system clock ahead of GNSS time by \d+\.\d s: TLS refuses/m);
+      expect(doctor.stdout).toMatch(
+        /fix: set the system clock \(it is 730 d \(2\.0 years\) ahead of GNSS time\): TLS judges the certificate by it/,
+      );
+      expect(doctor.stdout).not.toMatch(/platform\.caFile/);
+      await waitFor('six uploads failed on the clock', async () => ((await snapshot())?.upload.lanes?.consecutiveFailures as number) >= 6, {
+        timeoutMs: 120_000,
+        intervalMs: 100,
+        detail: d.log,
+      });
+      // Set right just after a failure: the whole step (16-32 s) is still to wait.
+      const delivered = sim.events.size;
+      setClock(0, ca);
+      const setAt = Date.now();
+      await waitFor('delivery after the clock was set', () => sim.events.size > delivered, { timeoutMs: 60_000, detail: d.log });
+      const afterS = (Date.now() - setAt) / 1000;
+      process.stderr.write(
+        `clock set right after six failures on it: first delivery ${afterS.toFixed(1)} s later (backoff step then 16-32 s)\n`,
+      );
+      expect(d.log()).toContain('the system clock was set: retrying the upload now');
+      // The clock check runs every second; the rest is a loaded machine's slack.
+      expect(afterS).toBeLessThan(10);
+      await d.stop();
+    },
+  );
 });
 
 /** A receiver on the pty whose GNSS time is the real time: each epoch is written when its second comes. */
@@ -189,7 +243,11 @@ interface RunningAgent {
  * is the system's with its wall time offset by `offsetMs`, `setClock` moves the offset and swaps
  * the certificate.
  */
-async function setUp(offsetMs: number, first: 'expired' | 'future') {
+async function setUp(
+  offsetMs: number,
+  first: 'expired' | 'future',
+  upload: Record<string, unknown> = { minBackoffMs: 200, maxBackoffMs: 1000 },
+) {
   const dir = tempDir('ta-clock-');
   const caDir = tempDir('ta-ca-');
   const ca = makeThrowawayCa(caDir);
@@ -210,7 +268,7 @@ async function setUp(offsetMs: number, first: 'expired' | 'future') {
     urls,
     gnss: { path: pty.device, baudRate: 115200 },
     platform: { caFile: ca.caFile },
-    upload: { minBackoffMs: 200, maxBackoffMs: 1000 },
+    upload,
   });
   const socket = path.join(dir, 'status.sock');
   const snapshot = (): Promise<StatusSnapshot | undefined> => requestSnapshot(socket, 2000).catch(() => undefined);

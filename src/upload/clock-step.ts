@@ -1,0 +1,55 @@
+import type { Clock, Timers } from '../system/clock.js';
+
+/** A wall clock that moved this far against the monotonic one was set (status's clock threshold is the same 5 s). */
+export const CLOCK_STEP_MS = 5000;
+/** How often an armed watch looks: a second after the clock is set, the retry goes. */
+const CHECK_MS = 1000;
+
+/**
+ * Tells when the system clock is set, while armed: TLS judged the platform's certificate by a wrong
+ * clock, and the backoff that grew meanwhile (to minutes) must not outlast the fix. A step of the
+ * wall clock against the monotonic one is the news (NTP, chrony's makestep, an RTC read, a hand set
+ * date); one that comes right by slewing is met by the next retry as before.
+ */
+export class ClockStepWatch {
+  readonly #clock: Clock;
+  readonly #timers: Timers;
+  readonly #onStep: (stepMs: number) => void;
+  #armedAt: number | undefined;
+  #timer: unknown;
+
+  constructor(options: { clock: Clock; timers: Timers; onStep: (stepMs: number) => void }) {
+    this.#clock = options.clock;
+    this.#timers = options.timers;
+    this.#onStep = options.onStep;
+  }
+
+  /** Watches from now (the clock as it reads now is the wrong one); arming again keeps the first reading. */
+  arm(): void {
+    this.#armedAt ??= this.#offset();
+    this.#schedule();
+  }
+
+  disarm(): void {
+    this.#armedAt = undefined;
+    if (this.#timer) this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #offset(): number {
+    return this.#clock.wallMs() - this.#clock.monotonicMs();
+  }
+
+  #schedule(): void {
+    if (this.#timer) return;
+    this.#timer = this.#timers.setTimeout(() => {
+      this.#timer = undefined;
+      if (this.#armedAt === undefined) return;
+      const step = this.#offset() - this.#armedAt;
+      if (Math.abs(step) > CLOCK_STEP_MS) {
+        this.disarm();
+        this.#onStep(step);
+      } else this.#schedule();
+    }, CHECK_MS);
+  }
+}
