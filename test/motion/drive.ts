@@ -1,4 +1,5 @@
 import type { Fix } from '../../src/fix/fix.js';
+import { gga, rmc } from '../../src/sim/receiver/nmea-format.js';
 
 /**
  * The test's own drive, at 10 Hz: legs of driving (accelerate at 2 m/s^2 to a cruise speed, cruise,
@@ -23,7 +24,14 @@ export interface Drive {
   /** The true distance driven, metres. */
   distanceM: number;
   /** Each standing spell: when the vehicle came to a standstill and moved off again (GNSS ms), and where. */
-  stands: { label?: string; from: number; to: number; lat: number; lon: number }[];
+  stands: {
+    label?: string;
+    from: number;
+    to: number;
+    lat: number;
+    lon: number;
+    /** True distance driven before it. */ distanceM: number;
+  }[];
 }
 
 export const T0 = Date.UTC(2026, 10, 23, 7, 30, 0);
@@ -58,7 +66,7 @@ export function makeDrive(spells: Spell[], cruiseMps: number, seed = 7): Drive {
   for (const spell of spells) {
     const steps = Math.round(spell.seconds * 10);
     if (spell.kind === 'stand') {
-      stands.push({ ...(spell.label ? { label: spell.label } : {}), from: t, to: t + steps * 100, ...toLatLon(x, y) });
+      stands.push({ ...(spell.label ? { label: spell.label } : {}), from: t, to: t + steps * 100, ...toLatLon(x, y), distanceM });
       for (let i = 0; i < steps; i++) {
         const jitter = 1 + random(); // 1-2 m
         const angle = 2 * Math.PI * random();
@@ -126,4 +134,25 @@ export function urbanDrive(seed = 7): Drive {
     cruise,
     seed,
   );
+}
+
+/** The drive as a receiver's NMEA at 10 Hz (RMC with the Doppler speed, GGA), for a replay file. */
+export function driveNmea(drive: Drive): string {
+  const lines: string[] = [];
+  for (const f of drive.fixes) {
+    const facts = {
+      timeMs: f.time,
+      lat: f.lat!,
+      lon: f.lon!,
+      altMSL: 3,
+      speedMps: f.speed ?? 0,
+      track: f.track,
+      hdop: f.hdop ?? 0.9,
+      pdop: 1.5,
+      vdop: 1.2,
+      satellitesUsed: f.satellitesUsed ?? 10,
+    };
+    lines.push(rmc(facts), gga(facts));
+  }
+  return `${lines.join('\r\n')}\r\n`;
 }
