@@ -1,7 +1,7 @@
 /**
  * npm run bench:drain [-- --live-min 10 --rtt 300]
  *
- * One vehicle as it lives (issue 20): the real Agent with the default configuration, TLS with h2
+ * One vehicle as it lives: the real Agent with the default configuration, TLS with h2
  * to the simulator (real-length tokens, echoed events: the simulator's defaults), through a relay
  * that adds a 300 ms round trip. Printed, never asserted.
  *

@@ -1,10 +1,10 @@
 /**
  * `npm run bench:policy`: which recording policy, at which threshold, keeps the path for the fewest
- * events (issue 16, goal "the path is kept" against "<= 50 MB per vehicle-month").
+ * events (goal "the path is kept" against "<= 50 MB per vehicle-month").
  *
  * Drives: the project's synthetic drives (src/sim/receiver: city streets with right-angle turns, a
  * depot stop, a highway with bends) for several seeds, one of them at 10 Hz, and the logs of the
- * shared NMEA corpus that move (skipped with a notice where ../shared is absent). Each goes through
+ * shared NMEA corpus that move (skipped with a notice where the shared test data is absent). Each goes through
  * the real decoder and quality gate once; the fixes that pass are the full-rate track, offered to
  * each policy as the agent would. For every policy it prints events per hour of drive (stops
  * included, as a vehicle's day is), the path figures (track-fidelity.ts: the delivered positions
@@ -46,7 +46,7 @@ function gatedFixes(text: Buffer): Fix[] {
 }
 
 /**
- * The urban delivery drive the month is projected from (issue 21; bench:wire replays seed 7): red
+ * The urban delivery drive the month is projected from (bench:wire replays seed 7): red
  * lights about every minute and a half of city driving, corners every 100-400 m, a depot stop, a
  * highway stretch. Three seeds.
  */
@@ -171,7 +171,7 @@ function measure(drives: readonly Drive[], options: Partial<RecordingPolicyOptio
 
 const pad = (s: string, n: number): string => s.padEnd(n);
 
-/** Where the events of the default policy go, per hour of drive, against issue 16's stop repeat at 20 s. */
+/** Where the events of the default policy go, per hour of drive, against the earlier stop repeat at 20 s. */
 function reasons(drives: readonly Drive[]): void {
   const hours = drives.reduce((s, d) => s + trackFidelity(d.fixes, []).durationS / 3600, 0);
   const rows: [string, Partial<RecordingPolicyOptions>][] = [
@@ -272,7 +272,7 @@ function bodyBytes(detail: EventDetail, plate: string | undefined): { mean: numb
   return { mean: total / sample.length, fields };
 }
 
-/** The body before issue 16: the full detail, speed and heading to 2 decimals, always both identities. */
+/** The earlier body: the full detail, speed and heading to 2 decimals, always both identities. */
 function oldBodyBytes(plate: string): number {
   let total = 0;
   for (const f of sample) {

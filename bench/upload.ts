@@ -1,5 +1,5 @@
 /**
- * `npm run bench:upload`: store-and-forward figures (issue 5). Not a test: figures depend on the
+ * `npm run bench:upload`: store-and-forward figures. Not a test: figures depend on the
  * machine and its load, and are printed, never asserted.
  *   BENCH_FIXES      backlog size for the drain (default 100000)
  *   BENCH_STEADY_S   seconds of 10 Hz steady state measured on `run` (default 60)

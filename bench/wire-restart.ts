@@ -1,5 +1,5 @@
 /**
- * bench:wire, across a restart (issue 16.2): the handshake bytes of a new process's first
+ * bench:wire, across a restart: the handshake bytes of a new process's first
  * connections, with the TLS session tickets the previous process saved in its database and
  * without. Two origins as in the field (token service and planning host; the device service is a
  * third there), the same simulator throughout (its ticket key unchanged, as a platform's is across

@@ -85,7 +85,7 @@ export interface RunResult {
 export const tmp = mkdtempSync(path.join(os.tmpdir(), 'ta-wire-'));
 export const ca = makeThrowawayCa(tmp);
 
-/** The transport of today's agent (before issue 16): undici Agent, HTTP/1.1, 4 s idle, undici's connector. */
+/** The transport before the header indexer: undici Agent, HTTP/1.1, 4 s idle, undici's connector. */
 export function beforeTransport(ca: ThrowawayCa, wire: WireCounter, speedup: number): Agent {
   const inner = buildConnector({
     timeout: 10_000,
@@ -207,7 +207,7 @@ export async function rig(s: Scenario): Promise<Rig> {
     requester: client,
     registration: registered,
     eventsUrl: `${urls.planningUrl}${config.platform.eventsPath}`,
-    // The drain adapts to the link (issue 20); a configured rate ceiling would be per real second.
+    // The drain adapts to the link; a configured rate ceiling would be per real second.
     upload: config.upload,
     clock: systemClock,
     logger: silentLogger(),
@@ -306,7 +306,7 @@ export async function replay(s: Scenario, fixes: RecordedFix[], warm: RecordedFi
 
 /** The drive through the real pipeline and recording policy at the configuration defaults. */
 /**
- * The drive the month is projected from (issue 21): the urban delivery drive (urban-route.ts), or
+ * The drive the month is projected from: the urban delivery drive (urban-route.ts), or
  * with WIRE_DRIVE=mixed the older city / depot / highway drive of WIRE_DRIVE_MINUTES.
  */
 export async function recordedDrive(): Promise<{ fixes: RecordedFix[]; hours: number; phases: string; what: string }> {

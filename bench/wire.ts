@@ -1,5 +1,5 @@
 /**
- * bench:wire (issue 16.6): what a vehicle's platform traffic costs on the SIM, measured over TLS
+ * bench:wire: what a vehicle's platform traffic costs on the SIM, measured over TLS
  * with real sockets and counted at the agent's TCP socket (handshakes, TLS records, h2 frames
  * included; IP/TCP headers are not visible to a process and not counted).
  *
@@ -46,7 +46,7 @@ const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 const started = performance.now();
 /** Parked hours replayed per variant (their figures are per hour). */
 const PARKED_HOURS = Number(process.env.WIRE_PARKED_HOURS ?? 2);
-/** The parked heartbeat before issue 16 (recording.stoppedHeartbeatS was 300). */
+/** The earlier parked heartbeat (recording.stoppedHeartbeatS was 300). */
 const BEFORE_HEARTBEAT_S = 300;
 // undici unrefs idle h2 sessions and sockets, so between two scenarios (a dispatcher closing, the
 // next simulator not yet listening) nothing may hold the event loop and node would exit early.
@@ -113,7 +113,7 @@ function parkedVariants(s: Scenario): ParkedVariant[] {
   const how = (pingS: number) => (pingS > 0 ? `keep, h2 PING ${pingS} s` : 'reconnect, resumed TLS');
   if (s.transport === 'before') return [{ label: 'new connection per heartbeat', heartbeatS: BEFORE_HEARTBEAT_S }];
   const defaults: ParkedVariant = { label: `heartbeat ${hb} s, ${how(ping)} (defaults)`, heartbeatS: hb, pingS: ping };
-  // Before issue 21 the parked heartbeat came every 1800 s.
+  // Earlier the parked heartbeat came every 1800 s.
   if (s.indexAuthorization === false) return [{ label: 'heartbeat 1800 s, reconnect, resumed TLS (issue 16)', heartbeatS: 1800, pingS: 0 }];
   if (s.server !== 'h2' || process.env.WIRE_PARKED_TABLE !== '1') return [defaults];
   const table: ParkedVariant[] = [];

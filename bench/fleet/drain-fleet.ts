@@ -9,7 +9,7 @@ import { MemoryQueue, ModelPlatform } from './model-platform.js';
 import { VirtualTime } from './virtual-time.js';
 
 /**
- * bench:fleet's drain scenarios (issue 20), in simulated time: N real Uploaders (lanes, drain
+ * bench:fleet's drain scenarios, in simulated time: N real Uploaders (lanes, drain
  * controller, retry decision: the agent's code, unchanged) on one VirtualTime, each with an
  * outbox in memory and its own recording, against a ModelPlatform of limited capacity. A steady
  * stretch, an events outage of `outageMin`, then the recovery until every backlog is gone.

@@ -1,7 +1,7 @@
 /**
  * npm run bench:fleet [-- --n 1000 --capacity-x 3 --outage-min 120 --json FILE]
  *
- * A fleet coming back from a 2-hour events outage (issue 20), in simulated time: N real Uploaders
+ * A fleet coming back from a 2-hour events outage, in simulated time: N real Uploaders
  * (the agent's lanes, drain controller and retry decision, unchanged) against a platform of
  * limited capacity (the simulator's capacity model: a FIFO queue served at `capacity-x` times the
  * fleet's steady rate) over a 300 ms round trip. Three runs in one process: the adaptive drain

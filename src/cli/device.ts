@@ -10,7 +10,7 @@ interface ShowOptions {
 }
 
 /**
- * `telematics-agent device show|list`: the tracking device service's three retrievals (spec 4.2):
+ * `telematics-agent device show|list`: the tracking device service's three retrievals (platform contract, Device registration):
  * this device or another of the same external system by external device id, one by licence plate,
  * and every device of the account.
  */

@@ -5,7 +5,7 @@ import { LOCATION_TYPES, PLATFORM_LOCATION_TYPES } from '../sites/site-types.js'
 import { CONFIG_OPTION, numberIn } from './options.js';
 
 /**
- * `telematics-agent location put|here` (issue 6; platform-spec.md 2.4 and 4.3). Exit codes:
+ * `telematics-agent location put|here` (docs/platform-contract.md, Sites). Exit codes:
  * 0 every location stored (or valid, with --dry-run); 1 the platform refused one or could not be
  * reached; 2 invalid input, usage or configuration (nothing was sent).
  */

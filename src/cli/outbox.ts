@@ -10,7 +10,7 @@ interface OutboxCliOptions {
 
 /**
  * `telematics-agent outbox ...`: the fixes waiting for the platform and the dead letters, for the
- * integrator who fixed what made the platform refuse them (issue 11.1). Both commands work on the
+ * integrator who fixed what made the platform refuse them. Both commands work on the
  * database beside a running daemon (WAL; a write waits for the daemon's commit) and without one.
  */
 export function registerOutboxCommands(program: Command): void {

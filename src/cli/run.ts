@@ -31,7 +31,7 @@ export function registerRunCommand(program: Command): void {
       // the Agent opens the database itself (openCliDatabase is for commands beside a running daemon).
       // One agent per dataDir, decided before the receiver, the database or the status socket is touched.
       const logger = createLogger({ level: config.log.level });
-      // A card that is read-only is no reason to stop (issue 22.10): the agent runs from memory and
+      // A card that is read-only is no reason to stop: the agent runs from memory and
       // takes the data directory's lock once the card is writable (system/daemon-locks.ts).
       let lock: ReturnType<typeof DaemonLocks.acquire>;
       try {

@@ -1,6 +1,6 @@
 /**
- * Default platform addresses (../shared/platform-notes.md, "Addresses") and the staging rule of
- * platform-spec.md section 1: the staging host is the production host with "-stg" appended to its
+ * Default platform addresses and the staging rule (docs/platform-contract.md, Services and
+ * addresses): the staging host is the production host with "-stg" appended to its
  * first label.
  */
 export const PRODUCTION_ADDRESSES = {

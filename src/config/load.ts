@@ -78,7 +78,7 @@ export function parseConfig(json: unknown, options: { source: string; env?: Node
   const issues: ConfigIssue[] = [];
   const credentials = resolvePassword(raw, env, baseDir, issues);
   if (issues.length > 0 || !credentials) throw new ConfigError(issues, options.source);
-  // upload.backlogRatePerS (before issue 20) is read as the ceiling that replaced it (warnings.ts says so).
+  // upload.backlogRatePerS (the key before the adaptive drain) is read as the ceiling that replaced it (warnings.ts says so).
   const upload =
     raw.upload.backlogMaxRatePerS === undefined && raw.upload.backlogRatePerS !== undefined
       ? { ...raw.upload, backlogMaxRatePerS: raw.upload.backlogRatePerS }

@@ -2,7 +2,7 @@ import { ConfigError, type ConfigIssue } from '../errors.js';
 import { Secret } from './secret.js';
 
 /**
- * Issue 11.4: a password fixed in place takes effect at the next attempt. A password kept in a file
+ * A password fixed in place takes effect at the next attempt. A password kept in a file
  * (credentials.passwordFile, or systemd's $CREDENTIALS_DIRECTORY/password) is read anew every time
  * the token client needs it, that is before every password grant, which happens once at start and
  * then only after a refresh token expired or the credentials were rejected: a few reads a day.

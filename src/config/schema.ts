@@ -55,7 +55,7 @@ export const deviceSchema = z.strictObject({
 
 /**
  * `gnss.path`: a device node under /dev only. provision.sh writes it into a systemd drop-in
- * (`DeviceAllow=`), so a newline or space in it would add directives to the unit (issue 13.7);
+ * (`DeviceAllow=`), so a newline or space in it would add directives to the unit;
  * the same pattern is checked there.
  */
 /** gnss.maxLineLength's default, also the line splitter's when it is built outside the agent (tests, `nmea decode`). */
@@ -114,7 +114,7 @@ export const gnssSchema = z
   .prefault({})
   .superRefine((g, ctx) => {
     // Exactly one source. Two would be ambiguous: a leftover replay file beside a receiver once
-    // made the agent upload an old log instead of the vehicle's positions (issue 13.7).
+    // made the agent upload an old log instead of the vehicle's positions.
     const set = GNSS_SOURCE_KEYS.filter((k) => g[k] !== undefined);
     if (set.length === 0)
       ctx.addIssue({
@@ -240,13 +240,13 @@ export const storageSchema = z
   .prefault({});
 
 /**
- * The backlog's latency target (issue 20): the queueing delay above the base latency the backlog
+ * The backlog's latency target: the queueing delay above the base latency the backlog
  * lane tolerates before it yields. RFC 6817 (LEDBAT) caps its TARGET at 100 ms; bench:drain measured
  * the drains and the live lane's delay with it (README "Draining a backlog").
  */
 export const LATENCY_TARGET_MS = 100;
 
-/** Requests in flight at most, both lanes (issue 20: bench:drain, 300 ms RTT; README "Draining a backlog"). */
+/** Requests in flight at most, both lanes (bench:drain, 300 ms RTT; README "Draining a backlog"). */
 export const UPLOAD_CONCURRENCY = 32;
 
 export const uploadSchema = z

@@ -24,7 +24,7 @@ export function doctorExitCode(results: readonly CheckResult[]): 0 | 1 {
 }
 
 /**
- * The checks as text. Details and fixes are never cut (issue 13.8): with `width` (a terminal) long
+ * The checks as text. Details and fixes are never cut: with `width` (a terminal) long
  * lines wrap under the detail, without it (a pipe) they go out whole. Text from elsewhere (platform
  * answers, error messages) is shown with its control characters made visible.
  */

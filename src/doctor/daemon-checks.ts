@@ -1,5 +1,5 @@
 /**
- * Receiver checks beside the running service (issue 13.2): the daemon holds the serial port, so
+ * Receiver checks beside the running service: the daemon holds the serial port, so
  * doctor takes the receiver's facts from its status socket, as `location here --source auto` does,
  * instead of opening the port a second time ("Cannot lock port").
  */
@@ -75,7 +75,7 @@ function gpsdAdvice(bytes: number | undefined): string {
 }
 
 /**
- * The running agent's own view of the platform link (issue 23.1), as `status` judges it: the
+ * The running agent's own view of the platform link, as `status` judges it: the
  * address checks above ask the platform now, this says how the agent fared since it last had an
  * answer (a failed token refresh while parked, with nothing queued).
  */

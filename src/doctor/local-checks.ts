@@ -118,7 +118,7 @@ export function checkDisk(
 ): CheckResult {
   let free: number;
   // Before the first start dataDir does not exist yet: the service creates it (StateDirectory=),
-  // so the space that counts is that of the nearest folder that does (issue 13.2).
+  // so the space that counts is that of the nearest folder that does.
   let where = dataDir;
   let note = '';
   for (;;) {

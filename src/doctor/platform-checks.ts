@@ -83,14 +83,14 @@ function addressFix(e: unknown, msg: string): string {
 
 /**
  * `addresses`: the address checks' results, so that the advice names the check that really failed
- * (issue 13.8: "fix the platform address checks above first" was given when they had all passed).
+ * ("fix the platform address checks above first" was given when they had all passed).
  */
 export async function checkCredentials(
   p: PlatformProbes,
   addresses: readonly CheckResult[] = [],
   options: { testPassword?: boolean; passwordOrigin?: string } = {},
 ): Promise<CheckResult> {
-  // The platform asks that the password not stand in for refreshing (platform-spec.md 5): a doctor
+  // The platform asks that the password not stand in for refreshing (docs/platform-contract.md, Tokens): a doctor
   // run every minute by a script would otherwise make a grant a minute. A working token is shown
   // as it is; the password is tried when nothing works, or when the technician asks.
   const working = options.testPassword ? undefined : p.workingToken?.();

@@ -219,7 +219,7 @@ function platformProbes(
   dispatcher: PlatformTransport,
   clockOffsetMs: number | undefined,
 ): PlatformProbes {
-  // Doctor prints what the token service said: an echo of the password in it is redacted (issue 11.5).
+  // Doctor prints what the token service said: an echo of the password in it is redacted.
   const redactor = new SecretRedactor();
   // TLS date errors then say which is wrong, the clock (and by how much) or the certificate.
   const clockFacts = () => ({ wallMs: systemClock.wallMs(), ...(clockOffsetMs !== undefined ? { offsetMs: clockOffsetMs } : {}) });

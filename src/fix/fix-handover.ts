@@ -4,7 +4,7 @@ import { MAX_HELD_HEAP_BYTES, WAITING_FIX_HEAP_BYTES } from './held-memory.js';
 
 /**
  * The receiver's fixes go to the outbox of the moment (agent.ts). While the components restart on
- * another database (a salvage, a card that became writable: issue 22.10) the receiver keeps being
+ * another database (a salvage, a card that became writable) the receiver keeps being
  * read and its fixes wait here, so a restart of the store loses none of them. The wait is the time
  * the uploader's grace takes (seconds); the bound, the held-memory budget's bytes (16,384 fixes),
  * is only a guard.

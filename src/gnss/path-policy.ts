@@ -17,7 +17,7 @@
  * stopped speed when the vehicle moves off, so the departure time is exact rather than smeared
  * across the stop: every stop has two positions of its own, a traffic light as a delivery. A stop
  * that lasts gets one more `stopRepeatS` in (120 s: the platform sees a delivery stop confirmed
- * while it lasts; issue 16 had it at 20 s, which cost a third event at most red lights, issue 21),
+ * while it lasts; at 20 s it cost a third event at most red lights),
  * then a heartbeat every `stoppedHeartbeatS`. Jitter at a standstill draws
  * nothing; a creep (the receiver reports speed and the position has moved more than the tolerance)
  * is recorded.

@@ -37,7 +37,7 @@ export interface GnssPipelineOptions {
 }
 
 export interface GnssState {
-  /** lastValidSentenceAt: wall ms (display only); lastValidSentenceMonoMs: monotonic ms, for its age (issue 22.8). */
+  /** lastValidSentenceAt: wall ms (display only); lastValidSentenceMonoMs: monotonic ms, for its age. */
   link: LinkState & { lines: number; lastValidSentenceAt?: number; lastValidSentenceMonoMs?: number };
   counters: { decoder: DecoderCounters; quality: QualityCounters; recorded: number; rollover: RolloverCounters };
   /** The last epoch decoded, even if rejected or not recorded (for status). */

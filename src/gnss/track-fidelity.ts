@@ -1,5 +1,5 @@
 /**
- * How well a recorded track keeps the receiver's path, measured as issue 16 states the goal: the
+ * How well a recorded track keeps the receiver's path, measured against the goal (docs/decisions/recording-policy.md): the
  * delivered positions, linearly interpolated in time, against every full-rate fix while moving
  * (largest deviation, 95th percentile, share within 10 m), and every stop of 30 s or more
  * represented by at least two delivered positions during it. Used by `bench:policy` and the tests.

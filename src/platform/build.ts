@@ -41,7 +41,7 @@ export interface PlatformDeps {
   wire?: WireCounter;
   /** The daemon only: spread the first token request and upsert over platform.startupJitterS (start-spread.ts). */
   spreadStart?: boolean;
-  /** The daemon only: system clock minus GNSS time (ms) from its live receiver, for TLS date errors (issue 22.8). */
+  /** The daemon only: system clock minus GNSS time (ms) from its live receiver, for TLS date errors. */
   clockOffsetMs?: () => number | undefined;
 }
 
@@ -71,7 +71,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
   const wire = deps.wire ?? new WireCounter(clock);
   const dispatcher = deps.dispatcher ?? platformDispatcher(config, wire, logger.child({ component: 'platform' }));
   // One redactor for everything this agent hears from the platform; the token manager keeps it told
-  // of the live secrets (issue 11.5).
+  // of the live secrets.
   const redactor = new SecretRedactor();
   const contact = new PlatformContact(clock);
   const clockFacts = (): ClockFacts => {

@@ -29,13 +29,13 @@ export interface PlatformRequest {
   /**
    * Safe to send twice (an event with its own id: the platform keeps one). Over HTTP/2 undici holds
    * every further non-idempotent request of a connection while one runs, so without this the
-   * uploader's requests go out one at a time however many it has in flight (issue 20).
+   * uploader's requests go out one at a time however many it has in flight.
    */
   idempotent?: boolean;
   /**
    * The 2xx status is the whole answer (an event the platform took): a 2xx whose body is larger
    * than platform.maxResponseBytes is then returned with `oversized` and its body unread, instead
-   * of failing as PLATFORM_RESPONSE_TOO_LARGE (issue 22.5). Non-2xx answers are bounded as ever.
+   * of failing as PLATFORM_RESPONSE_TOO_LARGE. Non-2xx answers are bounded as ever.
    */
   answerBodyOptional?: boolean;
   /**

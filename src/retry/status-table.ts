@@ -11,12 +11,12 @@ import type { ErrorClass } from '../errors.js';
  *   before it gives an event up (upload/rejection-rule.ts): a refusal of everything is systemic.
  * - `auth`: 401 after the requester already refreshed the token and retried once (contracts.ts).
  * - `credentials`: the token service refused the username/password or the refresh token
- *   (platform-spec.md 5.7): never loop on it.
+ *   (docs/platform-contract.md, Tokens): never loop on it.
  * - `config`: a human must fix the configuration (an address, a path, a proxy, permissions);
  *   retry only slowly and say what to check.
  * - `transient`: try again later with backoff, never sooner than Retry-After.
  *
- * Choices the table makes (issue 11.1, issue 12.1):
+ * Choices the table makes (docs/decisions/http-status-meaning.md):
  * - 403, 404, 405, 407, 410, 415, 426 and 451 are configuration faults on every endpoint: a wrong
  *   path (404/405/410), a proxy wanting credentials (407), a TLS-upgrading or blocking middlebox
  *   (426/451), a body type the endpoint does not take (415) are the same for every request, so no
@@ -25,8 +25,8 @@ import type { ErrorClass } from '../errors.js';
  * - 409 on events means the platform already holds this event id (the id is the idempotency key):
  *   delivered. A location PUT is an upsert, so a 409 there is about that location: rejected.
  * - The device body is made from the `device` section of the configuration, so any other refusal
- *   of it (400, 409, 413, 422, ...) is a configuration fault (platform-notes.md: 400 and 403).
- * - The token service documents 200 and 401 only (platform-notes.md "Tokens"): other answers
+ *   of it (400, 409, 413, 422, ...) is a configuration fault (docs/platform-contract.md: 400 and 403).
+ * - The token service documents 200 and 401 only (docs/platform-contract.md, Tokens): other answers
  *   outside the configuration faults are transient. (A Keycloak 400 invalid_grant is credentials;
  *   that needs the body, so token-client.ts checks it.)
  * - 1xx and 3xx are no answers any of these endpoints gives (the client follows no redirects):

@@ -1,5 +1,5 @@
 /**
- * A platform of limited capacity (issue 20): requests are served at `ratePerS` one after another
+ * A platform of limited capacity: requests are served at `ratePerS` one after another
  * (a FIFO queue in front of the service), so the wait, and with it the latency a client sees,
  * grows with the queue; past `queueBound` waiting requests the platform answers `rejectStatus`
  * at once (429 or 503, with `Retry-After` or without). `queueBound` Infinity: a platform that only

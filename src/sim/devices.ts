@@ -4,7 +4,7 @@ import { isPlainObject, json, type Reply } from './http-io.js';
 import type { SimStats } from './stats.js';
 import type { SimUser } from './tokens.js';
 
-/** A device as the tracking device service returns it (spec 2.3, response fields). */
+/** A device as the tracking device service returns it (platform contract, Device registration, response fields). */
 export interface SimDevice {
   deviceUUID: string;
   externalSystemId: string;
@@ -25,7 +25,7 @@ export interface SimDevice {
 export interface DeviceServiceOptions {
   clock: Clock;
   stats: SimStats;
-  /** Spelling of the UUID field in answers; the agent must accept any case (platform-notes.md). */
+  /** Spelling of the UUID field in answers; the agent must accept any case (docs/platform-contract.md). */
   uuidFieldName?: string;
 }
 
@@ -37,7 +37,7 @@ interface FieldProblem {
 const REQUIRED_STRINGS = ['externalDeviceId', 'externalSystemId', 'carrierCode', 'customerDeviceId'] as const;
 const OPTIONAL_STRINGS = ['licensePlate', 'driverName'] as const;
 
-/** The tracking device service of spec 4.2: upsert keyed by (externalSystemId, externalDeviceId), retrieval. */
+/** The tracking device service of the platform contract (Device registration): upsert keyed by (externalSystemId, externalDeviceId), retrieval. */
 export class SimDeviceService {
   readonly #o: DeviceServiceOptions;
   readonly #devices = new Map<string, SimDevice>();
@@ -50,7 +50,7 @@ export class SimDeviceService {
     return [...this.#devices.values()].map((d) => ({ ...d }));
   }
 
-  /** POST / and PUT / (spec 4.2 rule 1: both upsert). */
+  /** POST / and PUT / (platform contract, Device registration: both upsert). */
   upsert(user: SimUser, body: unknown): Reply {
     const problems = validateDevice(body);
     if (problems.length > 0 || !isPlainObject(body)) {
@@ -135,7 +135,7 @@ function notFound(message: string): Reply {
   return json(404, { status: 404, error: 'Not Found', message });
 }
 
-/** The 400 body names every missing or mistyped field (platform-notes.md: "body describes the format problem"). */
+/** The 400 body names every missing or mistyped field (docs/platform-contract.md: "body describes the format problem"). */
 export function validateDevice(body: unknown): FieldProblem[] {
   if (!isPlainObject(body)) return [{ field: '(body)', message: 'must be a JSON object' }];
   const problems: FieldProblem[] = [];

@@ -29,7 +29,7 @@ export interface FaultSpec {
   dropAnswerRate?: number;
   /**
    * Answer `status` with an error body that repeats the request: its body and its Authorization
-   * header (a verbose proxy or a debugging error page; issue 11.5). `format` json (default: an
+   * header (a verbose proxy or a debugging error page). `format` json (default: an
    * object with OAuth, Spring and OTM5 style fields all quoting the request) or text (text/plain).
    * The request is not processed.
    */
@@ -56,7 +56,7 @@ export interface FaultSpec {
   rejectEvents?: number;
   /**
    * Process the request, then answer its 2xx as 200 with the entity padded to `bytes` (a platform
-   * that echoes more than anyone asked for, ignoring Prefer: return=minimal; issue 22.5).
+   * that echoes more than anyone asked for, ignoring Prefer: return=minimal).
    */
   oversizedAnswer?: { rate: number; bytes: number };
   /**

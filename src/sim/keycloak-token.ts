@@ -1,10 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
 
 /**
- * Tokens of the real platform's length and shape (platform-notes.md "Token size"): the token
+ * Tokens of the real platform's length and shape (docs/platform-contract.md, Tokens): the token
  * service is a Keycloak realm, and the access token of its published sample response is an RS256
  * JWT of 1,299 characters, whose header carries `kid` and whose payload carries Keycloak's usual
- * claims. A simulator that issued short tokens hid most of a request's cost (issue 21: every
+ * claims. A simulator that issued short tokens hid most of a request's cost (every
  * request carries the bearer), so these are built to that size.
  *
  * The signature is a stand-in of the real length (256 bytes, what RS256 with a 2048-bit key gives):

@@ -1,7 +1,7 @@
 import net, { type AddressInfo, type Server, type Socket } from 'node:net';
 
 /**
- * A cellular link on loopback (issue 20): a TCP relay in front of the simulator that delays every
+ * A cellular link on loopback: a TCP relay in front of the simulator that delays every
  * chunk by half the round-trip time in each direction, optionally limits throughput per direction
  * (bytes/s; chunks queue behind each other) and can stall (nothing moves for a while, as in a
  * tunnel or a cell handover). TLS and HTTP/2 pass through untouched: the agent connects to the

@@ -3,7 +3,7 @@ import { isPlainObject } from './http-io.js';
 /**
  * The subset of OTM5 validation the simulator enforces, answering in the OTM5 API's 400 form:
  * an array of `{type, message, field}` with type invalidJson / invalidField / missingField
- * (platform-notes.md, "GPS positions"). Tests validate payloads against the full OpenAPI document;
+ * (docs/platform-contract.md, Positions). Tests validate payloads against the full OpenAPI document;
  * this is the platform side of that contract, strict where the agent must be right.
  */
 export interface OtmError {
@@ -87,7 +87,7 @@ export function validateLocationUpdateEvent(body: unknown, options: { vehicleEve
 
 const ADDRESS_FIELDS = ['name', 'street', 'houseNumber', 'houseNumberAddition', 'postalCode', 'city', 'province', 'country'] as const;
 
-/** A location (spec 2.4): id and a geoReference of one of the two variants are required. */
+/** A location (platform contract, Sites): id and a geoReference of one of the two variants are required. */
 export function validateLocation(body: unknown): OtmError[] {
   if (!isPlainObject(body)) return [invalid('(body)', 'must be one location object')];
   const errors: Errors = [];

@@ -20,7 +20,7 @@ export interface ReceivedEvent {
 export interface StoredLocation {
   id: string;
   location: Record<string, unknown>;
-  /** The coordinate given, or the stand-in inferred from an address-only location (spec 4.3 rule 3). */
+  /** The coordinate given, or the stand-in inferred from an address-only location (platform contract, Sites). */
   coordinate: { lat: number; lon: number; source: 'given' | 'inferred' };
   createdAt: number;
   updatedAt: number;
@@ -29,7 +29,7 @@ export interface StoredLocation {
 }
 
 /**
- * The planning host: the OTM5 location upload (spec 4.3) and the event intake (platform-notes.md),
+ * The planning host: the OTM5 location upload (platform contract, Sites) and the event intake (docs/platform-contract.md),
  * both one entity per PUT, 400 with the OTM5 error array.
  */
 export class SimPlanningService {
@@ -59,7 +59,7 @@ export class SimPlanningService {
    * `prefer`: the request's Prefer header. 200 echoes the entity, as the generic OTM5 API
    * documents. Only a simulator told to honour `return=minimal` (RFC 7240 4.2) answers it with 204,
    * no body and `Preference-Applied: return=minimal`: whether the platform does is not documented
-   * (platform-notes.md), so every figure of data cost counts the echo. Errors are answered in full
+   * (docs/platform-contract.md), so every figure of data cost counts the echo. Errors are answered in full
    * either way.
    */
   putEvent(username: string, parsed: { ok: true; value: unknown } | { ok: false; message: string }, prefer?: string | string[]): Reply {

@@ -67,7 +67,7 @@ export function eventIdOf(body: string): string {
   }
 }
 
-/** An OTM5 error object (platform-notes.md: 400 is an array of {type, message, field}). */
+/** An OTM5 error object (docs/platform-contract.md: 400 is an array of {type, message, field}). */
 export function refusedEventField(): Record<string, string> {
   return { type: 'invalidField', message: 'the platform does not accept this value', field: 'geoReference.lat' };
 }

@@ -22,7 +22,7 @@ function only(method: string, allowed: string[], match: Match): MatchResult {
   return allowed.includes(method) ? { ok: true, match } : { ok: false, status: 405, allow: allowed.join(', ') };
 }
 
-/** Routes of spec 4.1-4.3 and the event intake of platform-notes.md. */
+/** Routes of the token, device and location services and the event intake (docs/platform-contract.md). */
 export function matchRoute(method: string, pathname: string): MatchResult {
   if (pathname === `${AUTH_BASE}/auth/password`) return only(method, ['POST'], { route: 'auth.password', op: 'token' });
   if (pathname === `${AUTH_BASE}/auth/refresh`) return only(method, ['POST'], { route: 'auth.refresh', op: 'token' });

@@ -17,9 +17,9 @@ import { dropConnection, refuseStream, echoReply, eventIdOf, faultReply, paddedR
 export interface PlatformSimulatorOptions {
   /** Accounts; default one user `agent` / `agent-password`. */
   users?: SimUser[];
-  /** expires_in of access tokens; default 3600 (spec 2.1). */
+  /** expires_in of access tokens; default 3600 (platform contract, Tokens). */
   accessTtlS?: number;
-  /** Refresh token lifetime; default 86400 (platform-notes.md). */
+  /** Refresh token lifetime; default 86400 (docs/platform-contract.md). */
   refreshTtlS?: number;
   /** Fraction of access tokens that expire early; default 0. */
   earlyExpiryFraction?: number;
@@ -34,7 +34,7 @@ export interface PlatformSimulatorOptions {
   /**
    * Answer an event PUT that asks for `Prefer: return=minimal` with 204 and no body. Default
    * false: the event is echoed in a 200, as the generic OTM5 API documents, because whether the
-   * platform honours the preference is not documented (platform-notes.md; issue 21).
+   * platform honours the preference is not documented (docs/platform-contract.md).
    */
   honourPreferMinimal?: boolean;
   /** Take startMovingEvent, stopMovingEvent, startEngineEvent, stopEngineEvent; default true (false: 400 naming eventType). */
@@ -58,7 +58,7 @@ export interface SimUrls {
 export type RequestListener = (route: RouteName, status: number | 'dropped') => void;
 
 /**
- * A faithful loopback stand-in for the platform (platform-spec.md, platform-notes.md), in-process
+ * A faithful loopback stand-in for the platform (docs/platform-contract.md), in-process
  * for tests and as `telematics-agent sim` for the demo and integrators. Binds 127.0.0.1 only.
  */
 export class PlatformSimulator {
@@ -139,7 +139,7 @@ export class PlatformSimulator {
     return this.#listener.dropConnections();
   }
 
-  /** Serves another certificate to new TLS connections (an expired one, then a renewed one: issue 22.8). */
+  /** Serves another certificate to new TLS connections (an expired one, then a renewed one: docs/decisions/wrong-clock.md). */
   setCertificate(tls: { key: string | Buffer; cert: string | Buffer }): void {
     this.#listener.setCertificate(tls);
   }
@@ -196,7 +196,7 @@ export class PlatformSimulator {
     this.#tokens.expireAccessTokens();
   }
 
-  /** Every refresh token is expired now: the next refresh answers 401 (spec 3, last row). */
+  /** Every refresh token is expired now: the next refresh answers 401 (platform contract, Tokens, last row). */
   expireRefreshTokens(): void {
     this.#tokens.expireRefreshTokens();
   }
@@ -206,7 +206,7 @@ export class PlatformSimulator {
     return this.#tokens.issuedTokens();
   }
 
-  /** Makes the next successful token answers hostile (issue 11.4); undefined clears. */
+  /** Makes the next successful token answers hostile; undefined clears. */
   setTokenAnswerFault(fault: TokenAnswerFault | undefined): void {
     this.#tokens.setAnswerFault(fault);
   }
@@ -259,7 +259,7 @@ export class PlatformSimulator {
     }
     const capacity = this.#capacity.get(route);
     if (capacity) {
-      // The platform's queue (issue 20): wait for the service, or be turned away at once.
+      // The platform's queue: wait for the service, or be turned away at once.
       const admission = capacity.admit(performance.now());
       if (admission.kind === 'reject') {
         const retryAfter = admission.retryAfterS !== undefined ? { 'retry-after': String(admission.retryAfterS) } : undefined;

@@ -8,7 +8,7 @@ export interface SimStats {
   passwordRejected: number;
   /** Successful refreshes (each rotated the refresh token). */
   refreshes: number;
-  /** Refreshes with an already rotated refresh token (spec 5.6 violations by the client). */
+  /** Refreshes with an already rotated refresh token (the client broke the rotation rule: platform contract, Tokens). */
   refreshReuses: number;
   /** Refreshes with an expired refresh token. */
   refreshExpired: number;

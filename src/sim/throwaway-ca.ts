@@ -50,7 +50,7 @@ export function makeThrowawayCa(dir: string): ThrowawayCa {
  * from now; `days` -1 gives one that expired as it was made (notAfter a day before notBefore): TLS
  * then refuses it with CERT_HAS_EXPIRED, as it refuses a valid one judged by a clock years ahead.
  * With `startsInDays` > 0 it becomes valid only then (CERT_NOT_YET_VALID now, as a valid one is for
- * a clock at 1970). Issue 22.8; PlatformSimulator.setCertificate swaps it in a running simulator.
+ * a clock at 1970); PlatformSimulator.setCertificate swaps it in a running simulator.
  */
 export function issueServerCertificate(dir: string, name: string, days: number, startsInDays = 0): { key: string; cert: string } {
   const f = (file: string): string => path.join(dir, file);

@@ -22,7 +22,7 @@ export interface RequestSource {
 }
 
 /**
- * Platform requests per kind per time bucket (issue 15: "requests per second at the platform over
+ * Platform requests per kind per time bucket ("requests per second at the platform over
  * time", the outage and the recovery peak). Attached to a simulator from outside, so the simulator
  * itself stays as it is; in another process (bench:fleet) the snapshot goes over IPC.
  */

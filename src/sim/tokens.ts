@@ -14,11 +14,11 @@ export interface SimUser {
 
 export interface TokenServiceOptions {
   users: SimUser[];
-  /** Access token lifetime announced in expires_in (spec 2.1: 3600). */
+  /** Access token lifetime announced in expires_in (platform contract, Tokens: 3600). */
   accessTtlS: number;
   /** Refresh token lifetime from its issue; every refresh issues a new one (Keycloak's idle timeout). */
   refreshTtlS: number;
-  /** Fraction (0..1) of access tokens that stop working long before expires_in (spec 3: "or earlier in rare cases"). */
+  /** Fraction (0..1) of access tokens that stop working long before expires_in (platform contract, Tokens: "or earlier in rare cases"). */
   earlyExpiryFraction: number;
   /** Absolute session lifetime from the password grant (Keycloak's SSO max); absent = unlimited. */
   sessionMaxS?: number;
@@ -37,12 +37,12 @@ interface RefreshRecord {
   session: string;
   expiresAtMs: number;
   sessionEndsAtMs: number;
-  /** 'rotated' once it was exchanged: presenting it again is a reuse (spec 5.6). */
+  /** 'rotated' once it was exchanged: presenting it again is a reuse (platform contract, Tokens). */
   state: 'valid' | 'rotated';
 }
 
 /**
- * A hostile token answer (issue 11.4): a 200 whose pair is not fit to use. Applied to the next
+ * A hostile token answer: a 200 whose pair is not fit to use. Applied to the next
  * `limit` successful answers of either grant (default: until cleared). The pair is issued as usual,
  * so a client that does use it is served (the sim records the token as answered, suffix included).
  */
@@ -61,7 +61,7 @@ export interface TokenAnswerFault {
 const LITERAL_PLACEHOLDER = '"__expires_in_literal__"';
 
 /**
- * The token service of spec 4.1: password and refresh grants, form-encoded, tokens of the real
+ * The token service of the platform contract (Tokens): password and refresh grants, form-encoded, tokens of the real
  * platform's length and shape (keycloak-token.ts), rotation of the refresh token on every
  * refresh. Lifetimes run on the injected clock's monotonic time so that tests can move time by hand.
  */
@@ -199,7 +199,7 @@ export class SimTokenService {
 
   /**
    * Both grants answer with three tokens, as Keycloak does for a session opened with the `openid`
-   * scope (the sample response's id_token): the refresh grant too (issue 21: "three tokens down").
+   * scope (the sample response's id_token): the refresh grant too ("three tokens down").
    */
   #issue(username: string, session: string, sessionEndsAtMs: number): Record<string, unknown> {
     const o = this.#o;

@@ -1,7 +1,7 @@
 import type { Address, ContactDetail } from './site-types.js';
 
 /**
- * Builds the location `location here` sends, in the form of platform-spec.md 2.4 that the given
+ * Builds the location `location here` sends, in the form (docs/platform-contract.md, Sites) that the given
  * facts call for: with an address or contact details, form 1 (coordinate + administrativeReference
  * + contactDetails); with neither, form 3 (coordinate + top-level name and type). The result is
  * validated like any file input (validate.ts) before it is sent. Form 2 (address only) has no

@@ -1,6 +1,6 @@
 /**
- * Reading the platform's answer to a location PUT. platform-spec.md 4.3 shows no response or error
- * bodies; the generic OTM5 API (platform-notes.md) answers 400 with an array of
+ * Reading the platform's answer to a location PUT. The platform documents no response or error
+ * bodies; the generic OTM5 API (docs/platform-contract.md) answers 400 with an array of
  * `{type, message, field}` (type invalidJson / invalidField / missingField) and 500 with a string.
  * Anything else is shown as it came, shortened.
  */

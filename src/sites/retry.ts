@@ -3,7 +3,7 @@ import { statusMeaning } from '../retry/status-table.js';
 
 /**
  * Whether to try a location upload again, as a small function of plain facts (STYLE.md "Errors,
- * retries"). A location PUT is an upsert keyed by id (platform-spec.md 4.3 rules 1-2), so repeating
+ * retries"). A location PUT is an upsert keyed by id (docs/platform-contract.md, Sites), so repeating
  * it is safe even when an earlier attempt may have reached the platform.
  */
 

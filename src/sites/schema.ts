@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ADDRESS_FIELDS, CONTACT_TYPES, LOCATION_TYPES, UUID_PATTERN } from './site-types.js';
 
 /**
- * The structure of a location as this agent accepts it (platform-spec.md 2.4 and the OTM 5.6
+ * The structure of a location as this agent accepts it (docs/platform-contract.md, Sites and the OTM 5.6
  * `location` schema, restricted to what the platform documents). Every message is written for the
  * person who typed the file: what is allowed, and what was found. Cross-field rules (the three
  * forms, names, swapped coordinates) live in validate.ts because they must run even when a field

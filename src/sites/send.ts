@@ -4,7 +4,7 @@ import { formatProblem } from './platform-answer.js';
 import type { LocationUploader, LocationUploadOutcome, RetryNotice } from './upload.js';
 
 /**
- * Sends validated locations one request each (platform-notes.md: one location per PUT) and
+ * Sends validated locations one request each (docs/platform-contract.md: one location per PUT) and
  * reports each answer as it comes. A location the platform refuses (400) does not stop the others;
  * a failure that would hit every one (platform unreachable, credentials, configuration) does.
  */

@@ -1,8 +1,8 @@
 /**
  * A site (depot, customer, yard: an OTM5 `location` entity, what `location put|here` sends) as this
- * agent sends it (platform-spec.md 2.4; OTM 5.6 `components/schemas/location`). The folder is sites/
+ * agent sends it (docs/platform-contract.md, Sites; OTM 5.6 `components/schemas/location`). The folder is sites/
  * so that "location" is not read as a GPS position (src/fix/, OTM5 locationUpdateEvent). The enums
- * below are the OTM 5.6 values; the tests check them against ../shared/otm5/otm-api-v5.6.yaml at
+ * below are the OTM 5.6 values; the tests check them against the official OTM 5.6 OpenAPI document at
  * run time so that a drift cannot pass unnoticed.
  */
 
@@ -10,7 +10,7 @@
 export const LOCATION_TYPES = ['warehouse', 'store', 'environmentalZone', 'restrictedArea', 'customer', 'operationalBase'] as const;
 export type LocationType = (typeof LOCATION_TYPES)[number];
 
-/** The subset the platform's documentation lists (platform-notes.md "OTM5 locations"); suggested in help. */
+/** The subset the platform's documentation lists (docs/platform-contract.md, Sites); suggested in help. */
 export const PLATFORM_LOCATION_TYPES: readonly LocationType[] = ['warehouse', 'store', 'customer'];
 
 /** OTM 5.6 contact detail types (the discriminator values of `location.contactDetails[]`). */
@@ -29,7 +29,7 @@ export const CONTACT_TYPES = [
 ] as const;
 export type ContactType = (typeof CONTACT_TYPES)[number];
 
-/** The two geoReference variants the platform documents (platform-spec.md 2.4). */
+/** The two geoReference variants the platform documents (docs/platform-contract.md, Sites). */
 export const GEO_REFERENCE_TYPES = ['latLonPointGeoReference', 'addressGeoReference'] as const;
 
 /** OTM5 `Address` fields; all optional strings, `country` ISO 3166-1 alpha-2. */
@@ -69,7 +69,7 @@ export interface OtmLocation {
 }
 
 /**
- * The three forms of platform-spec.md 2.4:
+ * The three forms of a location (docs/platform-contract.md, Sites):
  * 1. `coordinate-with-address`: latLonPointGeoReference plus administrativeReference (and contacts);
  * 2. `address-only`: addressGeoReference, the platform geocodes it;
  * 3. `coordinate-only`: latLonPointGeoReference plus a top-level name and type.

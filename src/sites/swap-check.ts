@@ -3,7 +3,7 @@ import type { LocationIssue } from './site-types.js';
 
 /**
  * Latitude and longitude typed the wrong way round is the commonest coordinate mistake (even the
- * OTM 5.6 spec's own location example has it: platform-notes.md "OTM5 locations"). Both orders are
+ * OTM 5.6 spec's own location example has it: docs/platform-contract.md, Sites). Both orders are
  * usually valid numbers, so it is a warning, decided like this:
  *
  * - the address names a country this check knows (country-boxes.ts): the coordinate should lie in

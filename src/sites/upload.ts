@@ -9,8 +9,8 @@ import { DEFAULT_LOCATION_RETRY, decideRetry, type RetryPolicy } from './retry.j
 
 /**
  * The location upload client: `PUT {planningUrl}{locationsPath}` with one location per request
- * (platform-spec.md 4.3; platform-notes.md "OTM5 locations"). The bearer token, and the single
- * refresh-and-retry on 401, belong to the injected AuthorizedRequester (spec section 5 rule 6);
+ * (docs/platform-contract.md, Sites). The bearer token, and the single
+ * refresh-and-retry on 401, belong to the injected AuthorizedRequester (platform contract, Tokens);
  * this client adds the retries for 408/429/5xx and network failures, with backoff. It writes
  * nothing locally, so a failure leaves nothing half-done.
  */
@@ -58,7 +58,7 @@ export class LocationUploader {
       let response: PlatformResponse | undefined;
       let failure: unknown;
       try {
-        // A 2xx is stored whatever its answer's size (issue 22.5): an oversized one is cut off and the location reported as sent.
+        // A 2xx is stored whatever its answer's size: an oversized one is cut off and the location reported as sent.
         response = await this.#o.requester.send({
           method: 'PUT',
           url: this.#o.url,

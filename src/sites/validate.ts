@@ -6,7 +6,7 @@ import { swapWarnings } from './swap-check.js';
 import { stableLocationId, type StableId } from './stable-id.js';
 
 /**
- * Validation of one location or a batch (platform-spec.md 2.4). Every problem is reported at once
+ * Validation of one location or a batch (docs/platform-contract.md, Sites). Every problem is reported at once
  * with its field path; warnings (swapped coordinates, Null Island, an address without street) do
  * not block sending. The OTM5 `entityType` is added, and an `id` derived from the site when absent
  * (stable-id.ts: the same input gives the same id, so uploading it again updates).
@@ -119,7 +119,7 @@ export function formatIssues(issues: readonly LocationIssue[]): string[] {
   return issues.map(formatIssue);
 }
 
-/** The rules that span fields: the three forms of platform-spec.md 2.4, names, coordinate sanity. */
+/** The rules that span fields: the three forms of a location (docs/platform-contract.md, Sites), names, coordinate sanity. */
 function crossFieldRules(input: Record<string, unknown>, errors: LocationIssue[], warnings: LocationIssue[]): void {
   const geo = isObject(input.geoReference) ? input.geoReference : undefined;
   const admin = isObject(input.administrativeReference) ? input.administrativeReference : undefined;

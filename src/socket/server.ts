@@ -44,7 +44,7 @@ export interface StatusServerOptions {
 
 /**
  * The socket is a window onto the daemon, so it must not be a way to starve it or to lock the
- * technician out (issues 13.5, 22.1). A connection costs one descriptor and a few KiB, so 64 held
+ * technician out. A connection costs one descriptor and a few KiB, so 64 held
  * and 64 waiting keep the daemon far from its descriptor limit; what bounds the memory is that an
  * answered client holds nothing (the answer goes into the kernel's buffer and the connection is
  * closed at once) and that a waiting one is not read.

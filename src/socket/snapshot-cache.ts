@@ -1,5 +1,5 @@
 /**
- * The status answer, built at most once per interval however many clients ask (issue 22.1).
+ * The status answer, built at most once per interval however many clients ask.
  *
  * Twenty local clients asking as fast as they could made the daemon build and serialise a fresh
  * snapshot (statfs of the data directory, the satellite table, the outbox counters) for each of

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 /**
  * The status socket's file: who may take it over, and who removes it. A daemon removes a stale
  * socket left by a crash, never one another process still answers on, and at stop removes the
- * file it bound and no other (issue 13.1: a second daemon configured with the same socketPath).
+ * file it bound and no other (a second daemon configured with the same socketPath).
  */
 
 /** After listen(): the file's mode (the service user and its group), and its inode, the proof of ownership. */
@@ -15,7 +15,7 @@ export function claimSocketFile(file: string, mode: number): number {
 
 /** At stop: removes the socket file if it is still the one this server bound (inode `created`). */
 export function releaseSocketFile(file: string, created: number): void {
-  // Never unlink a socket another process bound meanwhile (issue 13.1).
+  // Never unlink a socket another process bound meanwhile.
   try {
     if (lstatSync(file).ino === created) unlinkSync(file);
   } catch {

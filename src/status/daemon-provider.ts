@@ -60,7 +60,7 @@ export interface DaemonStatusSources {
   network?: () => NetworkSummary;
   motion?: () => MotionSummary;
   /**
-   * What the database remembers from before this start (issue 13.14): right after a restart the
+   * What the database remembers from before this start: right after a restart the
    * uploader has delivered nothing yet and the token manager may not have loaded its pair, and
    * `status` said "last success never" and "token none" for a gateway that delivered a minute ago.
    */

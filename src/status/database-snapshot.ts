@@ -87,7 +87,7 @@ function fill(db: DatabaseReader, s: StatusSnapshot, wallMs: number): void {
     passwordGrants: counters.get(COUNTERS.passwordGrants) ?? 0,
     refreshes: counters.get(COUNTERS.refreshes) ?? 0,
   };
-  // Wall stamps only here: a host clock behind them (a boot at 1970) gives no age, said so, never "0 s" (issue 22.8).
+  // Wall stamps only here: a host clock behind them (a boot at 1970) gives no age, said so, never "0 s".
   const behind: string[] = [];
   if (token) {
     if (wallMs >= token.obtainedAt) s.token.ageS = (wallMs - token.obtainedAt) / 1000;
@@ -96,7 +96,7 @@ function fill(db: DatabaseReader, s: StatusSnapshot, wallMs: number): void {
 
   const o = db.outbox();
   s.outbox.pending = o.pending;
-  // No receiver to ask while the daemon is down: the host clock, said as such (issue 23.6).
+  // No receiver to ask while the daemon is down: the host clock, said as such.
   if (o.oldestFixTime !== undefined) {
     if (wallMs >= o.oldestFixTime) {
       s.outbox.oldestPendingAgeS = (wallMs - o.oldestFixTime) / 1000;

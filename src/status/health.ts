@@ -45,7 +45,7 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
     if (r.mode === undefined || r.mode < 2) degraded.push('no fix');
     if (r.clockOffsetS !== undefined && Math.abs(r.clockOffsetS) > t.clockOffsetS) {
       const words = `system clock ${r.clockOffsetS > 0 ? 'ahead of' : 'behind'} GNSS by ${formatAge(Math.abs(r.clockOffsetS))}`;
-      // TLS judges certificates by this clock: with it wrong, the platform cannot be reached (issue 22.8).
+      // TLS judges certificates by this clock: with it wrong, the platform cannot be reached.
       if (tlsClock) failing.push(`${words}: TLS certificate checks fail until it is set`);
       else degraded.push(words);
     }
@@ -106,7 +106,7 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
 }
 
 /**
- * Whether the last upload error came after the last success (issue 22.8). Within a run both carry
+ * Whether the last upload error came after the last success. Within a run both carry
  * ages on the daemon's monotonic clock, which a clock set from 1970 to now does not move; only
  * stamps from before this start (the database's) are compared on the wall clock.
  */
@@ -131,7 +131,7 @@ function tlsClockFailing(s: StatusSnapshot, uploadErrorIsCurrent: boolean): bool
 }
 
 /**
- * The platform link (issue 23.1): the newest attempt failed, or no answer came within the interval
+ * The platform link: the newest attempt failed, or no answer came within the interval
  * a working link answers in. A parked vehicle with an empty outbox is HEALTHY only while that holds.
  */
 export function platformLinkReason(s: StatusSnapshot): string | undefined {

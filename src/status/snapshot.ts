@@ -94,7 +94,7 @@ export interface UploadSummary {
   /** Wall ms (display only: the clock may have been stepped since). */
   lastSuccessAt?: number;
   /**
-   * Seconds since the last delivery of this run, on the daemon's monotonic clock (issue 22.8): a
+   * Seconds since the last delivery of this run, on the daemon's monotonic clock: a
    * clock set from 1970 to now in between does not make it 56 years. Absent when the last success
    * is from before this start (then only the wall stamp is known, and its age is on the host clock).
    */
@@ -104,12 +104,12 @@ export interface UploadSummary {
   /** Free-form lane facts from the uploader (live, backlog). */
   lanes?: Record<string, unknown>;
   /**
-   * The backlog's drain (issue 20): requests allowed in flight and their ceiling, backlog events
+   * The backlog's drain: requests allowed in flight and their ceiling, backlog events
    * delivered per second (last 30 s), and why no faster: pushback (429/503), latency (the
    * platform's queue grows), link (timeouts, drops), ceiling, rate-ceiling, or growing.
    */
   drain?: { window: number; ceiling: number; limit: string; ratePerS: number; baseLatencyMs?: number; latencyMs?: number };
-  /** The platform refuses every event (issue 11.1): the status, since when, and what to check. */
+  /** The platform refuses every event: the status, since when, and what to check. */
   fault?: { kind: string; status?: number; code: string; message: string; hint: string; since: number; forS?: number };
   /**
    * Fixes wait and no event was delivered or refused for `forS`, at least twice the request
@@ -119,7 +119,7 @@ export interface UploadSummary {
 }
 
 /**
- * Whether the platform answers (issue 23.1), whichever service was asked: with an empty outbox
+ * Whether the platform answers, whichever service was asked: with an empty outbox
  * nothing is uploaded for up to the parked heartbeat, so the upload section alone cannot tell.
  * Ages on the daemon's monotonic clock; instants are wall ms, display only.
  */
@@ -167,7 +167,7 @@ export interface DiskSummary {
   /** The outbox's commits fail: the error and for how long (seconds). */
   /** reason: what the file system says, in words ("the data directory's filesystem is read-only"). */
   commitFailing?: { code: string; message: string; forS: number; reason?: string };
-  /** The data directory's file system is mounted read-only (issue 22.10): nothing can be stored. */
+  /** The data directory's file system is mounted read-only: nothing can be stored. */
   readOnly?: boolean;
   /** agent.db is not a database file (a directory...): the sentence naming it and the fix. */
   databaseUnusable?: string;

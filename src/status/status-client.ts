@@ -14,7 +14,7 @@ type Attempt = { snapshot: StatusSnapshot } | { error: AgentError; again: boolea
  * Asks the running daemon for its snapshot. Rejects with DAEMON_NOT_RUNNING when nothing listens
  * (no socket, or a stale one after a crash), so that the caller can fall back to the database.
  *
- * A busy daemon is asked again until `timeoutMs` has passed (issue 22.1): when other local clients
+ * A busy daemon is asked again until `timeoutMs` has passed: when other local clients
  * hold its connections, a new one waits in the daemon's queue; past the queue the daemon closes it
  * at once, a full listen backlog answers EAGAIN, and one queued too long is refused with
  * TOO_MANY_CLIENTS. Each of those says "running, ask again", never "not running".

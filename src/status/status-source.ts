@@ -18,7 +18,7 @@ const DEFAULT_DATA_DIR = configSchema.shape.dataDir.parse(undefined);
 /**
  * How long `status` keeps asking a busy daemon before it reads the database instead. A daemon
  * answers in milliseconds; other local clients flooding its socket can make it refuse or queue
- * the technician's connection for a while (issue 22.1), and "not running" is then the wrong answer.
+ * the technician's connection for a while, and "not running" is then the wrong answer.
  */
 export const STATUS_ANSWER_MS = 3000;
 

@@ -10,7 +10,7 @@ export interface AgeReference {
 
 /**
  * The outbox and uploader as the status snapshot (src/status/snapshot.ts) shows them. The oldest
- * waiting fix's age is taken against `now` (issue 23.6): the newest recorded fix stops moving
+ * waiting fix's age is taken against `now`: the newest recorded fix stops moving
  * when the vehicle parks or the receiver falls silent, and an age against it froze.
  */
 export function outboxSummary(s: OutboxStatus, recorded: number | undefined, now: AgeReference): OutboxSummary {

@@ -129,7 +129,7 @@ const ACCESS_CODES = new Set([
 
 /**
  * "unable to open database file" names nothing: the message says which file, whose it is, and who
- * tried (issue 13.3: a root-owned agent.db left by a CLI command put the service in a restart loop).
+ * tried (a root-owned agent.db left by a CLI command put the service in a restart loop).
  */
 function unopenable(file: string, e: unknown): AgentError {
   const uid = process.getuid?.();

@@ -89,7 +89,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 2,
     description: 'compact outbox rows: 16-byte event id and scaled integer columns instead of JSON',
     up(db) {
-      // Bytes written per recorded fix are the SD card's wear (issue 5 target: at most 200 at 10 Hz).
+      // Bytes written per recorded fix are the SD card's wear (the target: at most 200 at 10 Hz).
       // A fix as JSON text plus a 36-character id is ~250 bytes a row; as a binary id and varint
       // integers it is ~60, so a one-second batch at 10 Hz fits in one 1 KiB page. Units are in the
       // column names (1e-7 degrees as u-blox UBX uses; cm, cm/s, centidegrees, hundredths of HDOP).

@@ -6,7 +6,7 @@ import { openReadOnlyDatabase } from './read-only-copy.js';
 
 /**
  * The daemon's database at each start of its store (agent.ts): the card's file read-write, a
- * damaged one salvaged (issue 11.3), or, on a card that is read-only (issue 22.10), a read-only copy
+ * damaged one salvaged, or, on a card that is read-only, a read-only copy
  * in memory; after a read-only spell, what was held in memory is stored into the file.
  */
 export interface AgentDatabase {

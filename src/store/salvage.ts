@@ -7,7 +7,7 @@ import { isCorrupt } from '../errors.js';
 import { eventIdKey } from './carried-fixes.js';
 
 /**
- * Salvage of a damaged database (issue 11.3): every outbox and dead-letter row that can still be
+ * Salvage of a damaged database: every outbox and dead-letter row that can still be
  * read goes into the fresh database with its seq and event id, so that nothing is sent twice under
  * another id. Tokens, device identity and registration are not carried over: they are rebuilt (one
  * password grant, one registration upsert), which costs less than trusting a damaged token row.

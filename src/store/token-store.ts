@@ -155,7 +155,7 @@ export class TokenStore implements TokenRecords {
   }
 
   /**
-   * Forgets a stored pair that may not be used (TOKEN_PAIR_MALFORMED at load, issue 11.4), keeping
+   * Forgets a stored pair that may not be used (TOKEN_PAIR_MALFORMED at load), keeping
    * its generation number so that generations keep growing.
    */
   discard(generation: number): void {

@@ -5,7 +5,7 @@ import type { Clock } from './clock.js';
 /**
  * A monotonic clock whose readings are comparable between processes of the same boot: the kernel's
  * CLOCK_MONOTONIC (process.hrtime) plus the boot id that tells boots apart. Token lifetimes are
- * measured with it from receipt (platform-notes.md: the wall clock can be years off at boot), and
+ * measured with it from receipt (docs/platform-contract.md: the wall clock can be years off at boot), and
  * because the readings outlive the process, the daemon restarted by systemd or a CLI command
  * sharing the database knows exactly how old a stored access token is. After a reboot the boot
  * id differs and the age is unknown.

@@ -1,5 +1,5 @@
 /**
- * How far the system clock is from GNSS time, in words (issue 22.8). The receiver knows the true
+ * How far the system clock is from GNSS time, in words. The receiver knows the true
  * time; a gateway without a real-time clock boots at 1970, and one with a drifted or wrongly set
  * clock can be years ahead. TLS judges certificates by the system clock, so a certificate "not yet
  * valid" or "expired" with the clock this far off is the clock's fault, not the CA's.

@@ -7,8 +7,8 @@ import { nearestReadOnly } from './data-dir-fault.js';
 import { InstanceLock } from './instance-lock.js';
 
 /**
- * The locks that keep one daemon per data directory (issue 13.1), on a card that may be read-only
- * (issue 22.10: started on a card ext4 had remounted read-only, `run` exited 2 on
+ * The locks that keep one daemon per data directory, on a card that may be read-only
+ * (before: started on a card ext4 had remounted read-only, `run` exited 2 on
  * `<dataDir>/agent.lock` and systemd restarted it every 5 s, recording nothing).
  *
  * What lock can a read-only file system offer? None that excludes: fcntl F_WRLCK needs a file

@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, readFileSync, realpathSync } from 'n
 import path from 'node:path';
 
 /**
- * What keeps the data directory from taking writes, in the words a technician acts on (issue 22.9):
+ * What keeps the data directory from taking writes, in the words a technician acts on:
  * status said "SQLITE_IOERR_WRITE" and doctor "all checks passed" while the card was read-only.
  * access(W_OK) answers EROFS on a read-only file system even for root, so it tells a card that
  * ext4 remounted read-only (errors=remount-ro) from a database refusing for its own reasons.

@@ -1,7 +1,7 @@
 import { closeSync, constants, fchownSync, fstatSync, openSync, statSync } from 'node:fs';
 
 /**
- * Files created in dataDir belong to dataDir's owner (issue 13.3). `register`, `device show` and
+ * Files created in dataDir belong to dataDir's owner. `register`, `device show` and
  * `location` run as root (the password file is root-only); a database, lock or ballast they create
  * as root would lock the service user out of its own data (SQLITE_CANTOPEN, a restart loop). Only
  * root can give a file away, and only root needs to.

@@ -8,7 +8,7 @@ import { giveToDataDirOwner } from './data-owner.js';
 export const LOCK_FILE = 'agent.lock';
 
 /**
- * One agent per data directory (issue 13.1): `run` holds an exclusive lock on `<dataDir>/agent.lock`
+ * One agent per data directory: `run` holds an exclusive lock on `<dataDir>/agent.lock`
  * for its whole life, and a second `run` on the same directory stops before it touches the
  * receiver, the database or the status socket.
  *

@@ -4,7 +4,7 @@ import { ensureDataDir } from './data-dir.js';
 import { nearestReadOnly } from './data-dir-fault.js';
 
 /**
- * A daemon started on a read-only card (issue 22.10) asks every intervalMs whether the data
+ * A daemon started on a read-only card asks every intervalMs whether the data
  * directory's file system takes writes again (access(2) says EROFS until it is remounted
  * read-write, for root too). When it does, the data directory is created if need be and its
  * instance lock taken (daemon-locks.ts takeDataDirLock); then onWritable reopens the database

@@ -1,7 +1,7 @@
 /**
  * Text from elsewhere (the platform's answers, a receiver's port name, error messages) is shown to
  * a person on a terminal: control characters in it would be obeyed, not shown (a deviceUUID with
- * an escape sequence once reached the terminal, issue 13.8). They become U+FFFD; tabs and newlines
+ * an escape sequence once reached the terminal). They become U+FFFD; tabs and newlines
  * become spaces so that one field stays on its line.
  */
 // eslint-disable-next-line no-control-regex

@@ -1,5 +1,5 @@
 /**
- * Fitting the status text to where it goes (issues 13.8 and 13.14): `--watch` redraws in place, so
+ * Fitting the status text to where it goes: `--watch` redraws in place, so
  * its frame must never be taller or wider than the terminal (a wrapped or extra line scrolls the
  * screen and every later frame lands lower); a one-off `status` or `doctor` on a terminal wraps long
  * lines under their label instead of cutting them; in a pipe the text goes out whole.

@@ -1,7 +1,7 @@
 /**
  * The human status screen: compact and aligned. Colour only when the caller says the output is a
  * terminal and NO_COLOR is unset (https://no-color.org). Details (errors, notes, reasons) are never
- * cut here (issue 13.8): the caller wraps them on a terminal, fits a --watch frame to the screen,
+ * cut here: the caller wraps them on a terminal, fits a --watch frame to the screen,
  * and sends them whole into a pipe. Text from elsewhere (the platform, the receiver's port, error
  * messages) goes through printable(): its control characters are shown, not obeyed.
  */
@@ -22,7 +22,7 @@ export interface RenderOptions {
   /**
    * The terminal's width: long lines (an error and its cause) wrap under their text before the
    * satellite table takes the rows left, so that `--watch`, which clips what is wider than the
-   * screen, never cuts the cause off (issue 23.5). Absent: lines go out whole (a pipe).
+   * screen, never cuts the cause off. Absent: lines go out whole (a pipe).
    */
   width?: number;
 }
@@ -56,7 +56,7 @@ export function bytes(n: number | undefined): string {
 
 /**
  * "3 min ago": on the daemon's monotonic clock when it gave the age (`ageS`), else between wall
- * stamps, which a clock step can reverse (issue 22.8): a stamp in the future is said so, not shown as
+ * stamps, which a clock step can reverse: a stamp in the future is said so, not shown as
  * "0 s ago", and an age across the host clock is marked as such when the snapshot has both kinds.
  */
 export function ago(atMs: number | undefined, nowMs: number, ageS?: number): string {
@@ -227,7 +227,7 @@ const DRAIN_LIMITS: Record<string, string> = {
 };
 
 /**
- * The backlog's drain (issue 20), while there is one: how fast, about how long to go, and why no
+ * The backlog's drain, while there is one: how fast, about how long to go, and why no
  * faster. A backlog of one fix is the live one in flight: no line.
  */
 export function drainLine(pending: number, d: NonNullable<StatusSnapshot['upload']['drain']> | undefined): string | undefined {

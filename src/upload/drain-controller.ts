@@ -1,5 +1,5 @@
 /**
- * How many backlog requests may be in flight (issue 20): a scavenger in the spirit of LEDBAT
+ * How many backlog requests may be in flight: a scavenger in the spirit of LEDBAT
  * (RFC 6817) and TCP's AIMD. The backlog takes what the link and the platform give and yields as
  * soon as they push back, so that a lone vehicle drains a day in minutes while a thousand coming
  * back from the same outage share what the platform can serve.

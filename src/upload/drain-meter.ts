@@ -13,7 +13,7 @@ import {
   type DrainTuning,
 } from './drain-controller.js';
 
-/** What status shows of the drain (issue 20): how fast, and why no faster. */
+/** What status shows of the drain: how fast, and why no faster. */
 export interface DrainStatus {
   /** Backlog requests allowed in flight now (below one: one, with a pause between them). */
   window: number;

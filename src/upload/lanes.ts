@@ -8,7 +8,7 @@ const PAGE = 256;
 
 /**
  * A fix at most this much older (GNSS time) than the newest one is still live: a 10 Hz receiver
- * over a 300 ms link has several fixes of the last second in flight at once (issue 20), and the
+ * over a 300 ms link has several fixes of the last second in flight at once, and the
  * live lane sends them oldest first; anything older is the backlog's.
  */
 export const LIVE_SPAN_MS = 5000;
@@ -16,10 +16,10 @@ export const LIVE_SPAN_MS = 5000;
 const LIVE_SCAN = 16;
 
 /**
- * Which fix goes next (issue 5 "Two lanes"):
+ * Which fix goes next (two lanes):
  * - live: the newest fix not yet covered by the backlog goes out at once (the map shows where the
  *   vehicle is now, even behind a week of backlog); with a live request still in flight, the next
- *   fixes of the last LIVE_SPAN_MS go too, oldest first (several live requests in flight: issue 20);
+ *   fixes of the last LIVE_SPAN_MS go too, oldest first (several live requests in flight);
  * - backlog: everything else, oldest first, paged from the outbox by a cursor over seq.
  * With upload.order "oldest-first" only the backlog lane runs.
  *

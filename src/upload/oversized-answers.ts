@@ -4,7 +4,7 @@ import type { PlatformResponse } from '../platform/contracts.js';
 import type { Clock } from '../system/clock.js';
 
 /**
- * Accepted events whose answer was larger than platform.maxResponseBytes (issue 22.5). Each is
+ * Accepted events whose answer was larger than platform.maxResponseBytes. Each is
  * delivered (a 2xx is the platform's word) and its answer was cut off unread; the log says so
  * once, then after 1, 2, 4 ... minutes up to hourly (log-throttle.ts) with the count so far, so a
  * platform that echoes huge answers to every event does not fill the journal as fast as it takes

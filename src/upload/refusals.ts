@@ -199,7 +199,7 @@ export class Refusals {
     this.#faultSinceMono = this.#o.clock.monotonicMs();
   }
 
-  /** Monotonic ms the current fault began (status measures its age on it, issue 22.8). */
+  /** Monotonic ms the current fault began (status measures its age on it). */
   get faultSinceMonoMs(): number {
     return this.#faultSinceMono;
   }

@@ -1,5 +1,5 @@
 /**
- * When a refused event is the event's fault, and when the platform refuses everything (issue 11.1).
+ * When a refused event is the event's fault, and when the platform refuses everything.
  *
  * A platform or proxy that answers every request the same way (a 400 for every event because the
  * platform now expects another event shape, a 415, ...) must not destroy the backlog one event at
@@ -7,7 +7,7 @@
  * event to the dead letters when the refusal is demonstrably about that event:
  *
  * 1. The answer names the event's fault: OTM5 error objects (`[{type, message, field}]`,
- *    platform-notes.md) with at least one `field`. An answer that names nothing (an HTML page, a
+ *    docs/platform-contract.md) with at least one `field`. An answer that names nothing (an HTML page, a
  *    bare 413) is not evidence against the event: the event is held (retried after the longest
  *    backoff), never dropped.
  * 2. The platform accepted another event after the refusal: the refusal is judged only when the

@@ -66,7 +66,7 @@ export function decideUpload(result: AttemptResult, failures: number, policy: Ba
     }
   }
   // A refused stream is the server saying "not this one, not now", not a failure of the link or
-  // the platform: the first step's delay, and the backoff does not grow (issue 22.6).
+  // the platform: the first step's delay, and the backoff does not grow.
   if (result.notProcessed) return { action: 'retry', delayMs: backoffMs(1, policy, random), errorClass: 'transient', holdBackoff: true };
   if (result.errorClass === 'config') return { action: 'retry', delayMs: spreadMs(policy.maxBackoffMs, random), errorClass: 'config' };
   const cls = result.errorClass === 'auth' ? 'auth' : 'transient';

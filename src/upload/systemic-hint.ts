@@ -1,8 +1,8 @@
 import { configHint } from '../retry/status-table.js';
 
 /**
- * What a person should check when the platform refuses every event (issue 11.1). The intake path
- * is not published (platform-notes.md), so integrators get platform.eventsPath wrong; a proxy in
+ * What a person should check when the platform refuses every event. The intake path
+ * is not published (docs/platform-contract.md), so integrators get platform.eventsPath wrong; a proxy in
  * front of the platform answers for it; or the platform expects another event shape. The hint
  * leads with the likeliest cause for the status and always names all three.
  */

@@ -36,7 +36,7 @@ export interface UploadError {
   status?: number;
   /** Wall ms (display only: the clock may be stepped after it). */
   at: number;
-  /** Monotonic ms since, in status() only: the age status shows (issue 22.8). */
+  /** Monotonic ms since, in status() only: the age status shows. */
   ageMs?: number;
 }
 
@@ -52,7 +52,7 @@ export function uploadError(error: PlatformError, cls: ErrorClass, atWallMs: num
 }
 
 /**
- * The platform refuses every event the same way (issue 11.1): a configuration answer (405 from a
+ * The platform refuses every event the same way: a configuration answer (405 from a
  * wrong eventsPath, 407 from a proxy, ...) or a run of refusals with no acceptance in between.
  */
 export interface SystemicFault {
@@ -75,7 +75,7 @@ export interface UploaderStatus {
   inFlight: number;
   live: { inFlight: number; sent: number; lastFixTime?: string };
   backlog: { inFlight: number; sent: number; lastFixTime?: string };
-  /** The backlog lane's adaptive drain (issue 20). */
+  /** The backlog lane's adaptive drain. */
   drain: DrainStatus;
   deadLettered: number;
   /** Refused events kept queued: waiting for the rejection rule's verdict, or held for the longest backoff. */
@@ -85,7 +85,7 @@ export interface UploaderStatus {
   backoffUntil?: number;
   /** Wall ms of the last delivery (display only). */
   lastSuccessAt?: number;
-  /** Monotonic ms since the last delivery of this run: the age status shows (issue 22.8). */
+  /** Monotonic ms since the last delivery of this run: the age status shows. */
   lastSuccessAgeMs?: number;
   lastError?: UploadError;
   fault?: SystemicFault;

@@ -37,13 +37,13 @@ export class Uploader {
   #running = false;
   #stopping = false;
   #failures = 0;
-  /** The last attempt's stream was refused unprocessed (issue 22.6): probe one at a time, without growing the backoff. */
+  /** The last attempt's stream was refused unprocessed: probe one at a time, without growing the backoff. */
   #streamsRefused = false;
   #lastFailureAt = -Infinity;
   /** The backoff's hold, which a clock set right ends at once. */
   readonly #resume: ResumeGate;
   #lastSuccessAt: number | undefined;
-  /** Monotonic stamps beside the wall ones: status measures ages on them, immune to clock steps (issue 22.8). */
+  /** Monotonic stamps beside the wall ones: status measures ages on them, immune to clock steps. */
   #lastSuccessMono: number | undefined;
   #lastErrorMono = 0;
   readonly #oversized: OversizedAnswers;
@@ -283,7 +283,7 @@ export class Uploader {
         // The event carries its own id (the idempotency key): undici may then run it beside others
         // on one HTTP/2 connection instead of holding it until the previous one is answered.
         idempotent: true,
-        // A 2xx is delivery whatever its body (issue 22.5): an answer past platform.maxResponseBytes
+        // A 2xx is delivery whatever its body: an answer past platform.maxResponseBytes
         // is cut off unread, and the event is not sent again for it.
         answerBodyOptional: true,
         onSend: () => {

@@ -5,7 +5,7 @@ import { UPLOAD_CONCURRENCY } from '../../src/config/schema.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
-/** Issue 13, point 7: `config check` warnings, JSON syntax errors a person can find, ids safe in URLs. */
+/** `config check` warnings, JSON syntax errors a person can find, ids safe in URLs. */
 
 const BASE = {
   platform: { deviceUrl: 'https://d.example.com/api/public/v2/' },

@@ -7,7 +7,7 @@ import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { cliEnv, runCli, type CliRun } from '../helpers/run-cli.js';
 
 /**
- * Issue 13.3: CLI commands run as root beside the service never lock the service user out of its
+ * CLI commands run as root beside the service never lock the service user out of its
  * data. Needs root (to give dataDir to another user and to run the CLI as that user).
  */
 const IS_ROOT = process.getuid?.() === 0;

@@ -8,7 +8,7 @@ import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { CUSTOMER, DEPOT } from '../sites/sites.js';
 
-/** Issue 13, point 13: a location without an id gets a stable one, the dry run names the real URL, a failure claims no id. */
+/** A location without an id gets a stable one, the dry run names the real URL, a failure claims no id. */
 
 async function setup(): Promise<{ dir: string; config: string; sim: PlatformSimulator; file: string; planningUrl: string }> {
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw-loc-13' }] });

@@ -8,7 +8,7 @@ import { CLI } from '../helpers/paths.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
-/** Issue 13, point 9: `nmea decode` says what it read and why nothing came out, and names the file. */
+/** `nmea decode` says what it read and why nothing came out, and names the file. */
 const GGA = '$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47';
 const RMC = '$GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W*6A';
 const nmea = (body: string): string => `$${body}*${checksum(body)}`;

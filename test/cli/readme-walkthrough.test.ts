@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
- * Issue 23.8: the README's first screen and its "agent against the simulator" walkthrough are run
+ * The README's first screen and its "agent against the simulator" walkthrough are run
  * as written: the simulator on a kept port, the commands of the second block in a shell (with
  * `npx telematics-agent` as the built CLI), then the daemon, until status shows the device
  * registered and a fix delivered.

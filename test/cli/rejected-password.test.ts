@@ -6,7 +6,7 @@ import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**
- * Issue 13, point 12: a one-shot command whose password the platform refuses says so in a
+ * A one-shot command whose password the platform refuses says so in a
  * sentence (which user, what the platform said, where the password came from), without a JSON
  * log line or a retry time, which mean nothing to a command that exits.
  */

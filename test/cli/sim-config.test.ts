@@ -5,7 +5,7 @@ import { runCli, spawnCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 
-/** Issue 13, point 11: `sim` prints a configuration that works once filled in; its account and a busy port are explained. */
+/** `sim` prints a configuration that works once filled in; its account and a busy port are explained. */
 
 /** Starts `sim` with `args` and returns its stdout once the configuration block is complete. */
 async function startSim(args: string[]): Promise<{ out: () => string }> {

@@ -5,7 +5,7 @@ import { createDecoder } from '../../src/gnss/decoder.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
-/** Issue 13, points 6 and 10: every argument error says what is wrong; `drive --minutes N` lasts N minutes. */
+/** Every argument error says what is wrong; `drive --minutes N` lasts N minutes. */
 describe('usage errors through the built CLI', () => {
   it('an error an action finds in its arguments is printed, exit 2 (sim --user without --password)', async () => {
     const r = await runCli(['sim', '--user', 'bob'], { timeoutMs: 20_000 });

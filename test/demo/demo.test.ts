@@ -63,7 +63,7 @@ describe('demo', () => {
       expect(outage, r.out).toBeGreaterThanOrEqual(0);
       expect(back, r.out).toBeGreaterThan(outage);
       expect(all[back]!.queued!, r.out).toBeGreaterThan(all[outage]!.queued!);
-      // While the 503s last the link fails (said with its cause, issue 23.1); once it answers again the upload error remains.
+      // While the 503s last the link fails (said with its cause); once it answers again the upload error remains.
       expect(all[back]!.text).toMatch(/^! (upload failing: PLATFORM_UNAVAILABLE \(transient\)$|platform answers HTTP 503 for \d+ s)/m);
       // The platform answers 503: never "not answering", never a fractional count of requests in flight.
       for (const f of all) expect(f.text).not.toMatch(/not answering|\b0\.\d+ of \d+ in flight/);

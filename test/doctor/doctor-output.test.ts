@@ -11,7 +11,7 @@ import { MetaStore } from '../../src/store/meta.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
-/** Issue 13.8: status and doctor never cut the useful part; doctor --json; advice for the check that failed; control characters shown, not obeyed. */
+/** Status and doctor never cut the useful part; doctor --json; advice for the check that failed; control characters shown, not obeyed. */
 
 function config(dir: string, urls: { authUrl: string; deviceUrl: string; planningUrl: string }): string {
   const replayFile = path.join(dir, 'drive.nmea');

@@ -9,7 +9,7 @@ import { liveSnapshot } from '../status/fixtures.js';
 import { canMountTmpfs, sh } from '../helpers/mount.js';
 
 /**
- * A data directory on a file system mounted read-only (issue 22.9): doctor FAILs naming it, and
+ * A data directory on a file system mounted read-only: doctor FAILs naming it, and
  * status names it instead of the bare SQLite code. A real tmpfs mounted read-only (root, as in CI).
  */
 const CAN_MOUNT = canMountTmpfs('read-only-data-dir.test.ts');

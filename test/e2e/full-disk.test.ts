@@ -12,7 +12,7 @@ import { startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
- * Issue 11.2: a real 8 MiB tmpfs as dataDir fills up while the platform (the simulator) is up.
+ * A real 8 MiB tmpfs as dataDir fills up while the platform (the simulator) is up.
  * Delivery goes on, status says FAILING "disk full", and once there is room again nothing is
  * thinned and every recorded fix arrives exactly once. Needs mount(2): root, as in CI.
  */

@@ -9,7 +9,7 @@ import { startReplayDaemon } from './daemon.js';
 /**
  * The real daemon against the simulator over TLS and HTTP/2, with the upload's default backoff
  * (1 s growing to 300 s). The events route refuses every stream (RST_STREAM REFUSED_STREAM) for
- * 20 s, then takes them again (issue 22.6, 22.7): the refused streams go again at once and do not
+ * 20 s, then takes them again: the refused streams go again at once and do not
  * grow the backoff, so delivery resumes within about a second; status names the frame and code.
  */
 describe('HTTP/2 stream refusals on the real daemon (issue 22.6, 22.7)', () => {

@@ -12,7 +12,7 @@ import { HAVE_SOCAT, startPtyDaemon, type PtyDaemon } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
- * Issue 6: `location here` while the real daemon (`telematics-agent run`) holds the serial port.
+ * `location here` while the real daemon (`telematics-agent run`) holds the serial port.
  * The receiver is a socat pty fed by the test with a standing receiver's NMEA at a known position;
  * the daemon reads it and uploads its own fixes to the in-process platform simulator, and the built
  * CLI takes its fixes from the daemon's status socket instead of opening the port a second time.
@@ -299,7 +299,7 @@ describe.skipIf(!HAVE_SOCAT)('location here against the running daemon (real `ru
         contactDetails: [{ type: 'phone', value: '+31 33 123 4567' }],
       });
       expect(localDistanceM(body.geoReference.lat, body.geoReference.lon, KNOWN_POSITION.lat, KNOWN_POSITION.lon)).toBeLessThan(0.15);
-      // loadOtmSchemas printed a notice if ../shared is absent (CI always has it).
+      // loadOtmSchemas printed a notice if the shared test data is absent (CI always has it).
       if (otm) expect(otm.validate('location', body)).toEqual([]);
 
       expect(sim.stats.requests.locations).toBe(0);

@@ -9,7 +9,7 @@ import { waitFor } from '../helpers/wait.js';
 import { committedOutbox, startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 
 /**
- * Issue 23.6 through the real daemon: the age of the oldest undelivered fix keeps growing while
+ * Through the real daemon: the age of the oldest undelivered fix keeps growing while
  * the receiver is silent (the replay has ended, as a parked receiver stops moving), measured
  * against the receiver's GNSS time advanced by the monotonic clock; with the daemon down, against
  * the host clock; and status says which. It was newest recorded minus oldest pending, frozen.

@@ -4,7 +4,7 @@ import { waitFor } from '../helpers/wait.js';
 import { startReplayDaemon } from './daemon.js';
 
 /**
- * A platform that takes every event and answers each with 1.3 MB (issue 22.5): a 2xx is delivery.
+ * A platform that takes every event and answers each with 1.3 MB: a 2xx is delivery.
  * Before, the answer past platform.maxResponseBytes (1 MiB) failed the attempt and the event went
  * again, downloading the answer each time; now each event goes once, the answer is cut off unread
  * (the simulator declares its length, so nothing of the body is read), and the log says so once.

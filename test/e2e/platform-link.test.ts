@@ -9,7 +9,7 @@ import { waitFor } from '../helpers/wait.js';
 import { startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 
 /**
- * Issue 23.1 through the real daemon: a parked vehicle whose outbox is empty is HEALTHY while the
+ * The platform link through the real daemon: a parked vehicle whose outbox is empty is HEALTHY while the
  * platform answers, and DEGRADED, with what failed and since when, once an attempt fails, although
  * no fix waits. The attempt here is the token renewal: the simulator gives tokens of 60 s (the
  * agent's floor), so the agent renews at 54 s, at its next minute's look, while nothing is queued.

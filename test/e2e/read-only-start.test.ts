@@ -14,7 +14,7 @@ import { startDaemon, writeConfig, type Daemon } from './daemon.js';
 import { canMountTmpfs, sh } from '../helpers/mount.js';
 
 /**
- * Issue 22.10: the daemon started on a card that is already read-only. Before: `run` exited 2 on
+ * The daemon started on a card that is already read-only. Before: `run` exited 2 on
  * its lock (`attempt to write a readonly database`) and systemd restarted it every 5 s, recording
  * nothing. Now it keeps running from memory, delivers with the stored token and registration, says
  * FAILING "read-only data directory", keeps a second daemon away with the runtime directory's lock,

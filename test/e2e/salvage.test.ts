@@ -12,7 +12,7 @@ import { committedOutbox, startDaemon, writeConfig, type Daemon, stopWhenFinishe
 import { waitFor } from '../helpers/wait.js';
 
 /**
- * Issue 11.3 with the real daemon: a backlog is queued while the platform refuses events, the
+ * A salvage with the real daemon: a backlog is queued while the platform refuses events, the
  * database file is damaged while the daemon is down, and the next run salvages it and delivers
  * every salvaged fix once, under its original event id. A damaged header is found at open; damaged
  * token pages only when the token is read, at run time.

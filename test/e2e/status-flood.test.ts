@@ -7,7 +7,7 @@ import { runCli } from '../helpers/run-cli.js';
 import { startReplayDaemon } from './daemon.js';
 
 /**
- * A member of the service group floods the status socket (issue 22.1): raw clients that ask
+ * A member of the service group floods the status socket: raw clients that ask
  * `{"get":"status"}` and close at once, or connect and say nothing, from another process, while a
  * technician runs `status` beside them. The daemon's RSS and open descriptors are read from /proc.
  */

@@ -50,7 +50,7 @@ describe('the status socket is bounded (issue 13.5), on the real daemon', () => 
     });
     for (const c of all.filter((x) => x.isClosed()))
       expect(c.received()).toMatch(/^(|\{"error":\{"code":"TOO_MANY_CLIENTS","message":"[^\n]+"\}\}\n)$/);
-    // Held idle connections do not lock a technician out (issue 22.1): once they have waited a
+    // Held idle connections do not lock a technician out: once they have waited a
     // moment without a request, the oldest gives its place to a client that asks.
     expect((await requestSnapshot(socket, 3000)).source).toBe('daemon');
     // Idle clients (no request line) are closed by the daemon, which then answers again.

@@ -7,7 +7,7 @@ import { waitFor } from '../helpers/wait.js';
 import { startReplayDaemon } from './daemon.js';
 
 /**
- * Issue 11.1 against real processes: the daemon (`run`) replays a drive into its outbox while the
+ * A systemic refusal against real processes: the daemon (`run`) replays a drive into its outbox while the
  * simulator on loopback refuses events; the CLI (`status`, `outbox`) runs beside it.
  */
 const MAX_BACKOFF_MS = 1000;

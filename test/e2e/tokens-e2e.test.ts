@@ -8,7 +8,7 @@ import { startReplayDaemon, type ReplayDaemon } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
- * Issue 11.4 and 11.5 against real processes: the built daemon (`run`) replaying a drive, the
+ * Token faults against real processes: the built daemon (`run`) replaying a drive, the
  * platform simulator on loopback with its fault injection, the real database file, the CLI. Each
  * scenario prints its figures (token requests the platform saw, password grants, events delivered).
  */

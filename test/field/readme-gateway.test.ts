@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 /**
- * Issue 13, point 16: the README's gateway walk-through covers what an integrator meets on a
+ * The README's gateway walk-through covers what an integrator meets on a
  * Raspberry Pi, and every provision.sh flag it uses is one the script knows (a renamed flag
  * would otherwise leave the README describing a command that fails).
  */

@@ -9,7 +9,7 @@ import { haveCommand } from './tools.js';
 /**
  * systemd/telematics-agent.tmpfiles.conf, applied by the real systemd-tmpfiles to a copied tree
  * (--root, never the host): the configuration a --root install left root-owned gets the service
- * group once the target's sysusers has created it (issue 13, point 16).
+ * group once the target's sysusers has created it.
  */
 const isRoot = process.getuid?.() === 0;
 

@@ -6,7 +6,7 @@ import { simInProcess } from '../../bench/fleet/sim-core.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**
- * The short fleet (issue 15): 20 real Agents in this process against the simulator, through a
+ * The short fleet: 20 real Agents in this process against the simulator, through a
  * staggered start, an events outage and a token-service outage (with every access token revoked),
  * in accelerated time. It asserts what the product promises, never how fast this machine is: no fix
  * lost or sent twice, the per-device request budget, and first retries that are spread.

@@ -1,5 +1,5 @@
 /**
- * Epochs that carry the position twice (issue 14). When one epoch's GGA, RMC, GLL and GNS disagree
+ * Epochs that carry the position twice. When one epoch's GGA, RMC, GLL and GNS disagree
  * (a gateway multiplexing two sources, a receiver updating between sentences, GPGGA and GLGGA of a
  * SiRFstarV), the agent chooses as gpsd does: gpsd clears `newdata` before each sentence and merges
  * what that sentence set into the fix it reports (libgpsd_core.c, gps_merge_fix), so

@@ -1,5 +1,5 @@
 /**
- * The corpus through the real gpsd: gpsfake feeds each log of ../shared/nmea-corpus to a real gpsd
+ * The corpus through the real gpsd: gpsfake feeds each log of the shared gpsd corpus to a real gpsd
  * on a free loopback port, the agent's GpsdSource watches it with "nmea":true, and the agent's
  * decoder turns what gpsd passes through into fixes. They must be the fixes the serial path makes
  * from the same log, fix for fix, except where test/fixtures/nmea/gpsd-source-differences.txt

@@ -48,7 +48,7 @@ async function writeInRandomChunks(feed: string, data: Buffer, seed: number): Pr
 describe.skipIf(!HAVE_SOCAT || !HAVE_CORPUS)('serial source on a real pty', () => {
   it('decodes like nmea decode, and resumes after the writer restarts', async () => {
     // Made inside the test: a folder made at describe level is made even when the describe is
-    // skipped (no socat, no ../shared), and its clean-up then never runs.
+    // skipped (no socat, no shared test data), and its clean-up then never runs.
     const dir = mkdtempSync(path.join(tmpdir(), 'gnss-pty-'));
     const dev = path.join(dir, 'receiver');
     const feed = path.join(dir, 'feed');

@@ -188,7 +188,7 @@ describe('RecordingPolicy (path, the default)', () => {
     expect(at).toContainEqual([11, 'stopped', true]);
     expect(at).toContainEqual([41, 'departure', true]);
     // Jitter at the standstill (Doppler speed 0) draws nothing else during the stop, and a stop
-    // shorter than stopRepeatS (120 s) gets no third position (issue 21).
+    // shorter than stopRepeatS (120 s) gets no third position.
     expect(rs.filter((r) => r.time > T0 + 11_000 && r.time < T0 + 41_000)).toHaveLength(0);
     const f = trackFidelity(fixes, rs);
     expect(f.stops).toBe(1);

@@ -1,5 +1,5 @@
 /**
- * Validates payloads against the official OTM5 OpenAPI document (../shared/otm5/otm-api-v5.6.yaml),
+ * Validates payloads against the official OTM5 OpenAPI document (the shared test data beside the repository, sharedDir()),
  * read at run time from the folder beside the repository (never copied into it).
  *
  * OpenAPI 3.0 schemas are not quite JSON Schema, so the document is adapted once:
@@ -25,7 +25,7 @@ import { parse } from 'yaml';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** `<repo>/../shared`, or undefined (with a one-line notice) when it is not there. */
+/** The shared test data folder beside the repository, or undefined (with a one-line notice) when it is not there. */
 export function sharedDir(): string | undefined {
   const dir = path.resolve(REPO_ROOT, '..', 'shared');
   return existsSync(dir) ? dir : undefined;

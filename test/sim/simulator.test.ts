@@ -81,7 +81,7 @@ describe('platform simulator: token service (spec 4.1, 2.1, 2.2)', () => {
     expect(pair.token_type).toBe('bearer');
     expect(pair.expires_in).toBe(60);
     for (const t of [pair.access_token, pair.refresh_token, pair.id_token]) expect(t.split('.')).toHaveLength(3);
-    // The real platform's size and shape (platform-notes.md "Token size"): an RS256 Keycloak JWT of
+    // The real platform's size and shape (docs/platform-contract.md, Tokens): an RS256 Keycloak JWT of
     // about 1,300 characters with kid in its header, a 256-byte signature and Keycloak's claims.
     expect(pair.access_token.length).toBeGreaterThan(1200);
     expect(pair.access_token.length).toBeLessThan(1400);

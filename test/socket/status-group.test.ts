@@ -12,7 +12,7 @@ import { waitFor } from '../helpers/wait.js';
 import { startDaemon, writeConfig } from '../e2e/daemon.js';
 
 /**
- * Issue 13.4 as installed: the daemon's socket in a RuntimeDirectory= of mode 0750 (root and the
+ * Status for the service group as installed: the daemon's socket in a RuntimeDirectory= of mode 0750 (root and the
  * service group), the configuration 0640 root:group, the password root-only. Needs root to hand
  * out owners and to run the CLI as another user.
  */

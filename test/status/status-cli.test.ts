@@ -53,7 +53,7 @@ describe('status CLI', () => {
     expect(lines[0]).toMatch(/^daemon not running/);
     expect(r.stdout).toMatch(/3f1c2a9e-0000-4000-8000-00000000beef/);
     expect(r.stdout).toMatch(/gw-0042 \(config\)/);
-    // The oldest was recorded 5 min ago: its age against the host clock (no receiver to ask), not newest minus oldest (issue 23.6).
+    // The oldest was recorded 5 min ago: its age against the host clock (no receiver to ask), not newest minus oldest.
     expect(r.stdout).toMatch(/pending 3 \(oldest 5 min, host clock\)/);
     expect(r.stdout).toMatch(/token\s+valid, 10 min old\s+password grants 1/);
     expect(r.stdout).not.toMatch(/SECRET/);

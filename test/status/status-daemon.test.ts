@@ -121,7 +121,7 @@ function expectNoSecrets(text: string, tokens: readonly string[]): void {
 function fitsTheScreen(text: string): void {
   const lines = text.trimEnd().split('\n');
   expect(lines.length).toBeLessThanOrEqual(24);
-  // In a pipe a detail (an error, a note, a reason) goes out whole (issue 13.8); the rows fit 80 columns.
+  // In a pipe a detail (an error, a note, a reason) goes out whole; the rows fit 80 columns.
   for (const l of lines) if (!/^( {10}|! )/.test(l)) expect(l.length, l).toBeLessThanOrEqual(80);
 }
 
@@ -272,7 +272,7 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     expect(human.code, human.stdout).toBe(1);
     expect(json.code).toBe(1);
     expect(human.stdout.split('\n')[0]).toMatch(/DEGRADED$/);
-    // The upload error is the platform link failing: said once, with what failed and since when (issue 23.1).
+    // The upload error is the platform link failing: said once, with what failed and since when.
     expect(human.stdout).toMatch(
       /^! platform answers HTTP 503 for \d+ s \(since \d\d:\d\d:\d\d UTC\): PUT \/otm\/api\/v5\/events.*: HTTP 503/m,
     );
@@ -284,7 +284,7 @@ describe.skipIf(!HAVE_SOCAT)('status against the real daemon (simulator, pty, `r
     expect(human.stdout).toMatch(/^platform {2}last success \d+ (s|min) ago {2}answers HTTP 503 for \d+ (s|min)$/m);
     expect(j.platform?.failing?.message).toMatch(/HTTP 503/);
     expect(j.upload.lastError).toMatchObject({ class: 'transient', message: expect.stringContaining('503') });
-    // The proxy page's title and heading say the same: its text once, without the status repeated (issue 23.7).
+    // The proxy page's title and heading say the same: its text once, without the status repeated.
     expect(j.upload.lastError?.message).toMatch(/: HTTP 503 \(Service Temporarily Unavailable\)$/);
     expect(j.outbox.pending).toBeGreaterThanOrEqual(before + 3);
     // Growing: a later look finds more waiting (the receiver keeps recording one fix a second).

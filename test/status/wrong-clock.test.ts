@@ -12,7 +12,7 @@ import { tempDir } from '../helpers/tmp.js';
 const DAY_MS = 86_400_000;
 const certError = (code: string): Error => Object.assign(new Error('certificate dates'), { code });
 
-/** Issue 22.8: a TLS validity failure with the clock at 1970 is the clock, not the CA file. */
+/** A TLS validity failure with the clock at 1970 is the clock, not the CA file. */
 describe('a wrong system clock is named, not blamed on the CA file', () => {
   it('CERT_NOT_YET_VALID: PLATFORM_TLS_CLOCK, transient, the clock named; no platform.caFile advice', () => {
     const cause = Object.assign(new Error('certificate is not yet valid'), { code: 'CERT_NOT_YET_VALID' });

@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
 
 /**
- * Issue 22.10: what a daemon held while its card was read-only goes into the file once it is
+ * What a daemon held while its card was read-only goes into the file once it is
  * writable: the committed rows delivered meanwhile are deleted, the held fixes inserted after the
  * newest row with their event ids, and the fixes recorded while the store restarts wait in the handover.
  */

@@ -12,7 +12,7 @@ import { captureLogger } from '../helpers/capture-logger.js';
 import { canMountTmpfs, sh } from '../helpers/mount.js';
 
 /**
- * Issue 22.10 on a real tmpfs remounted read-only (root, as in CI): mode bits would not stop root,
+ * One daemon per data directory on a real tmpfs remounted read-only (root, as in CI): mode bits would not stop root,
  * EROFS does. The locks a read-only card leaves, and its database read as a copy.
  */
 const CAN_MOUNT = canMountTmpfs('daemon-locks.test.ts', { remount: true });

@@ -5,7 +5,7 @@ import { WatchdogPings } from '../../src/system/watchdog-pings.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import { tempDir } from '../helpers/tmp.js';
 
-/** The watchdog feeds systemd unless a restart would help: not for a full disk, not for a read-only card (issue 22.10). */
+/** The watchdog feeds systemd unless a restart would help: not for a full disk, not for a read-only card. */
 function run(state: OutboxCommitState, readOnly: boolean): { sent: string[][]; log: string } {
   vi.useFakeTimers();
   onTestFinished(() => void vi.useRealTimers());

@@ -1,6 +1,6 @@
 /**
  * The receiver lines of `status`: a gpsd link shows where gpsd reads from, reconnects and GPS
- * week-rollover corrections are counted (issue 14); the daemon provider passes them through.
+ * week-rollover corrections are counted; the daemon provider passes them through.
  */
 import { describe, expect, it } from 'vitest';
 import { receiverStatus } from '../../src/status/daemon-provider.js';

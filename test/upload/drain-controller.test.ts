@@ -16,7 +16,7 @@ import {
 import { DrainMeter } from '../../src/upload/drain-meter.js';
 
 /**
- * The backlog's window (issue 20) as a table: latency samples and answers in, window out, on the
+ * The backlog's window as a table: latency samples and answers in, window out, on the
  * manual clock. Each row: what happens at which clock time, and the window and limit after it.
  */
 const TUNING: DrainTuning = { ceiling: 32, targetMs: 100, baseHistoryMin: 10 };

@@ -67,7 +67,7 @@ const table: [string, AttemptResult, number, number, UploadDecision][] = [
     { action: 'retry', delayMs: 500, errorClass: 'transient' },
   ],
   ['302 is no answer of an intake', r(302), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
-  // The events column of src/retry/status-table.ts (issue 11.1): every request gets the same answer,
+  // The events column of src/retry/status-table.ts: every request gets the same answer,
   // so no single event is at fault.
   ['405 wrong eventsPath: configuration', r(405), 1, 0.5, { action: 'retry', delayMs: 225_000, errorClass: 'config' }],
   ['407 proxy wants credentials: configuration', r(407), 1, 0.5, { action: 'retry', delayMs: 225_000, errorClass: 'config' }],
@@ -76,7 +76,7 @@ const table: [string, AttemptResult, number, number, UploadDecision][] = [
   ['426 upgrade required: configuration', r(426), 1, 0.5, { action: 'retry', delayMs: 225_000, errorClass: 'config' }],
   ['451 blocked: configuration', r(451), 1, 0.5, { action: 'retry', delayMs: 225_000, errorClass: 'config' }],
   ['425 too early: transient', r(425), 1, 0, { action: 'retry', delayMs: 500, errorClass: 'transient' }],
-  // RST_STREAM REFUSED_STREAM after the transport's immediate resends (issue 22.6): the first
+  // RST_STREAM REFUSED_STREAM after the transport's immediate resends: the first
   // step's delay however many failures came before, and the backoff does not grow for it.
   [
     'refused stream after 9 failures: first step, backoff held',

@@ -5,7 +5,7 @@ import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, untilWithBackoffs, uploadRig, type UploadRig } from './harness.js';
 
 /**
- * Issue 15 "Recovery": the backlog lane's rate ceiling (upload.backlogMaxRatePerS, over the adaptive window) holds while the live lane sends
+ * Recovery: the backlog lane's rate ceiling (upload.backlogMaxRatePerS, over the adaptive window) holds while the live lane sends
  * the newest fix at once, and a 429 with Retry-After holds both lanes. The uploader runs on a manual
  * clock, so what is asserted is which request went when on that clock, never a real-time duration.
  */

@@ -4,7 +4,7 @@ import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, uploadRig, type UploadRig } from './harness.js';
 
 /**
- * Issue 11.1 against the simulator: a platform that refuses everything keeps the backlog intact;
+ * A systemic refusal against the simulator: a platform that refuses everything keeps the backlog intact;
  * only an event the platform refuses while accepting others is dead-lettered.
  */
 let rig: UploadRig | undefined;

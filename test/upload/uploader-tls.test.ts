@@ -4,7 +4,7 @@ import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, uploadRig, type UploadRig } from './harness.js';
 
 /**
- * The uploader over TLS against the simulator's TLS modes (issue 16.1): HTTP/2 where offered, one
+ * The uploader over TLS against the simulator's TLS modes: HTTP/2 where offered, one
  * multiplexed connection, HTTP/1.1 where not, and the faults that are specific to a multiplexed
  * connection: a 401 on one stream, the connection cut with several streams in flight, GOAWAY.
  */

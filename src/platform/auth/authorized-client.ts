@@ -5,9 +5,9 @@ import type { TokenManager } from './token-manager.js';
 import { urlParts } from '../transport/url-parts.js';
 
 /**
- * AuthorizedRequester (contracts.ts): the bearer of spec 5.4 on every request; on a 401, one
+ * AuthorizedRequester (contracts.ts): the bearer of the platform contract (Tokens) on every request; on a 401, one
  * refresh through the token manager (single flight, also across processes) and one retry
- * (spec 5.6). A second 401 is returned to the caller, never looped on.
+ * (platform contract, Tokens). A second 401 is returned to the caller, never looped on.
  */
 export class AuthorizedClient implements AuthorizedRequester {
   readonly #http: PlatformHttp;

@@ -1,5 +1,5 @@
 /**
- * Issue 11.5: a platform or a proxy that echoes the request in its answer (an error page quoting the
+ * A platform or a proxy that echoes the request in its answer (an error page quoting the
  * form body, a JSON error repeating the Authorization header) must not carry the password or a token
  * into logs, status output, the database (upload.lastError, dead letters) or CLI output. Every answer
  * enters the agent through PlatformHttp.send, which hands its text to this redactor first: one

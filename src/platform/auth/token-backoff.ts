@@ -3,7 +3,7 @@ import { atLeastRetryAfter, backoffMs } from '../../retry/backoff.js';
 
 /**
  * The two waits of the token manager, on the monotonic clock:
- * - credentials rejected (spec 5.7: never loop on the password grant): minutes, doubling to an hour;
+ * - credentials rejected (platform contract, Tokens: never loop on the password grant): minutes, doubling to an hour;
  * - token service failing (5xx, 429, network): seconds, doubling to a few minutes, at least Retry-After.
  * While a wait runs, callers get the error at once and the token service hears nothing.
  */

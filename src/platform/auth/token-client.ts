@@ -17,7 +17,7 @@ export type GrantOutcome =
   | { kind: 'failed'; error: PlatformError; mayHaveArrived: boolean };
 
 /**
- * The two operations of spec 4.1, form-encoded. Holds no state; the TokenManager decides when to
+ * The two operations of the platform contract (Tokens), form-encoded. Holds no state; the TokenManager decides when to
  * call which. Nothing it throws or returns carries a token or the password.
  */
 export class TokenClient {
@@ -33,7 +33,7 @@ export class TokenClient {
     this.#redactor = options.redactor;
   }
 
-  /** `password` is revealed here, once per attempt: a password file fixed in place is read anew (issue 11.4). */
+  /** `password` is revealed here, once per attempt: a password file fixed in place is read anew. */
   password(username: string, password: Secret, signal?: AbortSignal): Promise<GrantOutcome> {
     const value = password.reveal();
     // Known to the redactor before it goes out, so that an echo of it in the answer is caught.
@@ -69,8 +69,8 @@ export class TokenClient {
         return { kind: 'failed', error: e as PlatformError, mayHaveArrived: true };
       }
     }
-    // Of an error body only the OAuth fields (spec 2.2) are kept: whatever else a token service or a
-    // proxy in front of it writes there may quote the form we sent (issue 11.5).
+    // Of an error body only the OAuth fields (platform contract, Tokens) are kept: whatever else a token service or a
+    // proxy in front of it writes there may quote the form we sent.
     const oauth = oauthError(res.body);
     const error = errorFromResponse(
       { status: res.status, headers: res.headers, body: oauth, text: '' },
@@ -90,7 +90,7 @@ const MAX_OAUTH_CODE = 64;
 const MAX_OAUTH_DESCRIPTION = 200;
 
 /**
- * The OAuth error of a token service answer (RFC 6749 5.2, spec 2.2): `error` and
+ * The OAuth error of a token service answer (RFC 6749 5.2, platform contract, Tokens): `error` and
  * `error_description` only, as plain one-line text of bounded length; nothing else survives.
  */
 export function oauthError(body: unknown): { error?: string; error_description?: string } {

@@ -40,7 +40,7 @@ export class TokenLock {
 
   /**
    * Takes the cross-process token lock, waiting for another holder; returns the pair read under it.
-   * When the lock row cannot be written (disk full, issue 11.2) the in-process single flight is the
+   * When the lock row cannot be written (disk full) the in-process single flight is the
    * only lock: delivery must not stop for it. Another process renewing at the same moment could then
    * send the same refresh token; the loser's 401 costs one password grant, no data.
    */
@@ -54,7 +54,7 @@ export class TokenLock {
         r = store.tryLock(this.#owner, clock.wallMs(), (h) => this.#isStale(h));
       } catch (e) {
         // A damaged file is being salvaged (agent.ts): a password grant now would be lost with this
-        // token manager; the one after the salvage is the one that is justified (issue 11.3).
+        // token manager; the one after the salvage is the one that is justified.
         if (isCorrupt(e)) throw e;
         logger.warn(
           { code: storeErrorCode(e) },

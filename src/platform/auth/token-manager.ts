@@ -55,7 +55,7 @@ export interface AccessGrant {
 type Reason = 'none' | 'due' | 'rejected';
 
 /**
- * The token lifecycle of platform-spec.md sections 3 and 5:
+ * The token lifecycle (docs/platform-contract.md, Tokens):
  * - the password grant only when there is no refresh token or the refresh itself answered 401
  *   (5.7); a rejected password backs off for minutes up to an hour, never loops, and a password
  *   file fixed in place is read again (and tried at once when it changed);
@@ -269,7 +269,7 @@ export class TokenManager {
   }
 
   /**
-   * The pair to renew from: the stored one, checked (issue 11.4: a malformed stored pair is
+   * The pair to renew from: the stored one, checked (a malformed stored pair is
    * discarded, never sent), or the one held in memory when it is newer (it could not be stored).
    */
   #current(stored: StoredToken | undefined): StoredToken | undefined {
@@ -323,7 +323,7 @@ export class TokenManager {
     }
     // No answer (the request may or may not have been acted on), a 5xx, a malformed pair: the
     // refresh token is kept and sent again after the backoff. Had the server rotated it, the retry
-    // answers 401, which is what allows the password grant (spec 5.6, 5.7).
+    // answers 401, which is what allows the password grant (platform contract, Tokens).
     bookkeepingWrite(this.#o.logger, 'refresh state', () => this.#store.setRefreshState(current.generation, 'usable'));
     const error = this.#backoff.serviceFailed(clock.monotonicMs(), clock.wallMs(), outcome.error);
     logger.warn(

@@ -1,21 +1,21 @@
 import { PlatformError } from '../../errors.js';
 
-/** The token pair of spec 2.1 as the agent keeps it. Never logged: see toJSON. */
+/** The token pair of the platform contract (Tokens) as the agent keeps it. Never logged: see toJSON. */
 export interface TokenPair {
   accessToken: string;
   refreshToken: string;
   idToken?: string;
   tokenType: string;
-  /** The access token's announced lifetime (spec 2.1: 3600), clamped to [MIN_EXPIRES_IN_S, MAX_EXPIRES_IN_S]. */
+  /** The access token's announced lifetime (platform contract, Tokens: 3600), clamped to [MIN_EXPIRES_IN_S, MAX_EXPIRES_IN_S]. */
   expiresInS: number;
 }
 
 /** Spec 2.1: expires_in is 3600; used when the answer has none. */
 export const DEFAULT_EXPIRES_IN_S = 3600;
 /**
- * Issue 11.4: a lifetime of 0.001 s made 139 refreshes in 10 s; one of 1e999 made a token that was
+ * A lifetime of 0.001 s made 139 refreshes in 10 s; one of 1e999 made a token that was
  * never refreshed. A minute at least (the refresh margin is a tenth of the lifetime, so a refresh
- * every 54 s at worst), a day at most (the refresh token's own lifetime, platform-notes.md).
+ * every 54 s at worst), a day at most (the refresh token's own lifetime, docs/platform-contract.md).
  */
 export const MIN_EXPIRES_IN_S = 60;
 export const MAX_EXPIRES_IN_S = 86_400;
@@ -82,7 +82,7 @@ export function parseTokenPair(body: unknown, what: string): TokenPair {
 /**
  * The same checks for a pair read back from the database (written by an older version, or damaged):
  * the pair to use, with its lifetime clamped, or why it may not be used. A bad lifetime alone does
- * not cost the refresh token (spec 5.7: the password only after the refresh answered 401).
+ * not cost the refresh token (platform contract, Tokens: the password only after the refresh answered 401).
  */
 export function checkStoredPair(pair: TokenPair): { ok: true; pair: TokenPair } | { ok: false; problem: string } {
   const access = tokenProblem(pair.accessToken);

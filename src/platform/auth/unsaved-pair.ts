@@ -11,7 +11,7 @@ export interface ReceiptStamp {
   bootMs: number;
 }
 
-/** A pair received while the database could not be written (issue 11.2): used from memory, stored later. */
+/** A pair received while the database could not be written: used from memory, stored later. */
 interface Unsaved {
   held: HeldToken;
   stamp: ReceiptStamp;
@@ -84,11 +84,11 @@ export class UnsavedPair {
       this.#o.store.commit(held.pair, held.generation, stamp, counts);
       this.#unsaved = undefined;
     } catch (e) {
-      // Issue 11.2: the pair is good and the old refresh token may already be spent on the server,
+      // The pair is good and the old refresh token may already be spent on the server,
       // so the pair is used from memory and stored when writing works again (retry). What a crash
       // in this window costs: the database still holds the previous pair, whose refresh token the
       // server has rotated away; the next process refreshes with it, gets 401, and makes one
-      // password grant, which spec 5.7 allows after exactly that 401. Nothing else is lost.
+      // password grant, which the platform contract (Tokens) allows after exactly that 401. Nothing else is lost.
       this.#unsaved = unsaved;
       this.#o.logger.warn(
         { generation: held.generation, code: storeErrorCode(e) },

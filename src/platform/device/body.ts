@@ -4,7 +4,7 @@ import type { DeviceIdentity } from '../contracts.js';
 
 export type DeviceSection = Config['device'];
 
-/** The register-or-update body of spec 2.3 (request fields) from the device section and the identity. */
+/** The register-or-update body (docs/platform-contract.md, Device registration: request fields) from the device section and the identity. */
 export function deviceBody(device: DeviceSection, identity: DeviceIdentity): Record<string, unknown> {
   return {
     externalDeviceId: identity.externalDeviceId,
@@ -36,7 +36,7 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** platform-notes.md: the UUID field is spelled deviceUUID in the spec; accept any case. */
+/** docs/platform-contract.md: the UUID field is spelled deviceUUID in the spec; accept any case. */
 export function deviceUuidOf(body: unknown): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {

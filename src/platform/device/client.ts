@@ -5,7 +5,7 @@ import { deviceUuidOf } from './body.js';
 import { errorFromResponse } from '../transport/http-errors.js';
 import { configHint, statusMeaning } from '../../retry/status-table.js';
 
-/** The tracking device service (spec 4.2) over the AuthorizedRequester. */
+/** The tracking device service (platform contract, Device registration) over the AuthorizedRequester. */
 export class DeviceClient {
   readonly #requester: AuthorizedRequester;
   readonly #base: string;
@@ -17,7 +17,7 @@ export class DeviceClient {
     this.#clock = options.clock;
   }
 
-  /** PUT / (spec 4.2 rule 1: POST and PUT both upsert); returns the device and its deviceUUID. */
+  /** PUT / (platform contract, Device registration: POST and PUT both upsert); returns the device and its deviceUUID. */
   async upsert(body: Record<string, unknown>, signal?: AbortSignal): Promise<{ device: Record<string, unknown>; deviceUUID: string }> {
     const res = await this.#requester.send({ method: 'PUT', url: this.#base, json: body, ...(signal ? { signal } : {}) });
     if (res.status !== 200 && res.status !== 201) throw this.#error(res, 'device registration');
@@ -66,7 +66,7 @@ export class DeviceClient {
   #error(res: Parameters<typeof errorFromResponse>[0], what: string): PlatformError {
     const e = errorFromResponse(res, what, this.#clock.wallMs(), 'device');
     if (statusMeaning('device', res.status) !== 'config') return e;
-    // The device column of retry/status-table.ts (platform-notes.md: 400 and 403 are configuration problems).
+    // The device column of retry/status-table.ts (docs/platform-contract.md: 400 and 403 are configuration problems).
     const hint = configHint('device', res.status);
     return new PlatformError(e.code, `${e.message}; ${hint}`, {
       class: 'config',

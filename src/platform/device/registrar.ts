@@ -43,7 +43,7 @@ export interface RegistrationStatus {
 }
 
 /**
- * Device self-registration (platform-spec.md 4.2, issue 4): resolves the identity once, upserts
+ * Device self-registration (docs/platform-contract.md, Device registration): resolves the identity once, upserts
  * on first start and again only when the device section changes (stored hash), and keeps trying
  * in the background: long waits for 400/403 (configuration), jittered backoff for 5xx/network,
  * 401 through the token manager. The uploader waits on whenRegistered().
@@ -76,7 +76,7 @@ export class DeviceRegistrar implements RegistrationState {
       stored !== undefined &&
       stored.externalSystemId === identity.externalSystemId &&
       stored.externalDeviceId === identity.externalDeviceId;
-    // deviceUUID never changes for the same (externalSystemId, externalDeviceId) (spec 2.3), so a
+    // deviceUUID never changes for the same (externalSystemId, externalDeviceId) (platform contract, Device registration), so a
     // pending update does not hold up the uploader.
     if (sameDevice && stored) this.#setCurrent({ ...identity, deviceUUID: stored.deviceUUID }, stored.registeredAt);
     if (sameDevice && stored?.configHash === bodyHash(body)) {
@@ -139,7 +139,7 @@ export class DeviceRegistrar implements RegistrationState {
           id = this.#store.keepIdentity(hw.value, hw.source, clock.wallMs());
           logger.info({ externalDeviceId: id.externalDeviceId, source: id.source }, 'device identity chosen from the hardware and stored');
         } catch (e) {
-          // A read-only card (issue 22.10): the hardware gives the same identity at the next start.
+          // A read-only card: the hardware gives the same identity at the next start.
           if (isCorrupt(e)) throw e;
           id = { externalDeviceId: hw.value, source: hw.source };
           logger.warn(
@@ -228,7 +228,7 @@ export class DeviceRegistrar implements RegistrationState {
         const fields = { err: errorFields(error), retryInMs: delayMs, attempts: this.#status.attempts };
         if (configProblem) logger.error(fields, 'device registration refused: a configuration problem; retrying only after a long wait');
         else if (error.code === 'PLATFORM_TLS_CLOCK')
-          // Not the configuration: TLS judged the certificate by a wrong system clock (the message says by how much, issue 22.8).
+          // Not the configuration: TLS judged the certificate by a wrong system clock (the message says by how much).
           logger.warn(
             fields,
             "device registration failed: the platform's certificate is out of its dates by this system's clock; retrying with backoff",
@@ -245,8 +245,8 @@ export class DeviceRegistrar implements RegistrationState {
 
   /**
    * The platform has the device whether or not the card takes the record: on a read-only card
-   * (issue 22.10) it is kept in memory and upserted once more at the next start (the upsert is
-   * idempotent, spec 2.3), rather than upserted again and again while the store refuses.
+   * it is kept in memory and upserted once more at the next start (the upsert is
+   * idempotent: platform contract, Device registration), rather than upserted again and again while the store refuses.
    */
   #saveRegistration(r: Parameters<DeviceRecords['saveRegistration']>[0]): void {
     try {

@@ -3,7 +3,7 @@ import type { Logger } from '../../log.js';
 import type { Clock } from '../../system/clock.js';
 
 /**
- * platform.startupJitterS (issue 15 "Start-up"): a fleet powered on together (the depot at 7:00, a
+ * platform.startupJitterS: a fleet powered on together (the depot at 7:00, a
  * power cut) must not send its first password grants and device upserts in the same second. The
  * daemon draws one delay in [0, window) when it starts; the token manager's first renewal and the
  * registrar's first upsert wait until then. An agent whose stored token is valid and whose stored

@@ -2,11 +2,11 @@ import type { RegisteredDevice } from '../contracts.js';
 import type { QueuedFix } from '../../fix/fix.js';
 
 /**
- * One recorded fix as an OTM5 `locationUpdateEvent` (platform-notes.md "GPS positions"; schema
+ * One recorded fix as an OTM5 `locationUpdateEvent` (docs/platform-contract.md, Positions; schema
  * components/schemas/locationUpdateEvent of otm-api-v5.6.yaml). One fix is one event: OTM5 has no
  * per-point timestamps in latLonArrayGeoReference.
  *
- * Every byte goes over a SIM (issue 16), so the body carries what the platform needs to place the
+ * Every byte goes over a SIM, so the body carries what the platform needs to place the
  * position and nothing else by default (`upload.eventDetail: "position"`):
  * - the event id (the idempotency key), the GNSS time (milliseconds only when it has them), `lifecycle: "actual"`
  *   (a measured position, not a planned or projected one);
@@ -81,7 +81,7 @@ export function toLocationUpdateEvent(fix: QueuedFix, device: RegisteredDevice, 
     id: fix.eventId,
     // The platform reads creationDate as the measurement time: the GNSS time, never the host clock.
     // Whole seconds (a 1 Hz receiver's every fix) without ".000": RFC 3339 makes the fraction
-    // optional, and the event goes up and comes back echoed (8 B an event, issue 21).
+    // optional, and the event goes up and comes back echoed (8 B an event).
     creationDate: new Date(fix.time).toISOString().replace('.000Z', 'Z'),
     lifecycle: 'actual',
     geoReference,
@@ -89,7 +89,7 @@ export function toLocationUpdateEvent(fix: QueuedFix, device: RegisteredDevice, 
   const plate = options.licensePlate;
   if (plate !== undefined) event.vehicle = { associationType: 'inline', entity: { licensePlate: plate } };
   if (full || plate === undefined) {
-    // Identifiers as plain strings, as the platform matches devices by them (platform-notes.md).
+    // Identifiers as plain strings, as the platform matches devices by them (docs/platform-contract.md).
     event.externalAttributes = { externalSystemId: device.externalSystemId, externalDeviceId: device.externalDeviceId };
   }
   if (full) {

@@ -1,5 +1,5 @@
 /**
- * What an HTTP/2 server did to a request, read from the error undici and Node raise (issue 22.7).
+ * What an HTTP/2 server did to a request, read from the error undici and Node raise.
  * RST_STREAM and GOAWAY are the server's words, not a failed connection: status and the log name
  * the frame and its error code (RFC 9113 section 7), and REFUSED_STREAM carries the server's
  * promise that nothing of the request was processed (RFC 9113 section 8.7), so it can go again at

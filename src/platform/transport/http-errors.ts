@@ -190,7 +190,7 @@ function safeHost(url: string): string {
 }
 
 /**
- * A certificate outside its validity by this system's clock (issue 22.8: a boot at 1970 was
+ * A certificate outside its validity by this system's clock (a boot at 1970 was
  * blamed on the CA file, a clock two years ahead on the configuration). With GNSS time known the
  * message says which is wrong: the clock, by how much, or the certificate itself when the clock
  * agrees with GNSS. Transient either way: it clears when the clock is set or the certificate renewed.

@@ -34,13 +34,13 @@ export interface PlatformHttpOptions {
   requestTimeoutMs: number;
   /** platform.maxResponseBytes. */
   maxResponseBytes: number;
-  /** Replaces echoed passwords and tokens in every answer's text before anyone reads it (issue 11.5). */
+  /** Replaces echoed passwords and tokens in every answer's text before anyone reads it. */
   redactor?: AnswerRedactor;
   /** Told of every exchange's outcome: whether the platform answers (platform-contact.ts, status health). */
   contact?: ContactObserver;
   /**
    * The system clock and its offset from GNSS time (the daemon's receiver), read when TLS refuses a
-   * certificate by date: the error then says the clock is wrong and by how much (issue 22.8).
+   * certificate by date: the error then says the clock is wrong and by how much.
    */
   clockFacts?: () => ClockFacts;
 }
@@ -55,7 +55,7 @@ export interface PlatformHttpOptions {
  * Built on undici's `dispatch` with a small handler (response-collector.ts) rather than
  * `request()`: a backlog drain sends thousands of events a second, and the body stream, URL
  * parsing and the two AbortSignals per call that `request()` with `AbortSignal.any` needs were a
- * fifth of the drain's CPU (profiled, issue 5). The deadline is one plain timer per request.
+ * fifth of the drain's CPU (profiled). The deadline is one plain timer per request.
  */
 /** Immediate resends of a refused HTTP/2 stream; past them the caller backs off (without growing it, retry-decision.ts). */
 export const REFUSED_STREAM_RETRIES = 3;
@@ -115,7 +115,7 @@ export class PlatformHttp {
   /**
    * An HTTP/2 stream the server refused (RST_STREAM REFUSED_STREAM) was not processed (RFC 9113
    * section 8.7), whatever the request: it goes again at once, up to REFUSED_STREAM_RETRIES times,
-   * before the caller sees the refusal (issue 22.6). Before, each refusal was an upload failure
+   * before the caller sees the refusal. Before, each refusal was an upload failure
    * and grew the backoff: 80 s to recover after 120 s of refusals.
    */
   async #exchangeRefusedAgain(req: HttpRequest): Promise<CollectedResponse> {

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 /**
  * Requests in flight per origin, counted at the dispatcher: from dispatch until the answer ended or
  * failed. The uploader's concurrency only means something if the transport lets that many run at
- * once (issue 20: over HTTP/2, non-idempotent PUTs went one at a time), and an HTTP/2 connection is
+ * once (over HTTP/2, non-idempotent PUTs went one at a time), and an HTTP/2 connection is
  * idle only when none is in flight (dispatcher.ts closes it after idleTimeoutMs of that).
  */
 export class InFlightCounter {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../system/clock.js';
 
 /**
- * Whether the platform answers (issue 23.1): every exchange of PlatformHttp, whichever service
+ * Whether the platform answers: every exchange of PlatformHttp, whichever service
  * and whatever for (events, token, registration), reports here. A parked vehicle with an empty
  * outbox sends nothing for up to `recording.stoppedHeartbeatS`, so "no upload error" says nothing
  * about the link; this says when the platform last answered and, while the newest attempt

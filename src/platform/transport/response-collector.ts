@@ -95,7 +95,7 @@ export class ResponseCollector implements Dispatcher.DispatchHandler {
 
   /**
    * Past the cap: nothing more is read either way (the stream is cancelled, or the HTTP/1.1
-   * connection closed). A 2xx that is the whole answer is still the answer (issue 22.5): an
+   * connection closed). A 2xx that is the whole answer is still the answer: an
    * accepted event counted as failed was sent again, downloading its 0.3-1.3 MB answer each time.
    */
   #overCap(declaredBytes: number | undefined): void {

@@ -1,5 +1,5 @@
 /**
- * TLS session tickets kept across restarts (issue 16.2: "say what you measured across a restart").
+ * TLS session tickets kept across restarts ("say what you measured across a restart").
  *
  * Without them every start pays one full handshake per platform origin (token service, device
  * service, planning host): the server's certificate chain each time (bench:wire prints the bytes).

@@ -1,5 +1,5 @@
 /**
- * An urban delivery drive, the one the data month is projected from (issue 21): what a delivery
+ * An urban delivery drive, the one the data month is projected from: what a delivery
  * van meets in an hour. City streets with a corner every 100-400 m (a turn slows to 15 km/h) and a
  * red traffic light about every minute and a half of city driving (15 to 60 s), a depot stop of ten
  * minutes, a highway stretch with gentle bends, and back into

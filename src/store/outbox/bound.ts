@@ -11,7 +11,7 @@ import type { MetaStore } from '../meta.js';
  * SQLITE_FULL does not lower it (full-disk.ts caps the file instead): a bound lowered by a full disk
  * went on thinning a fifth of the backlog after the disk had room again.
  *
- * Below the floor the bound is sized from the space there is (issue 22.4). The floor is the
+ * Below the floor the bound is sized from the space there is. The floor is the
  * system's reserve (journald, package updates, the ballast's refill): the agent must not be what
  * walks the card down to nothing. But a fixed cap of 1,000 rows (~120 KB) below a 200 MiB floor
  * threw away 83 % of a 10-minute 10 Hz drive that would have cost 0.7 MB of a card with 150 MiB

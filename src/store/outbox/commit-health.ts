@@ -13,7 +13,7 @@ export class CommitHealth {
   readonly #logger: Logger;
   #last: CommitError | undefined;
   #failingSince: number | undefined;
-  /** The same failure again is logged at a decaying rate (issue 22.9: 167 lines in 3 minutes). */
+  /** The same failure again is logged at a decaying rate (167 lines in 3 minutes). */
   readonly #throttle = new LogThrottle();
 
   constructor(clock: Clock, logger: Logger) {

@@ -14,7 +14,7 @@ export interface PendingDeadLetter {
 /**
  * The outbox's dead letters: those refused since the last commit, waiting for it, and the dead_letter table.
  *
- * Dead letters are never deleted by the agent (issue 11.1: only the newest 1,000 were kept, and a
+ * Dead letters are never deleted by the agent (only the newest 1,000 were kept, and a
  * platform refusing everything turned a backlog into that many): they take disk space like the
  * backlog and are bounded by it, through the outbox bound (bound.ts) and the free-disk
  * floor. `telematics-agent outbox requeue-dead-letters` puts them back (dead-letters.ts).

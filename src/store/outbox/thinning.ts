@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { FLAG_TRANSITION } from './row.js';
 
 /**
- * Thinning the backlog when the outbox reaches its bound (issue 5 "Bounded"): rather than dropping
+ * Thinning the backlog when the outbox reaches its bound (docs/decisions/outbox-and-thinning.md): rather than dropping
  * the newest fixes, a pass takes the oldest half of the least-thinned fixes and keeps every 3rd of
  * them; moving/stopped transitions are always kept. Each row remembers how often its region was
  * thinned (its level, in `flags`), and a pass always works on the lowest level first, so that over a
@@ -82,7 +82,7 @@ export function thinOldest(db: Database, currentCount: number, options: Thinning
  * The same thinning on rows held in memory (commits failing: a full disk, a read-only card, I/O
  * errors). Same levels, same order as thinOldest: the lowest level first, the oldest half of it,
  * every k-th kept and its level raised, transitions and the newest tenth of the target never. So
- * the delivered track of an outage is evenly spaced whatever its length (issue 22.3: one pass over
+ * the delivered track of an outage is evenly spaced whatever its length (one pass over
  * the oldest half each time kept 1 in 27 of the oldest half hour and all of the newest 40 min),
  * and rows committed later carry their level on to the disk. Returns the rows kept, oldest first.
  */

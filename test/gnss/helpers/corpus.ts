@@ -1,5 +1,5 @@
 /**
- * Where the shared gpsd corpus lives: `../shared/nmea-corpus` beside the repository root (so a clone
+ * Where the shared gpsd corpus lives: the shared test data folder beside the repository root (so a clone
  * at /tmp/ci/main with /tmp/ci/shared beside it works too). Never copied into the project.
  */
 import { existsSync, readdirSync } from 'node:fs';

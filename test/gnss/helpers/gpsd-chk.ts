@@ -1,6 +1,6 @@
 /**
  * Reads gpsd's expected output (`X.log.chk`) and compares our decoded epochs with its TPV reports,
- * with the tolerances of the conformance test (issue 3): the last TPV per time; time to the
+ * with the tolerances of the conformance test: the last TPV per time; time to the
  * millisecond; lat/lon within 1e-6 degrees; altMSL within 0.05 m and speed within 0.01 m/s where
  * gpsd has them; mode equal.
  */

@@ -8,7 +8,7 @@ import { ManualClock } from '../../../src/system/clock.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 /**
- * Issue 22.10 review: a pair refreshed while the card was read-only is carried into the database
+ * A pair refreshed while the card was read-only is carried into the database
  * once it is writable (agent.ts stores it before the platform is built), so the rebuilt platform does
  * not refresh with the card's older pair, whose refresh token the server already rotated away.
  */

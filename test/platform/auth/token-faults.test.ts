@@ -15,7 +15,7 @@ import { captureLogger } from '../../helpers/capture-logger.js';
 import { startPlatform, type Platform } from '../fixture.js';
 
 /**
- * Issue 11.4 and 11.5 against the simulator on loopback and a real SQLite file: lost refresh
+ * Token faults against the simulator on loopback and a real SQLite file: lost refresh
  * answers, a password file fixed in place, hostile token answers, echoing servers, a full disk.
  * Time moves by ManualClock.advance; each scenario counts what the platform saw.
  */

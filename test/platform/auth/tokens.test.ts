@@ -11,7 +11,7 @@ import { silentLogger } from '../../../src/log.js';
 import { StartSpread } from '../../../src/platform/device/start-spread.js';
 
 /**
- * The token scenarios of issue 4 against the simulator on loopback and a real SQLite file. Time
+ * The token scenarios (docs/decisions/token-handling.md) against the simulator on loopback and a real SQLite file. Time
  * moves by ManualClock.advance (shared by the simulator's token lifetimes and the agent's boot
  * clock); each scenario asserts the exact number of password grants and refreshes the platform saw.
  */
@@ -40,7 +40,7 @@ describe('token lifecycle (platform-spec.md sections 3 and 5)', () => {
     const { client } = p.agent();
     expect(await get(client, p)).toBe(200);
     p.clock.advance(10 * MIN);
-    p.sim.expireAccessTokens(); // "or earlier in rare cases" (spec 3)
+    p.sim.expireAccessTokens(); // "or earlier in rare cases" (platform contract, Tokens)
     expect(await get(client, p)).toBe(200);
     expect(p.sim.stats).toMatchObject({ passwordGrants: 1, refreshes: 1, unauthorized: 1, refreshReuses: 0 });
     expect(p.sim.stats.requests.devices).toBe(3);

@@ -5,7 +5,7 @@ import { PlatformSimulator, type SimUrls } from '../../../src/sim/index.js';
 import { runCli as run } from '../../helpers/run-cli.js';
 import { tempDir } from '../../helpers/tmp.js';
 
-/** `device list` and `device show --plate / --external-device-id` (issue 13.15): the built CLI against the simulator. */
+/** `device list` and `device show --plate / --external-device-id`: the built CLI against the simulator. */
 
 function writeConfig(dir: string, urls: SimUrls, device: Record<string, unknown>): string {
   const file = path.join(dir, `config-${String(device.externalDeviceId)}.json`);

@@ -7,7 +7,7 @@ import { makeThrowawayCa } from '../../../src/sim/throwaway-ca.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 let ca: ReturnType<typeof makeThrowawayCa>;
-/** A bearer of the real platform's length (platform-notes.md "Token size"). */
+/** A bearer of the real platform's length (docs/platform-contract.md, Tokens). */
 const BEARER = `Bearer ${'eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6IldkM3F2WDBkbU5RcFREaE9vSjlaS2NEN2JMcjJzRjh5VTF4SGVBNGdNdEkifQ'}.${Buffer.from(
   Array.from({ length: 850 }, (_, i) => (i * 7919) % 251),
 ).toString('base64url')}`;

@@ -10,7 +10,7 @@ import { tempDir } from '../../helpers/tmp.js';
 import { waitFor } from '../../helpers/wait.js';
 
 /**
- * TLS resumption on every reconnect (issue 16.2): the connector offers the right ticket, keeps it
+ * TLS resumption on every reconnect: the connector offers the right ticket, keeps it
  * when a connection merely ends, and drops it when the server did not take it.
  */
 const ticket = (n: number) => Buffer.from(`ticket-${n}`);

@@ -19,7 +19,7 @@ import { MetaStore } from '../../../src/store/meta.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { waitFor } from '../../helpers/wait.js';
 
-/** TLS session tickets across a restart (issue 16.2): kept in agent.db, discarded when they must be. */
+/** TLS session tickets across a restart: kept in agent.db, discarded when they must be. */
 function store(dataDir: string, over: { trust?: string; keys?: string[]; now?: () => number } = {}) {
   const db = openDatabase({ dataDir, logger: silentLogger() });
   onTestFinished(() => {

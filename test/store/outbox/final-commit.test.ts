@@ -4,7 +4,7 @@ import { captureLogger } from '../../helpers/capture-logger.js';
 import { fixAt, openOutbox } from './helpers.js';
 
 /**
- * The final commit at stop fails (a read-only card, issue 22.10): the fixes held in memory are
+ * The final commit at stop fails (a read-only card): the fixes held in memory are
  * lost, and the log says how many even when the repeated commit failure was already throttled.
  */
 describe('outbox stop with a failing final commit', () => {

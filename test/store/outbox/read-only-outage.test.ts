@@ -5,7 +5,7 @@ import { MAX_BUFFER_WHILE_FULL } from '../../../src/store/outbox/outbox.js';
 import { fixAt, openOutbox, T0 } from './helpers.js';
 
 /**
- * Issue 22.2, 22.3, 22.9: commits fail with SQLITE_READONLY under a running outbox while the
+ * Commits fail with SQLITE_READONLY under a running outbox while the
  * platform is down (a card ext4 remounted read-only; the issue's run used a FUSE stand-in answering
  * EROFS). A live remount of the tmpfs or a loop-mounted ext4 is refused while the database is open
  * for writing (EBUSY), so SQLite's own `query_only` makes the real file refuse every write with
