@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, openSync, renameSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { systemClock, type Clock } from '../system/clock.js';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
@@ -45,6 +45,8 @@ export function databasePath(dataDir: string): string {
 export function openDatabase(options: OpenDatabaseOptions): Database {
   ensureDataDir(options.dataDir);
   const file = databasePath(options.dataDir);
+  // A salvage finished but was cut off before its file replaced agent.db: it is the database.
+  if (!existsSync(file) && existsSync(salvagingPath(file))) moveFiles(salvagingPath(file), file);
   const notAFile = databaseNotAFile(options.dataDir);
   if (notAFile)
     throw new AgentError('DATABASE_NOT_A_FILE', `${notAFile.problem}: ${notAFile.fix}`, { class: 'config', details: { path: file } });
@@ -84,16 +86,30 @@ export function databaseNotAFile(dataDir: string): { problem: string; fix: strin
 export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: string, carry?: CarriedFixes): Database {
   const file = databasePath(options.dataDir);
   const now = new Date((options.clock ?? systemClock).wallMs());
-  const aside = moveAside(file, now);
+  const aside = asideName(file, now);
+  // Built beside the damaged file, which stays agent.db until the fresh one is whole: a power cut
+  // or a kill during a long salvage leaves the damaged file to be salvaged again at the next start,
+  // never an empty agent.db with the backlog in a file set aside for good.
+  const fresh = salvagingPath(file);
+  removeDatabaseFiles(fresh);
+  const work = openAndMigrate(fresh, options);
+  let facts: SalvageFacts;
+  try {
+    const counts = salvageInto(file, work, {
+      ...(carry ? { skipEventIds: carry.delivered } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    facts = { at: now.getTime(), reason, movedTo: aside, ...counts };
+    const held = carry ? undelivered(carry) : [];
+    if (held.length > 0) facts.carried = carryOver(work, held);
+    new MetaStore(work).setJson(SALVAGE_META_KEY, facts);
+  } finally {
+    work.close();
+  }
+  moveFiles(file, aside);
+  moveFiles(fresh, file);
+  syncDir(options.dataDir);
   const db = openAndMigrate(file, options);
-  const counts = salvageInto(aside, db, {
-    ...(carry ? { skipEventIds: carry.delivered } : {}),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-  });
-  const facts: SalvageFacts = { at: now.getTime(), reason, movedTo: aside, ...counts };
-  const held = carry ? undelivered(carry) : [];
-  if (held.length > 0) facts.carried = carryOver(db, held);
-  new MetaStore(db).setJson(SALVAGE_META_KEY, facts);
   const removed = pruneDamagedFiles(options.dataDir, DATABASE_FILE);
   options.logger.error(
     {
@@ -108,6 +124,11 @@ export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: str
     `database file is damaged (corrupt): moved it aside and salvaged ${facts.outbox.rows} queued fixes and ${facts.deadLetters.rows} dead letters into a fresh database (about ${facts.outbox.unreadable} unreadable); tokens and registration are obtained anew`,
   );
   return db;
+}
+
+/** Where a salvage builds the fresh database before it replaces the damaged one. */
+export function salvagingPath(file: string): string {
+  return `${file}.salvaging`;
 }
 
 function describe(e: unknown): string {
@@ -180,11 +201,27 @@ function openAndMigrate(file: string, options: OpenDatabaseOptions): Database {
   }
 }
 
-function moveAside(file: string, when: Date): string {
-  const stamp = when.toISOString().replace(/[:.]/g, '-');
-  const aside = `${file}.corrupt-${stamp}`;
+function asideName(file: string, when: Date): string {
+  return `${file}.corrupt-${when.toISOString().replace(/[:.]/g, '-')}`;
+}
+
+/** Renames a database with its -wal and -shm. */
+function moveFiles(from: string, to: string): void {
   for (const suffix of ['', '-wal', '-shm']) {
-    if (existsSync(file + suffix)) renameSync(file + suffix, aside + suffix);
+    if (existsSync(from + suffix)) renameSync(from + suffix, to + suffix);
   }
-  return aside;
+}
+
+function removeDatabaseFiles(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
+}
+
+/** The renames reach the card before anything is written to the new agent.db. */
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
