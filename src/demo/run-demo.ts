@@ -18,7 +18,7 @@ import { DEMO_USER, writeDemoConfig } from './demo-config.js';
 import type { DemoHeader } from './header.js';
 import { DemoOutage, type DemoPhase } from './outage.js';
 import { demoFrame, DemoScreen } from './screen.js';
-import { demoProblems, renderSummary, type DemoSummary } from './summary.js';
+import { demoProblems, renderSummary, tripLines, type DemoSummary } from './summary.js';
 
 export interface DemoOptions {
   minutes: number;
@@ -146,6 +146,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     outageRefusals: sim.stats.faults.events,
     peakBacklog: outage.peakBacklog,
     dead: last?.outbox.deadLetters ?? 0,
+    trips: tripLines([...sim.vehicleEvents.values()].map((r) => r.event)),
   };
   await sim.stop();
   say(renderSummary(summary));

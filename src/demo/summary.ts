@@ -13,6 +13,23 @@ export interface DemoSummary {
   /** Most fixes waiting in the outbox during the outage. */
   peakBacklog: number;
   dead: number;
+  /** The movement and engine events the platform received, one line each (tripLines). */
+  trips?: string[];
+}
+
+/** `08:12:03Z  stopMovingEvent   52.09053, 5.11245  odometer 3.42 km`, in GNSS time order. */
+export function tripLines(events: readonly Record<string, unknown>[]): string[] {
+  return events
+    .map((e) => {
+      const g = (e.geoReference ?? {}) as { lat?: number; lon?: number };
+      const odo = ((e.externalAttributes ?? {}) as { odometer?: { value?: number } }).odometer?.value;
+      return {
+        at: String(e.creationDate ?? ''),
+        line: `${String(e.creationDate ?? '?').slice(11, 19)}Z  ${String(e.eventType).padEnd(17)} ${g.lat?.toFixed(5)}, ${g.lon?.toFixed(5)}${odo === undefined ? '' : `  odometer ${(odo / 1000).toFixed(2)} km`}`,
+      };
+    })
+    .sort((a, b) => a.at.localeCompare(b.at))
+    .map((x) => x.line);
 }
 
 export function demoProblems(s: DemoSummary): string[] {
@@ -36,10 +53,13 @@ export function renderSummary(s: DemoSummary): string {
     ['token refreshes', n(s.refreshes)],
     ['outage refusals', `${s.outageRefusals} (backlog peaked at ${s.peakBacklog} fixes, then drained)`],
   ];
+  if (s.trips !== undefined)
+    rows.push(['trips', s.trips.length === 0 ? 'no stop of 60 s or more in this drive (motion.stopAfterS)' : `${s.trips.length} events:`]);
   const problems = demoProblems(s);
   return [
     'demo summary',
     ...rows.map(([k, v]) => `  ${k.padEnd(16)} ${v}`),
+    ...(s.trips ?? []).map((l) => `    ${l}`),
     // Why so few of the fixes read became events: the first question a newcomer asks.
     `why ${n(s.recorded)} of ${n(s.fixesRead)}: recording.mode "path" keeps the fixes where the track bends more than ${RECORDING_DEFAULTS.pathToleranceM} m from a straight line, and two at each stop; the platform's track stays within ${RECORDING_DEFAULTS.pathToleranceM} m ("all" keeps every fix)`,
     problems.length === 0

@@ -81,6 +81,8 @@ describe('demo', () => {
       // The last frame's header agrees with the summary.
       expect(end.text).toMatch(new RegExp(`^recorded ${figure('recorded')} {2}queued 0 {2}uploaded ${figure('delivered')} `, 'm'));
       expect(r.out).toMatch(/result: every recorded fix delivered exactly once/);
+      // The trips of the drive, as the platform received them (or why there are none).
+      expect(r.out).toMatch(/^ {2}trips\s+(\d+ events:|no stop of 60 s or more)/m);
       // Why so few fixes became events, and what to try next.
       expect(r.out).toMatch(
         new RegExp(
