@@ -12,7 +12,7 @@ import { FLEET_USER } from './sim-core.js';
 
 /**
  * How the fleet's timers are scaled: everything that waits in the agent (token lifetimes through the
- * simulator, refresh margin, backoff bounds, the backlog pace, the start-up spread, commit interval)
+ * simulator (the refresh margin with them: at most a tenth of a lifetime), backoff bounds, the backlog pace, the start-up spread, commit interval)
  * is divided by `speed` together with the replay, so that one real second is `speed` simulated ones.
  * Where the schema's integer seconds cannot go that low (token service and registration waits of
  * 1 s), the floor is said in `floors`. The request deadline is not scaled: network and CPU latency
@@ -41,7 +41,6 @@ export function scaledConfig(s: FleetScaling): {
   };
   return {
     platform: {
-      tokenRefreshMarginS: secs(120, 'platform.tokenRefreshMarginS'),
       tokenServiceRetryMinS: secs(2, 'platform.tokenServiceRetryMinS'),
       tokenServiceRetryMaxS: secs(300, 'platform.tokenServiceRetryMaxS'),
       registrationRetryMinS: secs(5, 'platform.registrationRetryMinS'),

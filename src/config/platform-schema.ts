@@ -126,9 +126,9 @@ export const platformSchema = z
       .int()
       .min(1)
       .max(1800)
-      .default(120)
+      .optional()
       .describe(
-        'Refresh the access token this long before its lifetime (expires_in, measured from receipt on the monotonic clock) runs out; at most a tenth of the lifetime.',
+        'No longer read: the refresh margin is a constant (TOKEN_REFRESH_MARGIN_S, 120 s, at most a tenth of the lifetime). Still accepted, with a warning.',
       ),
     passwordRetryMinS: z
       .number()

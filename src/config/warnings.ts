@@ -56,8 +56,15 @@ function hasInlinePassword(file: string): boolean {
  * Keys of an earlier version that still work but have a replacement: `config check` lists them and
  * the daemon logs them at start, so a configuration written for the previous version still starts.
  */
-export function replacedKeyWarnings(config: Pick<Config, 'upload'>): ConfigIssue[] {
+export function replacedKeyWarnings(config: Pick<Config, 'upload' | 'platform'>): ConfigIssue[] {
   const out: ConfigIssue[] = [];
+  // Keys no installer has a reason to set, now constants beside their measurement: a file that
+  // still sets one starts, and is told the value is no longer read.
+  if (config.platform.tokenRefreshMarginS !== undefined)
+    out.push({
+      path: 'platform.tokenRefreshMarginS',
+      message: `no longer read: the token is refreshed 120 s before its lifetime ends (at most a tenth of it), a constant measured with a fleet; remove the key`,
+    });
   const old = config.upload.backlogRatePerS;
   if (old !== undefined) {
     const ceiling = config.upload.backlogMaxRatePerS;

@@ -27,7 +27,6 @@ export function writeDemoConfig(o: DemoConfigOptions): string {
       authUrl: o.urls.authUrl,
       deviceUrl: o.urls.deviceUrl,
       planningUrl: o.urls.planningUrl,
-      tokenRefreshMarginS: 3,
       startupJitterS: 0,
     },
     credentials: { username: DEMO_USER.username, passwordFile },

@@ -14,7 +14,7 @@ import { PlatformHttp } from './transport/http.js';
 import { PlatformContact, type ContactObserver } from './transport/platform-contact.js';
 import { SecretRedactor } from './auth/secret-redactor.js';
 import { StartSpread } from './device/start-spread.js';
-import { TokenManager } from './auth/token-manager.js';
+import { TOKEN_REFRESH_MARGIN_S, TokenManager } from './auth/token-manager.js';
 import { errorFields } from '../errors.js';
 import { WireCounter } from './transport/wire-counter.js';
 
@@ -94,7 +94,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     redactor,
     ...(startSpread ? { startSpread } : {}),
     tuning: {
-      refreshMarginS: p.tokenRefreshMarginS,
+      refreshMarginS: TOKEN_REFRESH_MARGIN_S,
       passwordRetryMinS: p.passwordRetryMinS,
       passwordRetryMaxS: p.passwordRetryMaxS,
       serviceRetryMinS: p.tokenServiceRetryMinS,

@@ -413,3 +413,14 @@ describe('upload.backlogRatePerS (replaced by upload.backlogMaxRatePerS, issue 2
     expect(replacedKeyWarnings(plain)).toEqual([]);
   });
 });
+
+describe('platform.tokenRefreshMarginS (now a constant)', () => {
+  it('a file that still sets it starts, and is told the key is no longer read', () => {
+    const config = parse(set(validConfig(), 'platform.tokenRefreshMarginS', 300));
+    const [w, ...rest] = replacedKeyWarnings(config);
+    expect(rest).toEqual([]);
+    expect(w?.path).toBe('platform.tokenRefreshMarginS');
+    expect(w?.message).toMatch(/^no longer read: the token is refreshed 120 s before its lifetime ends/);
+    expect(replacedKeyWarnings(parse(validConfig()))).toEqual([]);
+  });
+});

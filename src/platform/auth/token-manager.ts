@@ -19,6 +19,15 @@ import { UnsavedPair, type CarriedTokenPair } from './unsaved-pair.js';
 import type { StoredToken, TokenCounter, TokenRecords } from './token-records.js';
 import type { PlatformHttp } from '../transport/http.js';
 
+/**
+ * Refresh this long before the access token's lifetime (from receipt, on the boot clock) runs out,
+ * at most a tenth of the lifetime: room for one request at its whole deadline (30 s) and the token
+ * service's first retries (2, 4, 8, 16 s) before the token is gone. Measured by bench:fleet --real
+ * (1,000 agents, a token-service outage as the hour-long tokens came due): at most one refresh per
+ * device-hour, no password grant after the first. No installer has a reason to change it.
+ */
+export const TOKEN_REFRESH_MARGIN_S = 120;
+
 export interface TokenManagerTuning extends TokenBackoffTuning, TokenLockTuning {
   /** Refresh this long before the recorded lifetime runs out (at most a tenth of the lifetime). */
   refreshMarginS: number;
