@@ -189,8 +189,10 @@ export const platformSchema = z
       .int()
       .min(60)
       .max(86_400)
-      .default(3600)
-      .describe('Device registration refused with 400/403 (a configuration problem): wait this long before trying again.'),
+      .optional()
+      .describe(
+        'No longer read: a refused registration waits half to all of an hour (REGISTRATION_CONFIG_RETRY_S). Still accepted, with a warning.',
+      ),
   })
   // An absent section is parsed as {}, so that the missing deviceUrl is reported under its own key.
   .prefault({} as { deviceUrl: string });

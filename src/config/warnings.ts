@@ -65,6 +65,11 @@ export function replacedKeyWarnings(config: Pick<Config, 'upload' | 'platform'>)
       path: 'platform.tokenRefreshMarginS',
       message: `no longer read: the token is refreshed 120 s before its lifetime ends (at most a tenth of it), a constant measured with a fleet; remove the key`,
     });
+  if (config.platform.registrationConfigRetryS !== undefined)
+    out.push({
+      path: 'platform.registrationConfigRetryS',
+      message: `no longer read: a registration refused as a configuration problem is tried again after half to all of an hour (telematics-agent register asks at once); remove the key`,
+    });
   const old = config.upload.backlogRatePerS;
   if (old !== undefined) {
     const ceiling = config.upload.backlogMaxRatePerS;

@@ -6,6 +6,7 @@ import { systemProbes, type IdentityProbes } from '../system/identity.js';
 import { AuthorizedClient } from './auth/authorized-client.js';
 import { systemBootClock, type BootClock } from '../system/boot-clock.js';
 import { DeviceRegistrar } from './device/registrar.js';
+import { REGISTRATION_CONFIG_RETRY_S } from './device/registration-delay.js';
 import { createPlatformDispatcher, PlatformDispatcher, type PlatformTransport } from './transport/dispatcher.js';
 import { ticketKeyOf, TlsSessionStore, type SessionRecords } from './transport/tls-session-store.js';
 import type { TokenRecords } from './auth/token-records.js';
@@ -114,7 +115,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     clock,
     logger: logger.child({ component: 'registration' }),
     ...(startSpread ? { startSpread } : {}),
-    tuning: { retryMinS: p.registrationRetryMinS, retryMaxS: p.registrationRetryMaxS, configRetryS: p.registrationConfigRetryS },
+    tuning: { retryMinS: p.registrationRetryMinS, retryMaxS: p.registrationRetryMaxS, configRetryS: REGISTRATION_CONFIG_RETRY_S },
   });
   const tickets = dispatcher instanceof PlatformDispatcher ? ticketStore(dispatcher, config, records.meta, clock) : undefined;
   let saveTimer: NodeJS.Timeout | undefined;

@@ -424,3 +424,15 @@ describe('platform.tokenRefreshMarginS (now a constant)', () => {
     expect(replacedKeyWarnings(parse(validConfig()))).toEqual([]);
   });
 });
+
+describe('platform.registrationConfigRetryS (now a constant)', () => {
+  it('a file that still sets it starts, and is told the key is no longer read', () => {
+    const config = parse(set(validConfig(), 'platform.registrationConfigRetryS', 600));
+    const [w, ...rest] = replacedKeyWarnings(config);
+    expect(rest).toEqual([]);
+    expect(w?.path).toBe('platform.registrationConfigRetryS');
+    expect(w?.message).toMatch(
+      /^no longer read: a registration refused as a configuration problem is tried again after half to all of an hour/,
+    );
+  });
+});

@@ -2,18 +2,26 @@ import { PlatformError, type AgentError } from '../../errors.js';
 import { atLeastRetryAfter, backoffMs, spreadMs } from '../../retry/backoff.js';
 import { statusMeaning } from '../../retry/status-table.js';
 
+/**
+ * A registration the device service refuses as a configuration problem (400/403: the device
+ * section, the account's rights) waits half to all of an hour: only a person can fix it, and a
+ * fleet misconfigured together (1,000 gateways) then asks about 0.3 times a second, spread, instead
+ * of all at once. Fixed sooner, `telematics-agent register` or a restart asks at once.
+ */
+export const REGISTRATION_CONFIG_RETRY_S = 3600;
+
 export interface RegistrationRetryTuning {
   /** platform.registrationRetryMinS / MaxS: 5xx, 429, network. */
   retryMinS: number;
   retryMaxS: number;
-  /** platform.registrationConfigRetryS: the `config` statuses of the device column (a human must act). */
+  /** REGISTRATION_CONFIG_RETRY_S in the daemon: the `config` statuses of the device column (a human must act). */
   configRetryS: number;
 }
 
 /**
  * How long to wait after a failed registration attempt: the whole policy as one function of plain
  * facts. Configuration problems (the `device` column of retry/status-table.ts) wait long (a human
- * has to act; half to all of registrationConfigRetryS, so a fleet does not come back at once); the token manager's own wait (credentials rejected, token service down) is
+ * has to act; half to all of configRetryS, so a fleet does not come back at once); the token manager's own wait (credentials rejected, token service down) is
  * honoured; everything else backs off exponentially with equal jitter, never below Retry-After.
  */
 export function registrationDelayMs(error: AgentError, failures: number, tuning: RegistrationRetryTuning, random: number): number {

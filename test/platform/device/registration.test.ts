@@ -4,14 +4,14 @@ import type { DeviceSection } from '../../../src/platform/device/body.js';
 import { DeviceRegistrar } from '../../../src/platform/device/registrar.js';
 import { DeviceStore } from '../../../src/store/device-store.js';
 import { openStores } from '../../../src/store/stores.js';
-import { registrationDelayMs } from '../../../src/platform/device/registration-delay.js';
+import { REGISTRATION_CONFIG_RETRY_S, registrationDelayMs } from '../../../src/platform/device/registration-delay.js';
 import { PlatformError, type ErrorCode } from '../../../src/errors.js';
 import { probeHardwareId, type IdentityProbes } from '../../../src/system/identity.js';
 import { startPlatform, type Platform } from '../fixture.js';
 import { captureLogger } from '../../helpers/capture-logger.js';
 import { waitFor } from '../../helpers/wait.js';
 
-const TUNING = { retryMinS: 5, retryMaxS: 600, configRetryS: 3600 };
+const TUNING = { retryMinS: 5, retryMaxS: 600, configRetryS: REGISTRATION_CONFIG_RETRY_S };
 const DEVICE: DeviceSection = { externalSystemId: 'fleet-sys', carrierCode: 'C1', active: true };
 
 function probes(o: { serial?: string; model?: string; cpu?: string; machine?: string } = {}): IdentityProbes & { calls: string[] } {
@@ -134,7 +134,7 @@ describe('device self-registration', () => {
       const sleep = recordingSleep(false);
       const { r } = await boot(p, { device, sleep, logger: log });
       await waitFor('the first wait', () => sleep.delays.length === 1);
-      expect(sleep.delays).toEqual([2700_000]); // registrationConfigRetryS 3600 with equal jitter, random 0.5
+      expect(sleep.delays).toEqual([2700_000]); // REGISTRATION_CONFIG_RETRY_S 3600 with equal jitter, random 0.5
       const s = r.status();
       expect(s.state).toBe('config-error');
       expect(s.lastError).toMatchObject({ class: 'config', status });
