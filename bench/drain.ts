@@ -9,6 +9,9 @@
  *    default `path` recording (7,343 events, the count the issue measured) and 6 h of `all` at
  *    1 Hz (21,600). The fixes are written into the outbox before the agent starts (not recorded
  *    through the pipeline: the drain is what is measured); the drain itself is real time.
+ *    With --handover instead: the 3 days three times, each with a live 1 Hz drive beside it (the
+ *    live lane's delay): the round trip constant at --rtt, stepping from --rtt to --rtt-to (450 ms)
+ *    once half the backlog is delivered (a cellular handover), and back from --rtt-to to --rtt.
  * 2. 10 Hz `recording.mode: "all"` live for --live-min minutes (real time, the synthetic drive
  *    replayed as recorded): the backlog while driving, the live delay (platform receipt minus
  *    GNSS time), and whether every fix arrived.
@@ -31,6 +34,8 @@ import { numberArg } from './args.js';
 const RTT_MS = numberArg('rtt', 300);
 const LIVE_MIN = numberArg('live-min', 10);
 const ONLY = process.argv.includes('--only-path') ? 'path' : undefined;
+const HANDOVER = process.argv.includes('--handover');
+const RTT_TO_MS = numberArg('rtt-to', 450);
 const say = (s: string) => process.stdout.write(`${s}\n`);
 const root = mkdtempSync(path.join(os.tmpdir(), 'bench-drain-'));
 const ca = makeThrowawayCa(mkdtempSync(path.join(root, 'ca-')));
@@ -54,10 +59,10 @@ interface Rig {
   stop(): Promise<void>;
 }
 
-async function platform(): Promise<Rig> {
+async function platform(rttMs = RTT_MS): Promise<Rig> {
   const sim = new PlatformSimulator({ users: [USER] });
   const urls = await sim.start({ tls: { key: ca.key, cert: ca.cert, protocols: 'h2' }, idleTimeoutMs: 60_000 });
-  const relay = new LinkRelay({ rttMs: RTT_MS });
+  const relay = new LinkRelay({ rttMs });
   const port = await relay.start({ host: '127.0.0.1', port: urls.port });
   const rig: Rig = {
     sim,
@@ -70,7 +75,7 @@ async function platform(): Promise<Rig> {
   };
   sim.onRequest((route, status) => {
     // The device upsert's answer leaves the simulator now and reaches the agent half a round trip later.
-    if (route === 'devices' && status === 200 && rig.upsertAnsweredAt === undefined) rig.upsertAnsweredAt = performance.now() + RTT_MS / 2;
+    if (route === 'devices' && status === 200 && rig.upsertAnsweredAt === undefined) rig.upsertAnsweredAt = performance.now() + rttMs / 2;
   });
   return rig;
 }
@@ -136,9 +141,18 @@ interface DrainFigures {
   duplicates: number;
   bytesUp: number;
   bytesDown: number;
+  /** With a live drive beside the backlog: the live fixes' delay, receipt minus GNSS time (s). */
+  live?: { count: number; p50S: number; p95S: number; maxS: number };
 }
 
-async function drainScenario(name: string, fixes: RecordedFix[]): Promise<DrainFigures> {
+/** A handover in the middle of the drain: the round trip from `fromMs` to `toMs` once half the backlog is delivered. */
+interface DrainOptions {
+  rtt?: { fromMs: number; toMs: number };
+  /** A 1 Hz drive live beside the backlog (recording.mode "all"), its GNSS time now. */
+  live?: boolean;
+}
+
+async function drainScenario(name: string, fixes: RecordedFix[], o: DrainOptions = {}): Promise<DrainFigures> {
   const dataDir = mkdtempSync(path.join(root, 'v-'));
   const { db, outbox } = openOutbox(dataDir, { commitMaxFixes: 10_000 });
   await outbox.start();
@@ -146,8 +160,23 @@ async function drainScenario(name: string, fixes: RecordedFix[]): Promise<DrainF
   outbox.flush();
   await outbox.stop();
   db.close();
-  const rig = await platform();
-  const agent = new Agent({ config: agentConfig(rig, dataDir, {}), logger, env: {}, source: new SilentSource(), shutdownGraceMs: 500 });
+  const rig = await platform(o.rtt?.fromMs);
+  const liveFrom = Date.now() + 2000;
+  let extra = {};
+  if (o.live) {
+    const file = path.join(dataDir, 'drive.nmea');
+    const drive = generateDrive({ minutes: 30, hz: 1, seed: 8, startTimeMs: liveFrom });
+    writeFileSync(file, drive.lines.map((l) => `${l}\r\n`).join(''));
+    extra = { gnss: { replayFile: file, replaySpeed: 1 }, recording: { mode: 'all', minIntervalS: 0 } };
+  }
+  const config = agentConfig(rig, dataDir, extra);
+  const agent = new Agent({ config, logger, env: {}, ...(o.live ? {} : { source: new SilentSource() }), shutdownGraceMs: 500 });
+  const backlogDone = () => {
+    let n = 0;
+    for (const e of rig.sim.events.values()) if (Date.parse(String(e.event.creationDate)) < liveFrom) n++;
+    return n;
+  };
+  let stepped = !o.rtt;
   let maxWindow = 0;
   const limits = new Set<string>();
   await agent.start();
@@ -164,12 +193,24 @@ async function drainScenario(name: string, fixes: RecordedFix[]): Promise<DrainF
     if (c) {
       maxWindow = Math.max(maxWindow, c.drain.window);
       if (rig.upsertAnsweredAt !== undefined) limits.add(c.drain.limit);
-      if (c.pending === 0 && rig.sim.events.size >= fixes.length) break;
+      const done = o.live ? backlogDone() : rig.sim.events.size;
+      if (!stepped && o.rtt && done >= fixes.length / 2) {
+        stepped = true;
+        rig.relay.setRtt(o.rtt.toMs);
+        say(`    ${name}: half delivered, the round trip is now ${o.rtt.toMs} ms`);
+      }
+      if ((o.live || c.pending === 0) && done >= fixes.length) break;
     }
     await new Promise((r) => setTimeout(r, 200));
   }
   const drainS = (performance.now() - rig.upsertAnsweredAt!) / 1000;
   await agent.stop();
+  const delays = [...rig.sim.events.values()]
+    .map((e) => ({ at: Date.parse(String(e.event.creationDate)), receivedAt: e.receivedAt }))
+    .filter((e) => e.at >= liveFrom)
+    .map((e) => (e.receivedAt - e.at) / 1000)
+    .sort((a, b) => a - b);
+  const q = (p: number) => delays[Math.min(delays.length - 1, Math.floor(p * delays.length))] ?? NaN;
   const figures = {
     name,
     events: rig.sim.events.size,
@@ -180,6 +221,7 @@ async function drainScenario(name: string, fixes: RecordedFix[]): Promise<DrainF
     duplicates: rig.sim.stats.duplicates,
     bytesUp: rig.relay.bytes.up,
     bytesDown: rig.relay.bytes.down,
+    ...(o.live ? { live: { count: delays.length, p50S: q(0.5), p95S: q(0.95), maxS: delays.at(-1) ?? NaN } } : {}),
   };
   await rig.stop();
   return figures;
@@ -242,11 +284,22 @@ try {
       `simulator defaults: real-length tokens, echoed events, unlimited capacity; ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}`,
   );
   const results: DrainFigures[] = [];
-  results.push(await drainScenario('3 days x 10 h, path (default)', backlogFixes(7343, 3, 10)));
-  say(`  done: ${results.at(-1)!.name}`);
-  if (!ONLY) {
-    results.push(await drainScenario('6 h of all at 1 Hz', backlogFixes(21_600, 1, 6)));
+  if (HANDOVER) {
+    const days = () => backlogFixes(7343, 3, 10);
+    results.push(await drainScenario(`3 days, ${RTT_MS} ms`, days(), { live: true }));
+    results.push(
+      await drainScenario(`3 days, ${RTT_MS} -> ${RTT_TO_MS} ms`, days(), { live: true, rtt: { fromMs: RTT_MS, toMs: RTT_TO_MS } }),
+    );
+    results.push(
+      await drainScenario(`3 days, ${RTT_TO_MS} -> ${RTT_MS} ms`, days(), { live: true, rtt: { fromMs: RTT_TO_MS, toMs: RTT_MS } }),
+    );
+  } else {
+    results.push(await drainScenario('3 days x 10 h, path (default)', backlogFixes(7343, 3, 10)));
     say(`  done: ${results.at(-1)!.name}`);
+    if (!ONLY) {
+      results.push(await drainScenario('6 h of all at 1 Hz', backlogFixes(21_600, 1, 6)));
+      say(`  done: ${results.at(-1)!.name}`);
+    }
   }
   say('');
   say('backlog                          events  drained in   events/s  max window  limits seen              dup  KB up / down per event');
@@ -255,7 +308,16 @@ try {
       `${r.name.padEnd(31)}  ${String(r.events).padStart(6)}  ${r.drainS.toFixed(0).padStart(6)} s    ${r.ratePerS.toFixed(1).padStart(7)}  ${String(r.maxWindow).padStart(10)}  ${r.limits.join(',').padEnd(23)}  ${String(r.duplicates).padStart(3)}  ${(r.bytesUp / r.events / 1024).toFixed(2)} / ${(r.bytesDown / r.events / 1024).toFixed(2)}`,
     );
   say(`goal: each <= 600 s from the device upsert's answer; before issue 20 (0.1 event/s): 7,343 in about 20 h, 21,600 in about 59 h`);
-  if (LIVE_MIN > 0) {
+  if (HANDOVER) {
+    const base = results[0]!.drainS;
+    for (const r of results) {
+      const l = r.live;
+      say(
+        `${r.name.padEnd(31)}  ${(r.drainS / base).toFixed(2)}x the constant round trip (goal <= 1.5x); live lane ${l?.count ?? 0} fixes, delay p50 ${l?.p50S.toFixed(2)} s, p95 ${l?.p95S.toFixed(2)} s, max ${l?.maxS.toFixed(2)} s`,
+      );
+    }
+  }
+  if (LIVE_MIN > 0 && !HANDOVER) {
     say('');
     const l = await liveScenario(LIVE_MIN);
     say(

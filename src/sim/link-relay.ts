@@ -20,11 +20,18 @@ export class LinkRelay {
   #server: Server | undefined;
   readonly #sockets = new Set<Socket>();
   #stalledUntil = 0;
+  #rttMs: number;
   /** Bytes relayed each way. */
   readonly bytes = { up: 0, down: 0 };
 
   constructor(options: LinkOptions) {
     this.#o = options;
+    this.#rttMs = options.rttMs;
+  }
+
+  /** The round trip from now on (a cellular handover); chunks already on their way keep their time, in order. */
+  setRtt(ms: number): void {
+    this.#rttMs = ms;
   }
 
   /** Listens on 127.0.0.1 (a free port) and relays to `target`; resolves with the relay's port. */
@@ -65,7 +72,6 @@ export class LinkRelay {
   }
 
   #pipe(from: Socket, to: Socket, dir: 'up' | 'down'): void {
-    const oneWay = this.#o.rttMs / 2;
     let lastAt = 0;
     const deliver = (at: number, fn: () => void): void => {
       const when = Math.max(at, lastAt, this.#stalledUntil);
@@ -73,6 +79,7 @@ export class LinkRelay {
       setTimeout(fn, Math.max(0, when - performance.now()));
     };
     from.on('data', (chunk: Buffer) => {
+      const oneWay = this.#rttMs / 2;
       this.bytes[dir] += chunk.length;
       const now = performance.now();
       // Throughput: a chunk leaves after the ones before it have, at bytesPerS.
@@ -81,7 +88,7 @@ export class LinkRelay {
         if (!to.destroyed) to.write(chunk);
       });
     });
-    from.on('end', () => deliver(performance.now() + oneWay, () => to.end()));
-    from.on('close', () => deliver(performance.now() + oneWay, () => to.destroy()));
+    from.on('end', () => deliver(performance.now() + this.#rttMs / 2, () => to.end()));
+    from.on('close', () => deliver(performance.now() + this.#rttMs / 2, () => to.destroy()));
   }
 }

@@ -5,8 +5,9 @@
  * back from the same outage share what the platform can serve.
  *
  * - Base latency: the smallest latency seen, kept as per-minute minima over the last
- *   `baseHistoryMin` minutes with answers (RFC 6817 2.4.1, BASE_HISTORY), so a route change or a
- *   platform that got faster is learnt and one lucky sample does not stay for ever.
+ *   `baseHistoryMin` minutes with answers (RFC 6817 2.4.1, BASE_HISTORY), so a platform that got
+ *   faster is learnt and one lucky sample does not stay for ever; a round trip that grew for good
+ *   (a handover) is learnt after REBASE_CUTS cuts that did not lower the delay (latencyCut).
  * - Queueing delay: the smallest of the last CURRENT_FILTER samples (RFC 6817's noise filter)
  *   minus the base. Below `targetMs` the window grows: by one per answer until the first decrease
  *   (slow start), then by (1 - delay/target)/window per answer (LEDBAT's linear controller: at most
@@ -63,6 +64,10 @@ export interface DrainState {
   /** What last held the window back, and when. */
   limit: DrainLimit;
   limitAt: number;
+  /** The filtered latency at each cut for latency since the delay was last within the target. */
+  cutLatencies: number[];
+  /** Monotonic ms of the last time the base was learnt anew (-Infinity: never). */
+  lastRebaseAt: number;
 }
 
 /** RFC 6817 2.4.2: the current delay is the minimum of a few recent samples (noise filter). */
@@ -70,6 +75,12 @@ export const CURRENT_FILTER = 4;
 
 /** The smallest window: one request per 64 round trips. */
 export const MIN_WINDOW = 1 / 64;
+
+/**
+ * Cuts for latency after which a delay that did not fall (by half the target) is the path's, not a
+ * queue of ours: the base is learnt anew (docs/decisions/drain-controller.md).
+ */
+export const REBASE_CUTS = 4;
 
 export function initialDrainState(): DrainState {
   return {
@@ -81,6 +92,8 @@ export function initialDrainState(): DrainState {
     lastDecreaseAt: -Infinity,
     limit: 'growing',
     limitAt: -Infinity,
+    cutLatencies: [],
+    lastRebaseAt: -Infinity,
   };
 }
 
@@ -125,7 +138,8 @@ export function drainStep(s: DrainState, signal: DrainSignal, nowMs: number, tun
   const recent = fresh ? [...s.recent, latency].slice(-CURRENT_FILTER) : [latency];
   const next: DrainState = { ...s, base, recent, lastSampleAt: nowMs };
   const queueing = queueingDelayMs(next);
-  if (queueing > tuning.targetMs) return decrease(next, nowMs, random, 'latency');
+  if (queueing > tuning.targetMs) return latencyCut(next, nowMs, random, tuning);
+  next.cutLatencies = [];
   if (!signal.windowLimited) return next;
   const offTarget = tuning.targetMs > 0 ? 1 - queueing / tuning.targetMs : 1;
   const w = next.window;
@@ -151,6 +165,25 @@ export function drainGapMs(s: DrainState): number {
 export function drainLimit(s: DrainState, nowMs: number, tuning: Pick<DrainTuning, 'ceiling'>): DrainLimit {
   if ((s.limit === 'pushback' || s.limit === 'latency' || s.limit === 'link') && nowMs - s.limitAt < 60_000) return s.limit;
   return Math.floor(s.window) >= tuning.ceiling ? 'ceiling' : 'growing';
+}
+
+/**
+ * The delay is above the target: cut the window, unless REBASE_CUTS cuts did not lower it. A queue
+ * of our own shrinks as we yield; a round trip that grew for good (a cellular handover: 300 ->
+ * 450 ms) does not, and the per-minute base history would hold the old base for baseHistoryMin
+ * answered minutes, the window at its least all that time. Then the base is the latency now, at
+ * most once per baseHistoryMin minutes: a standing queue of others (LEDBAT's latecomer weakness)
+ * is taken for the base no faster than the history itself would.
+ */
+function latencyCut(s: DrainState, nowMs: number, random: number, tuning: DrainTuning): DrainState {
+  const current = currentLatencyMs(s) ?? 0;
+  const cuts = s.cutLatencies;
+  const before = cuts.at(-REBASE_CUTS);
+  const rebaseDue = nowMs - s.lastRebaseAt >= Math.max(1, tuning.baseHistoryMin) * 60_000;
+  if (cuts.length >= REBASE_CUTS && before !== undefined && before - current < tuning.targetMs / 2 && rebaseDue)
+    return { ...s, base: [{ minute: Math.floor(nowMs / 60_000), minMs: current }], cutLatencies: [], lastRebaseAt: nowMs };
+  const cut = decrease(s, nowMs, random, 'latency');
+  return cut.lastDecreaseAt === nowMs ? { ...cut, cutLatencies: [...cuts, current].slice(-2 * REBASE_CUTS) } : cut;
 }
 
 function decrease(s: DrainState, nowMs: number, random: number, why: DrainLimit): DrainState {

@@ -167,3 +167,49 @@ describe('the drain meter across an outage', () => {
     expect(meter.gapMs()).toBeLessThan(1000);
   });
 });
+
+describe('the base across a handover', () => {
+  /** One vehicle's answers: `latency(window)` per answer, the window's requests each round trip. */
+  function run(
+    s: DrainState,
+    fromMs: number,
+    toMs: number,
+    latency: (w: number) => number,
+  ): { s: DrainState; t: number; minWindow: number } {
+    let t = fromMs;
+    let minWindow = Infinity;
+    while (t < toMs) {
+      const l = latency(s.window);
+      // Below one request the window is a pace: the next answer comes after the gap.
+      t += s.window >= 1 ? l / Math.floor(s.window) : l + drainGapMs(s);
+      s = drainStep(s, ok(l), t, TUNING, 0.5);
+      minWindow = Math.min(minWindow, s.window);
+    }
+    return { s, t, minWindow };
+  }
+
+  it('a round trip that grows for good (300 -> 450 ms) is learnt in seconds, not after ten minutes', () => {
+    const before = run(initialDrainState(), 0, 120_000, () => 300);
+    expect(before.s.window).toBe(32);
+    // The handover: the delay does not fall as the window is cut, so it is the path's.
+    let s = before.s;
+    let t = before.t;
+    let backAt: number | undefined;
+    while (t < before.t + 600_000 && backAt === undefined) {
+      const r = run(s, t, t + 1000, () => 450);
+      s = r.s;
+      t = r.t;
+      if (s.window >= 16) backAt = t;
+    }
+    expect(baseLatencyMs(s)).toBe(450);
+    expect(backAt! - before.t).toBeLessThan(30_000);
+  });
+
+  it('a queue of its own is yielded to, never taken for the base', () => {
+    // Each request in flight adds 10 ms: 32 in flight is 620 ms, 10 is 400 (the target's edge).
+    const r = run(initialDrainState(), 0, 300_000, (w) => 300 + 10 * Math.floor(w));
+    expect(r.s.lastRebaseAt).toBe(-Infinity);
+    expect(baseLatencyMs(r.s)).toBe(310);
+    expect(r.s.window).toBeLessThanOrEqual(12);
+  });
+});
