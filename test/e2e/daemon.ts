@@ -166,13 +166,16 @@ export async function startReplayDaemon(o: ReplayDaemonOptions): Promise<ReplayD
   return { dir, sim, urls, configFile, socket, daemon };
 }
 
-/** Committed outbox rows (event id, fix time), read as another process would after a crash. */
+/** Committed outbox rows of fixes (event id, fix time), read as another process would after a crash. */
 export function committedOutbox(dir: string): { id: string; time: number }[] {
   const file = path.join(dir, 'data', 'agent.db');
   if (!existsSync(file)) return [];
   const db = new BetterSqlite3(file);
   try {
-    return (db.prepare('SELECT event_id, fix_time FROM outbox').all() as { event_id: Buffer; fix_time: number }[]).map((r) => ({
+    // Location updates only (kind bits 7..9 of flags zero): movement events arrive in sim.vehicleEvents, not sim.events.
+    return (
+      db.prepare('SELECT event_id, fix_time FROM outbox WHERE (flags >> 7) & 7 = 0').all() as { event_id: Buffer; fix_time: number }[]
+    ).map((r) => ({
       id: formatUuid(r.event_id),
       time: r.fix_time,
     }));
