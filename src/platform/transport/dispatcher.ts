@@ -10,6 +10,7 @@ import Pool from 'undici/lib/dispatcher/pool.js';
 import { AgentError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { createPlatformConnector, TlsSessionCache } from './connector.js';
+import { DeadSessionRetryHandler } from './dead-session.js';
 import { InFlightCounter } from './in-flight.js';
 import { DETACHED_CONTROLLER, IndexerFallbackHandler } from './indexer-fallback.js';
 import { trustFingerprint } from './tls-session-store.js';
@@ -170,7 +171,49 @@ export class PlatformDispatcher implements PlatformTransport {
     }
     // Client.dispatch queues the request even when it answers false (busy): nothing is dropped.
     route.single ??= new Client(origin, this.#clientOptions);
-    return route.single.dispatch(options, handler);
+    const single = route.single;
+    const guarded: DeadSessionRetryHandler = new DeadSessionRetryHandler(handler, () =>
+      this.#retryOnNewClient(origin, single, options, guarded),
+    );
+    return single.dispatch(options, guarded);
+  }
+
+  /**
+   * `dead`'s HTTP/2 session was destroyed before its socket closed (Node 22 and 24 fail the
+   * streams first), and undici gave it a request anyway: a new Client takes the origin and the
+   * request; the old one finishes what it queued once it sees its socket close.
+   */
+  #retryOnNewClient(origin: string, dead: ClientType, options: Dispatcher.DispatchOptions, handler: DeadSessionRetryHandler): boolean {
+    if (this.#closed) return false;
+    const route = this.#routes.get(origin);
+    if (route?.single === dead) {
+      route.single = undefined;
+      this.#retire(dead);
+    }
+    // A turn later: undici reports the error from inside its dispatch.
+    setImmediate(() => {
+      try {
+        if (this.#closed) throw new AgentError('PLATFORM_DISPATCHER_CLOSED', 'the platform dispatcher is closed', { class: 'transient' });
+        const r = this.#routes.get(origin) ?? {};
+        this.#routes.set(origin, r);
+        r.single ??= new Client(origin, this.#clientOptions);
+        r.single.dispatch(options, handler);
+      } catch (e) {
+        handler.inner.onResponseError?.(DETACHED_CONTROLLER, e as Error);
+      }
+    });
+    return true;
+  }
+
+  /** Takes `old` off duty: it finishes what it queued, then closes. */
+  #retire(old: ClientType): void {
+    this.#retired.add(old);
+    setImmediate(() =>
+      old
+        .close()
+        .catch(() => undefined)
+        .finally(() => this.#retired.delete(old)),
+    );
   }
 
   /** The header indexer caused a connection of `origin` to fail: nghttp2's own encoding from now on. */
@@ -183,13 +226,7 @@ export class PlatformDispatcher implements PlatformTransport {
     const old = route?.single;
     if (route && old) {
       route.single = undefined;
-      this.#retired.add(old);
-      setImmediate(() =>
-        old
-          .close()
-          .catch(() => undefined)
-          .finally(() => this.#retired.delete(old)),
-      );
+      this.#retire(old);
     }
     this.wire.headerIndexerOff(origin, reason);
     this.#logger?.warn(

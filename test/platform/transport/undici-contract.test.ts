@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer as createH2cServer, type ServerHttp2Session } from 'node:http2';
+import { connect as h2Connect, createServer as createH2cServer, type ServerHttp2Session } from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Client as PublicClient, Pool as PublicPool } from 'undici';
@@ -124,5 +124,23 @@ describe('undici internals the HTTP/2 header indexer rests on', () => {
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
     expect(order).toEqual(['error', 'close']);
+  });
+
+  it('a request given to a destroyed HTTP/2 session fails with ERR_HTTP2_INVALID_SESSION, nothing written (the dispatcher sends it again)', async () => {
+    // Node 22 and 24 fail a session's streams a turn before its socket closes: undici can hand the
+    // next request to the dead session. dispatcher.ts resends only on this code (dead-session.ts).
+    const { port } = await h2cServer();
+    const session = h2Connect(`http://127.0.0.1:${port}`);
+    await new Promise<void>((resolve, reject) => session.once('connect', () => resolve()).once('error', reject));
+    session.destroy();
+    // Node 20 throws; Node 22 and 24 hand back a stream that emits the error.
+    const code = await new Promise<string | undefined>((resolve) => {
+      try {
+        session.request({ ':method': 'PUT', ':path': '/' }).once('error', (e: NodeJS.ErrnoException) => resolve(e.code));
+      } catch (e) {
+        resolve((e as NodeJS.ErrnoException).code);
+      }
+    });
+    expect(code, `the code dead-session.ts resends on moved, ${WHY}`).toBe('ERR_HTTP2_INVALID_SESSION');
   });
 });

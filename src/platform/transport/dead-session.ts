@@ -1,0 +1,55 @@
+import type { Dispatcher } from 'undici';
+
+/**
+ * Sends a request once more, on a new connection, when undici handed it to an HTTP/2 session that
+ * was already destroyed (ERR_HTTP2_INVALID_SESSION: node:http2 refused it before writing a byte).
+ * On Node 22 and 24 a connection error fails the session's streams a turn before its socket
+ * closes; a request dispatched in that gap (the uploader's retry of the failed one) went to the
+ * dead session. Every step otherwise goes to the caller's handler unchanged.
+ */
+export class DeadSessionRetryHandler implements Dispatcher.DispatchHandler {
+  readonly inner: Dispatcher.DispatchHandler;
+  readonly #retry: () => boolean;
+  #answered = false;
+  #retried = false;
+
+  constructor(inner: Dispatcher.DispatchHandler, retry: () => boolean) {
+    this.inner = inner;
+    this.#retry = retry;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.inner.onRequestStart?.(controller, context);
+  }
+
+  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: never, socket: never): void {
+    this.#answered = true;
+    this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: never, statusMessage?: string): void {
+    this.#answered = true;
+    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.inner.onResponseData?.(controller, chunk);
+  }
+
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: never): void {
+    this.inner.onResponseEnd?.(controller, trailers);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    if (!this.#answered && !this.#retried && isDeadSession(error) && this.#retry()) {
+      this.#retried = true;
+      return;
+    }
+    this.inner.onResponseError?.(controller, error);
+  }
+}
+
+/** node:http2's session.request() on a destroyed session: nothing of the request was sent. */
+export function isDeadSession(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_HTTP2_INVALID_SESSION';
+}
