@@ -27,6 +27,11 @@ export interface DaemonConfig {
   platform?: Record<string, unknown>;
   /** Content of the password file (default pw). */
   password?: string;
+  /**
+   * The motion section. Default off: these tests count fixes (recorded, pending, delivered), and a
+   * drive with a stop of 60 s would add its movement events to the outbox; test/e2e/trips.test.ts turns it on.
+   */
+  motion?: Record<string, unknown>;
 }
 
 /** The daemon's config file: the simulator's loopback addresses, short retries, every fix recorded, no start-up spread, backlog unpaced. */
@@ -53,6 +58,7 @@ export function writeConfig(c: DaemonConfig): string {
     recording: { mode: 'all' },
     upload: { minBackoffMs: 100, maxBackoffMs: 1000, ...c.upload },
     storage: { commitIntervalMs: 200, ...c.storage },
+    motion: c.motion ?? { enabled: false },
     dataDir: path.join(c.dir, 'data'),
     log: { level: 'info' },
     status: { socketPath: path.join(c.dir, 'status.sock') },

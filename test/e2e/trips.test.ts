@@ -24,7 +24,7 @@ describe('trips end to end: the real daemon and the simulator', () => {
     const drive = urbanDrive();
     const replayFile = path.join(dir, 'drive.nmea');
     writeFileSync(replayFile, driveNmea(drive));
-    const configFile = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 0 } });
+    const configFile = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 0 }, motion: { enabled: true } });
     const daemon = startDaemon(dir, configFile);
     stopWhenFinished(daemon);
     await untilStatusSocket(daemon, path.join(dir, 'status.sock'));
