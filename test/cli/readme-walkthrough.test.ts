@@ -43,10 +43,9 @@ describe('README: first screen', () => {
     expect(readFileSync(path.join(REPO_ROOT, '.npmrc'), 'utf8')).toMatch(/^foreground-scripts=true$/m);
   });
 
-  // The first npx in a fresh clone links the checkout into npm's npx cache and runs its build
-  // (prepare) once, printing the build's lines before the CLI's answer (about 45 s on 2 busy
-  // cores; measured): the README says so, and the answer is the last line. Each run is such a
-  // first npx, with a cache of its own.
+  // The first npx in a fresh clone links the checkout into npm's npx cache and would run its
+  // build (prepare) there: here scripts are off, since a build rewrites dist/ file by file under
+  // the daemons other test files start from it at the same time (seen: a half-written module).
   it("npx telematics-agent runs the checkout's CLI from a folder inside it, offline", { timeout: 240_000 }, () => {
     // npx links the checkout under <cache>/_npx/<hash>: a cache of the test's own, removed with it,
     // so the suite leaves nothing in the user's ~/.npm.
@@ -54,14 +53,12 @@ describe('README: first screen', () => {
     const r = spawnSync('npx', ['--offline', 'telematics-agent', '--version'], {
       cwd: path.join(REPO_ROOT, 'test'),
       encoding: 'utf8',
-      env: { ...cliEnv(), npm_config_cache: cache },
+      env: { ...cliEnv(), npm_config_cache: cache, npm_config_ignore_scripts: 'true' },
     });
     expect(r.status, r.stderr).toBe(0);
     expect(readdirSync(path.join(cache, '_npx')), 'npx linked the checkout in the test cache').toHaveLength(1);
     const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     expect(r.stdout.trim().split('\n').at(-1)).toBe(version);
-    const before = r.stdout.trim().split('\n').slice(0, -1).join('\n');
-    if (before !== '') expect(before).toMatch(/telematics-agent@[\d.]+ (build|prepare)/);
   });
 
   it('the commands it says need no configuration run without one; the others name the default they looked for', async () => {
