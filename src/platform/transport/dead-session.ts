@@ -10,12 +10,15 @@ import type { Dispatcher } from 'undici';
 export class DeadSessionRetryHandler implements Dispatcher.DispatchHandler {
   readonly inner: Dispatcher.DispatchHandler;
   readonly #retry: () => boolean;
+  readonly #sessionFailed: () => void;
   #answered = false;
   #retried = false;
 
-  constructor(inner: Dispatcher.DispatchHandler, retry: () => boolean) {
+  /** `sessionFailed`: told, before the caller, that the request's h2 session failed as a whole. */
+  constructor(inner: Dispatcher.DispatchHandler, retry: () => boolean, sessionFailed: () => void) {
     this.inner = inner;
     this.#retry = retry;
+    this.#sessionFailed = sessionFailed;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
@@ -41,6 +44,8 @@ export class DeadSessionRetryHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    // First, so that the caller's retry, dispatched in this same turn, finds a new connection.
+    if (isSessionFailure(error)) this.#sessionFailed();
     if (!this.#answered && !this.#retried && isDeadSession(error) && this.#retry()) {
       this.#retried = true;
       return;
@@ -52,4 +57,14 @@ export class DeadSessionRetryHandler implements Dispatcher.DispatchHandler {
 /** node:http2's session.request() on a destroyed session: nothing of the request was sent. */
 export function isDeadSession(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'ERR_HTTP2_INVALID_SESSION';
+}
+
+/**
+ * The session failed as a whole (nghttp2's error on the connection, e.g. a protocol error from a
+ * corrupt frame; or already destroyed). On Node 22 a request dispatched before its socket closes
+ * is still taken by the dying session and fails the same way, so its Client is replaced at once.
+ */
+export function isSessionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ERR_HTTP2_ERROR' || code === 'ERR_HTTP2_INVALID_SESSION';
 }

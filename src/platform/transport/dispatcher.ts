@@ -172,8 +172,10 @@ export class PlatformDispatcher implements PlatformTransport {
     // Client.dispatch queues the request even when it answers false (busy): nothing is dropped.
     route.single ??= new Client(origin, this.#clientOptions);
     const single = route.single;
-    const guarded: DeadSessionRetryHandler = new DeadSessionRetryHandler(handler, () =>
-      this.#retryOnNewClient(origin, single, options, guarded),
+    const guarded: DeadSessionRetryHandler = new DeadSessionRetryHandler(
+      handler,
+      () => this.#retryOnNewClient(origin, single, options, guarded),
+      () => this.#replaceClient(origin, single),
     );
     return single.dispatch(options, guarded);
   }
@@ -185,11 +187,7 @@ export class PlatformDispatcher implements PlatformTransport {
    */
   #retryOnNewClient(origin: string, dead: ClientType, options: Dispatcher.DispatchOptions, handler: DeadSessionRetryHandler): boolean {
     if (this.#closed) return false;
-    const route = this.#routes.get(origin);
-    if (route?.single === dead) {
-      route.single = undefined;
-      this.#retire(dead);
-    }
+    this.#replaceClient(origin, dead);
     // A turn later: undici reports the error from inside its dispatch.
     setImmediate(() => {
       try {
@@ -203,6 +201,16 @@ export class PlatformDispatcher implements PlatformTransport {
       }
     });
     return true;
+  }
+
+  /** `dead`'s session failed: the origin's next request opens a new Client; `dead` finishes what it queued. */
+  #replaceClient(origin: string, dead: ClientType): void {
+    const route = this.#routes.get(origin);
+    if (route?.single !== dead) return;
+    route.single = undefined;
+    clearTimeout(route.idleTimer);
+    route.idleTimer = undefined;
+    this.#retire(dead);
   }
 
   /** Takes `old` off duty: it finishes what it queued, then closes. */
