@@ -29,7 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
           value INTEGER NOT NULL DEFAULT 0
         ) WITHOUT ROWID;
 
-        -- The platform's token pair (platform-spec.md 2.1). One row; generation grows with every
+        -- The platform's token pair (docs/platform-contract.md, Tokens). One row; generation grows with every
         -- rotation so that two processes sharing the database can tell whether the pair moved on.
         CREATE TABLE token_pair (
           id            INTEGER PRIMARY KEY CHECK (id = 1),
