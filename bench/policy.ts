@@ -175,7 +175,7 @@ const pad = (s: string, n: number): string => s.padEnd(n);
 function reasons(drives: readonly Drive[]): void {
   const hours = drives.reduce((s, d) => s + trackFidelity(d.fixes, []).durationS / 3600, 0);
   const rows: [string, Partial<RecordingPolicyOptions>][] = [
-    ['issue 16 stop repeat (stopRepeatS 20)', { stopRepeatS: 20 }],
+    ['former stop repeat (stopRepeatS 20)', { stopRepeatS: 20 }],
     [`default (stopRepeatS ${RECORDING_DEFAULTS.stopRepeatS})`, {}],
   ];
   const labels: Record<string, string> = {
@@ -298,7 +298,7 @@ console.log(`  ${pad('field', 34)} ${variants.map((v) => v.name.padStart(32)).jo
 for (const k of keys) console.log(`  ${pad(k, 34)} ${variants.map((v) => num(v.b.fields.get(k) ?? 0, 1).padStart(32)).join(' ')}`);
 console.log(`  ${pad('body total (with braces)', 34)} ${variants.map((v) => num(v.b.mean, 1).padStart(32)).join(' ')}`);
 const oldBody = oldBodyBytes(PLATE);
-console.log(`  before issue 16: ${num(oldBody, 1)} B up, and the platform echoed it: ${num(2 * oldBody, 1)} B of body per event`);
+console.log(`  before the shorter body: ${num(oldBody, 1)} B up, and the platform echoed it: ${num(2 * oldBody, 1)} B of body per event`);
 console.log('  the platform echoes the request body in its 200 (Prefer: return=minimal is asked for; a 204 would save it)');
 
 // The month: 10 h of driving a day on 22 days, body bytes only (heads and TLS: bench:wire).

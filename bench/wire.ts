@@ -114,7 +114,7 @@ function parkedVariants(s: Scenario): ParkedVariant[] {
   if (s.transport === 'before') return [{ label: 'new connection per heartbeat', heartbeatS: BEFORE_HEARTBEAT_S }];
   const defaults: ParkedVariant = { label: `heartbeat ${hb} s, ${how(ping)} (defaults)`, heartbeatS: hb, pingS: ping };
   // Earlier the parked heartbeat came every 1800 s.
-  if (s.indexAuthorization === false) return [{ label: 'heartbeat 1800 s, reconnect, resumed TLS (issue 16)', heartbeatS: 1800, pingS: 0 }];
+  if (s.indexAuthorization === false) return [{ label: 'heartbeat 1800 s, reconnect, resumed TLS', heartbeatS: 1800, pingS: 0 }];
   if (s.server !== 'h2' || process.env.WIRE_PARKED_TABLE !== '1') return [defaults];
   const table: ParkedVariant[] = [];
   for (const heartbeatS of [300, 600, 900, 1200, 1800, 3600])

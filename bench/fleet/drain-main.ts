@@ -87,6 +87,6 @@ say(
     "back after: when each vehicle's first event after the outage was accepted (its probe, every half to whole upload.maxBackoffMs); " +
     'live delay: platform receipt - fix time of the fixes recorded once their vehicle was back, until the drain ended; max queue: the longest wait in the platform queue (whole run, outage probes included)',
 );
-say('goals (issue 20): served within capacity, live p95 <= 2 s during the recovery, drained within 1.25x the limit, 0 lost, 0 duplicates');
+say('goals: served within capacity, live p95 <= 2 s during the recovery, drained within 1.25x the limit, 0 lost, 0 duplicates');
 writeFileSync(JSON_FILE, JSON.stringify({ n: N, capacityX: CAPACITY_X, outageMin: OUTAGE_MIN, rttMs: RTT_MS, results }, null, 2));
 say(`JSON: ${JSON_FILE}`);

@@ -92,7 +92,7 @@ describe('a gnss.path that does not exist', () => {
   });
 });
 
-describe('a gnss.replayFile that is not there (issue 23.3)', () => {
+describe('a gnss.replayFile that is not there', () => {
   it('config check warns, naming the key; doctor fails NMEA with a fix line that names gnss.replayFile', async () => {
     const dir = tempDir();
     const replay = path.join(dir, 'drive.nmea');
@@ -129,7 +129,7 @@ describe('a gnss.replayFile that is not there (issue 23.3)', () => {
   });
 });
 
-describe('a wrong type or value is explained with an example (issue 23.7)', () => {
+describe('a wrong type or value is explained with an example', () => {
   it('names what is expected, quotes what was written, and gives the line to write', async () => {
     const dir = tempDir();
     const file = write(dir, 'config.json', {

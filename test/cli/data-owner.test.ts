@@ -53,7 +53,7 @@ function serviceTree(urls: { authUrl: string; deviceUrl: string; planningUrl: st
   return { config, dataDir };
 }
 
-describe.skipIf(!IS_ROOT)('files the CLI creates in dataDir belong to dataDir (issue 13.3)', () => {
+describe.skipIf(!IS_ROOT)('files the CLI creates in dataDir belong to dataDir', () => {
   it('register as root creates agent.db owned by the service user, who can then open it', async () => {
     const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
     const urls = await sim.start();

@@ -73,7 +73,7 @@ describe('README: first screen', () => {
   });
 });
 
-describe('README: what doctor contacts (issue 23.4)', () => {
+describe('README: what doctor contacts', () => {
   it('names the flag that tests the password, which doctor --help lists', async () => {
     const row = README.split('\n').find((l) => l.startsWith('| `telematics-agent doctor'));
     expect(row).toContain('[--test-password]');

@@ -393,7 +393,7 @@ describe('placeholders (<...> values sim leaves to fill in)', () => {
   });
 });
 
-describe('upload.backlogRatePerS (replaced by upload.backlogMaxRatePerS, issue 20)', () => {
+describe('upload.backlogRatePerS (replaced by upload.backlogMaxRatePerS)', () => {
   it('a file written for the previous version starts: the old key is read as the ceiling, with a warning naming its replacement', () => {
     const config = parse(set(validConfig(), 'upload.backlogRatePerS', 0.1));
     expect(config.upload.backlogMaxRatePerS).toBe(0.1);

@@ -14,7 +14,7 @@ import { canMountTmpfs, sh } from '../helpers/mount.js';
  */
 const CAN_MOUNT = canMountTmpfs('read-only-data-dir.test.ts');
 
-describe.skipIf(!CAN_MOUNT)('a read-only data directory is named (issue 22.9), on a real read-only tmpfs', () => {
+describe.skipIf(!CAN_MOUNT)('a read-only data directory is named, on a real read-only tmpfs', () => {
   function readOnlyDir(): { dir: string; data: string } {
     const dir = tempDir('ta-rodir-');
     const data = path.join(dir, 'data');

@@ -43,7 +43,7 @@ function feedSlowly(input: string, text: string, tickMs: number): { stop(): Prom
 const line = (out: string, name: string): string =>
   out.split('\n').find((l) => new RegExp(`^\\w{4}\\s+${name}\\b`).test(l)) ?? `(no ${name} line)`;
 
-describe.skipIf(!HAVE_SOCAT)('doctor beside the running service (issue 13.2)', () => {
+describe.skipIf(!HAVE_SOCAT)('doctor beside the running service', () => {
   it('takes the receiver facts and the registration from the running daemon instead of opening its port', async () => {
     const { daemon, pty, configFile, socket } = await startPtyDaemon(cleanups);
     const feed = feedSlowly(pty.input, driveText(generateDrive({ minutes: 5, hz: 1, seed: 8 })), 100);
@@ -71,7 +71,7 @@ describe.skipIf(!HAVE_SOCAT)('doctor beside the running service (issue 13.2)', (
     });
   });
 
-  it('makes no password grant while the agent holds a valid token (running or stopped); --test-password makes one (issue 23.4)', async () => {
+  it('makes no password grant while the agent holds a valid token (running or stopped); --test-password makes one', async () => {
     const { daemon, pty, configFile, socket, sim } = await startPtyDaemon(cleanups);
     const feed = feedSlowly(pty.input, driveText(generateDrive({ minutes: 5, hz: 1, seed: 9 })), 100);
     cleanups.push(() => feed.stop());

@@ -12,7 +12,7 @@ import { startReplayDaemon } from './daemon.js';
  * 20 s, then takes them again: the refused streams go again at once and do not
  * grow the backoff, so delivery resumes within about a second; status names the frame and code.
  */
-describe('HTTP/2 stream refusals on the real daemon (issue 22.6, 22.7)', () => {
+describe('HTTP/2 stream refusals on the real daemon', () => {
   it('20 s of REFUSED_STREAM: status names it, delivery resumes within seconds, every fix once', { timeout: 120_000 }, async () => {
     const ca = makeThrowawayCa(tempDir('ta-ca-'));
     const {

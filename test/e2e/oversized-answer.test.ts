@@ -9,7 +9,7 @@ import { startReplayDaemon } from './daemon.js';
  * again, downloading the answer each time; now each event goes once, the answer is cut off unread
  * (the simulator declares its length, so nothing of the body is read), and the log says so once.
  */
-describe('a 2xx with an oversized body is delivery (issue 22.5), on the real daemon', () => {
+describe('a 2xx with an oversized body is delivery, on the real daemon', () => {
   it('every event sent once, the oversized answers not downloaded, logged once', { timeout: 90_000 }, async () => {
     // 1 minute at 1 Hz: 60 fixes, replayed at 4x.
     const {

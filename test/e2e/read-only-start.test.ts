@@ -52,7 +52,7 @@ function stopOnFinish(d: Daemon): void {
   });
 }
 
-describe.skipIf(!CAN_MOUNT)('started on a read-only card (issue 22.10), a real tmpfs remounted read-only', () => {
+describe.skipIf(!CAN_MOUNT)('started on a read-only card, a real tmpfs remounted read-only', () => {
   it(
     'runs from memory, delivers with the stored token, keeps a second daemon away, and stores what it holds once writable',
     { timeout: 300_000 },

@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-describe.skipIf(!HAVE_SOCAT)('one agent per dataDir (issue 13.1), against a real run on a pty receiver', () => {
+describe.skipIf(!HAVE_SOCAT)('one agent per dataDir, against a real run on a pty receiver', () => {
   it('a second run exits 2 naming the first one and leaves its socket alone; after a SIGKILL the lock is free again', async () => {
     const { dir, daemon, configFile, socket } = await startPtyDaemon(cleanups);
     const before = lstatSync(socket).ino;

@@ -127,7 +127,7 @@ const WHAT: Record<Mode, string> = {
   idle: 'a hundred idle connections held open (each reopened when closed)',
 };
 
-describe('a flooded status socket stays bounded and answers the technician (issue 22.1), on the real daemon', () => {
+describe('a flooded status socket stays bounded and answers the technician, on the real daemon', () => {
   for (const mode of ['ask', 'hangup', 'idle'] as const) {
     const what = WHAT[mode];
     it(`${what}: RSS and fds bounded, the technician's status answered by the daemon`, { timeout: 90_000 }, async () => {

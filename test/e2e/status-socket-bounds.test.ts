@@ -36,7 +36,7 @@ async function replayDaemon(): Promise<{ socket: string; log: () => string }> {
   return { socket, log: daemon.log };
 }
 
-describe('the status socket is bounded (issue 13.5), on the real daemon', () => {
+describe('the status socket is bounded, on the real daemon', () => {
   it(`holds ${MAX_STATUS_CLIENTS} clients at once, refuses or makes room for more, lets a status request in, and closes idle ones`, async () => {
     const { socket, log } = await replayDaemon();
     const idle = await Promise.all(Array.from({ length: MAX_STATUS_CLIENTS }, () => open(socket)));

@@ -43,7 +43,7 @@ async function stop(r: Rig): Promise<void> {
   await r.daemon.exited;
 }
 
-describe('tokens against the real daemon (issue 11.4)', () => {
+describe('tokens against the real daemon', () => {
   it('a dropped refresh answer: the refresh is retried with the same token, no password grant', { timeout: 120_000 }, async () => {
     const r = await rig({});
     await waitFor('first deliveries', () => r.sim.events.size >= 5, { timeoutMs: 60_000, detail: r.daemon.log });
@@ -148,7 +148,7 @@ describe('tokens against the real daemon (issue 11.4)', () => {
   });
 });
 
-describe('an echoing platform (issue 11.5)', () => {
+describe('an echoing platform', () => {
   const PASSWORD = 'p@ss wörd/+&"<x>';
 
   it('no password or token in the log, status --json, the database or CLI output', { timeout: 180_000 }, async () => {

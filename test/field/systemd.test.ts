@@ -100,7 +100,7 @@ describe('systemd unit', () => {
     expect(s.get('MemoryDenyWriteExecute')).toEqual(['no']);
   });
 
-  it('writes no core dump (it would hold the password and tokens) and has a fixed open-file budget (issue 13.5)', () => {
+  it('writes no core dump (it would hold the password and tokens) and has a fixed open-file budget', () => {
     const s = serviceSettings();
     expect(s.get('LimitCORE')).toEqual(['0']);
     const nofile = Number(s.get('LimitNOFILE')?.[0]);

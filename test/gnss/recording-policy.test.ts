@@ -196,7 +196,7 @@ describe('RecordingPolicy (path, the default)', () => {
     expect(f.maxM).toBeLessThanOrEqual(10);
   });
 
-  it('the departure is the last fix below the stopped speed, not the creep before moving off (issue 21)', () => {
+  it('the departure is the last fix below the stopped speed, not the creep before moving off', () => {
     const steps = [
       ...repeat(10, { kmh: 40, heading: 0 }),
       { kmh: 2, heading: 0 },

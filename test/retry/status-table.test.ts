@@ -45,7 +45,7 @@ describe('the status table', () => {
     expect(ENDPOINTS.map((endpoint) => statusMeaning(endpoint, status))).toEqual(meanings);
   });
 
-  it('405, 407, 410, 415, 426 and 451 are configuration faults on every endpoint, like 403 and 404 (issue 11.1)', () => {
+  it('405, 407, 410, 415, 426 and 451 are configuration faults on every endpoint, like 403 and 404', () => {
     for (const status of [403, 404, 405, 407, 410, 415, 426, 451])
       for (const endpoint of ENDPOINTS) expect(statusErrorClass(endpoint, status), `${endpoint} ${status}`).toBe('config');
   });

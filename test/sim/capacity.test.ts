@@ -5,7 +5,7 @@ import { CapacityModel, LinkRelay, PlatformSimulator } from '../../src/sim/index
 import { fixAt } from '../store/outbox/helpers.js';
 import { closeRig, until, uploadRig, type UploadRig } from '../upload/harness.js';
 
-describe('capacity model (issue 20): a queue served at a rate, turned away past its bound', () => {
+describe('capacity model: a queue served at a rate, turned away past its bound', () => {
   it('as a table: waits grow with the queue; past the bound 429 or 503, Retry-After as configured', () => {
     const m = new CapacityModel({ ratePerS: 10, queueBound: 2 });
     expect([0, 0, 0, 0].map((t) => m.admit(t))).toEqual([
@@ -52,7 +52,7 @@ describe('the uploader against a platform of limited capacity', () => {
   }
 });
 
-describe('link relay (issue 20): a cellular round trip on loopback', () => {
+describe('link relay: a cellular round trip on loopback', () => {
   it('adds its round-trip time to each exchange and passes every byte', async () => {
     const sim = new PlatformSimulator();
     const urls = await sim.start();

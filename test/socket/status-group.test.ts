@@ -43,7 +43,7 @@ function statusAs(uid: number, gid: number, args: string[], env: NodeJS.ProcessE
   });
 }
 
-describe.skipIf(!IS_ROOT)('status for the service group (issue 13.4)', () => {
+describe.skipIf(!IS_ROOT)('status for the service group', () => {
   it('a group member sees the running daemon; a user in neither gets one line: sudo or join the group', async () => {
     // Outside the run's 0700 TMPDIR, which another user could not enter.
     const dir = mkdtempSync('/tmp/ta-group-');

@@ -28,7 +28,7 @@ async function server(
   return { server: s, builds: () => builds };
 }
 
-describe('the status server under many clients (issue 22.1), on a real socket', () => {
+describe('the status server under many clients, on a real socket', () => {
   it('builds the snapshot once per interval however many ask at once', async () => {
     const { server: s, builds } = await server({ snapshotIntervalMs: 60_000 });
     const answers = await Promise.all(Array.from({ length: 50 }, () => requestSnapshot(s.socketPath, 10_000)));

@@ -294,7 +294,7 @@ describe('assessHealth', () => {
   });
 });
 
-describe('the interval a working platform link answers in (issue 23.1)', () => {
+describe('the interval a working platform link answers in', () => {
   const base = { heartbeatS: 1800, requestTimeoutMs: 30_000 };
   it('parked with a fix: the heartbeat, when it comes before the token renewal', () => {
     expect(expectedContactIntervalS({ ...base, receiverHasFix: true, tokenRenewAfterMs: 3_480_000 })).toBe(1800 + 120 + 30);

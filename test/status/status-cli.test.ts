@@ -164,7 +164,7 @@ describe('status CLI', () => {
   });
 });
 
-describe('status --watch on an 80-column terminal (issue 23.5)', () => {
+describe('status --watch on an 80-column terminal', () => {
   it.skipIf(spawnSync('sh', ['-c', 'command -v script']).status !== 0)(
     'wraps an error under its text, so its cause stays on the screen, and still fits 80 x 24',
     async () => {

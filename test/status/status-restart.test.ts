@@ -31,7 +31,7 @@ function start(dir: string, config: string): Daemon {
   return d;
 }
 
-describe('status right after a restart (issue 13.14)', () => {
+describe('status right after a restart', () => {
   it('shows the last success and the token from the database, a whole-second uptime, and --watch fits a small terminal', async () => {
     const dir = tempDir();
     const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });

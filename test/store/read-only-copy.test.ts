@@ -12,7 +12,7 @@ function register(db: BetterSqlite3.Database): void {
   ).run();
 }
 
-describe('the read-only copy of the database (issue 22.10)', () => {
+describe('the read-only copy of the database', () => {
   it('a file with the current schema and a live WAL is opened read-only as it is, with what the WAL holds', () => {
     const data = tempDir('ta-rocopy-');
     const db = openDatabase({ dataDir: data, logger: silentLogger() });

@@ -29,7 +29,7 @@ function card(): { data: string; run: string; readOnly: (ro: boolean) => void } 
   return { data, run, readOnly: (ro) => expect(sh('mount', ['-o', `remount,${ro ? 'ro' : 'rw'}`, data])).toBe(true) };
 }
 
-describe.skipIf(!CAN_MOUNT)('one daemon per data directory on a read-only card (issue 22.10)', () => {
+describe.skipIf(!CAN_MOUNT)('one daemon per data directory on a read-only card', () => {
   it('read-only: the runtime directory holds the lock, a second daemon is refused there; writable again: the card lock is taken', () => {
     const { data, run, readOnly } = card();
     readOnly(true);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { drainLine } from '../../src/terminal/status-screen.js';
 
-describe('status: the drain line (issue 20)', () => {
+describe('status: the drain line', () => {
   const d = { window: 11, ceiling: 31, limit: 'latency', ratePerS: 12.5, baseLatencyMs: 310, latencyMs: 460 };
   it('says the backlog, the rate, the time to go and why it is no faster', () => {
     const line = drainLine(7500, d)!;

@@ -94,7 +94,7 @@ describe('a lost refresh answer (spec 5.6, 5.7): the same refresh token again, n
   });
 });
 
-describe('a password fixed in place (issue 11.4)', () => {
+describe('a password fixed in place', () => {
   it('the password file is read before every attempt: a corrected file is accepted without a restart', async () => {
     const p = await startPlatform({ accessTtlS: 3600 });
     const file = path.join(p.dataDir, 'password');
@@ -136,7 +136,7 @@ describe('a password fixed in place (issue 11.4)', () => {
   });
 });
 
-describe('token answers are checked (issue 11.4)', () => {
+describe('token answers are checked', () => {
   it('expires_in and token characters: clamped, or TOKEN_PAIR_MALFORMED without echoing the token', () => {
     const ok = { access_token: 'a.b.c', refresh_token: 'r-1_~+/=', expires_in: 3600 };
     expect(parseTokenPair({ ...ok, expires_in: 0.001 }, 'x').expiresInS).toBe(60);
@@ -237,7 +237,7 @@ describe('token answers are checked (issue 11.4)', () => {
   });
 });
 
-describe('secrets the server echoes back stay secret (issue 11.5)', () => {
+describe('secrets the server echoes back stay secret', () => {
   const PASSWORD = 'p@ss wörd/+&"<x>';
 
   it('redactor: plain, URL-, form-, JSON- and HTML-escaped spellings and JWT shapes', () => {
@@ -312,7 +312,7 @@ describe('secrets the server echoes back stay secret (issue 11.5)', () => {
   });
 });
 
-describe('a full disk while tokens rotate (issue 11.2)', () => {
+describe('a full disk while tokens rotate', () => {
   // Probed by mounting one: being root is not enough (a container without CAP_SYS_ADMIN refuses).
   const canMount = probeTmpfs();
   if (!canMount)

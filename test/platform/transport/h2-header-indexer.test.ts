@@ -64,7 +64,7 @@ async function sentPerRequest(http: PlatformHttp, dispatcher: ReturnType<typeof 
   return per;
 }
 
-describe('h2 header indexer: the bearer indexed in HPACK (issue 21)', () => {
+describe('h2 header indexer: the bearer indexed in HPACK', () => {
   it("Node's h2 server decodes every header exactly; the bearer costs once per connection instead of every request", async () => {
     const { seen, origin } = await h2Server();
     const indexed = client();

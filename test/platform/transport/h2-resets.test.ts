@@ -49,7 +49,7 @@ async function h2(): Promise<{ sim: PlatformSimulator; http: PlatformHttp; send:
   return { sim, http, send };
 }
 
-describe('what the HTTP/2 server did is what the error says (issue 22.7), on a real h2 connection', () => {
+describe('what the HTTP/2 server did is what the error says, on a real h2 connection', () => {
   const cases: [Http2ErrorName, string, string][] = [
     ['INTERNAL_ERROR', 'PLATFORM_STREAM_RESET', 'reset the HTTP/2 stream (RST_STREAM INTERNAL_ERROR)'],
     ['ENHANCE_YOUR_CALM', 'PLATFORM_STREAM_RESET', 'reset the HTTP/2 stream (RST_STREAM ENHANCE_YOUR_CALM)'],
@@ -80,7 +80,7 @@ describe('what the HTTP/2 server did is what the error says (issue 22.7), on a r
   });
 });
 
-describe('a refused stream goes again at once, a bounded number of times (issue 22.6)', () => {
+describe('a refused stream goes again at once, a bounded number of times', () => {
   it(`a few refusals are absorbed by immediate resends; past ${REFUSED_STREAM_RETRIES} the caller sees PLATFORM_STREAM_REFUSED, not processed`, async () => {
     const { sim, http, send } = await h2();
     const refuse = (limit: number): FaultSpec => ({ resetStream: { rate: 1, code: 'REFUSED_STREAM' }, limit });

@@ -111,7 +111,7 @@ describe('PlatformHttp: hygiene of every platform call', () => {
     );
   });
 
-  it('a 2xx past maxResponseBytes whose body is optional is the answer, cut off unread; a non-2xx past it is still refused (issue 22.5)', async () => {
+  it('a 2xx past maxResponseBytes whose body is optional is the answer, cut off unread; a non-2xx past it is still refused', async () => {
     const { http } = await sim();
     let written = 0;
     let closed = false;

@@ -7,7 +7,7 @@ import { fixAt, openOutbox, rowCount } from './helpers.js';
 
 const MIB = 1024 * 1024;
 
-describe('below storage.minFreeBytes with room still writable (issue 22.4)', () => {
+describe('below storage.minFreeBytes with room still writable', () => {
   it('keeps a 10-minute 10 Hz drive whole when the disk has room for it, on a real SQLite file', async () => {
     const dir = tempDir('ta-lowdisk-');
     // 150 MiB free under the default 200 MiB floor, the platform down: the free-space probe is the
@@ -76,7 +76,7 @@ describe('below storage.minFreeBytes with room still writable (issue 22.4)', () 
   });
 });
 
-describe('below storage.minFreeBytes across restarts (issue 22.4)', () => {
+describe('below storage.minFreeBytes across restarts', () => {
   it('keeps the bound set when the floor was crossed through reopenings, and forgets it above the floor', async () => {
     const dir = tempDir('ta-lowdisk-');
     const start = { free: 1 * MIB, size: 0 };
