@@ -1,5 +1,7 @@
 import type { Dispatcher } from 'undici';
 
+import { RetryBeforeAnswerHandler } from './retry-before-answer.js';
+
 /**
  * Sends a request once more, on a new connection, when undici handed it to an HTTP/2 session that
  * was already destroyed (ERR_HTTP2_INVALID_SESSION: node:http2 refused it before writing a byte).
@@ -7,50 +9,17 @@ import type { Dispatcher } from 'undici';
  * closes; a request dispatched in that gap (the uploader's retry of the failed one) went to the
  * dead session. Every step otherwise goes to the caller's handler unchanged.
  */
-export class DeadSessionRetryHandler implements Dispatcher.DispatchHandler {
-  readonly inner: Dispatcher.DispatchHandler;
-  readonly #retry: () => boolean;
-  readonly #sessionFailed: () => void;
-  #answered = false;
-  #retried = false;
-
+export class DeadSessionRetryHandler extends RetryBeforeAnswerHandler {
   /** `sessionFailed`: told, before the caller, that the request's h2 session failed as a whole. */
   constructor(inner: Dispatcher.DispatchHandler, retry: () => boolean, sessionFailed: () => void) {
-    this.inner = inner;
-    this.#retry = retry;
-    this.#sessionFailed = sessionFailed;
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.inner.onRequestStart?.(controller, context);
-  }
-
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: never, socket: never): void {
-    this.#answered = true;
-    this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
-  }
-
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: never, statusMessage?: string): void {
-    this.#answered = true;
-    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.inner.onResponseData?.(controller, chunk);
-  }
-
-  onResponseEnd(controller: Dispatcher.DispatchController, trailers: never): void {
-    this.inner.onResponseEnd?.(controller, trailers);
-  }
-
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    // First, so that the caller's retry, dispatched in this same turn, finds a new connection.
-    if (isSessionFailure(error)) this.#sessionFailed();
-    if (!this.#answered && !this.#retried && isDeadSession(error) && this.#retry()) {
-      this.#retried = true;
-      return;
-    }
-    this.inner.onResponseError?.(controller, error);
+    super(
+      inner,
+      (error) => isDeadSession(error) && retry(),
+      // First, so that the caller's retry, dispatched in this same turn, finds a new connection.
+      (error) => {
+        if (isSessionFailure(error)) sessionFailed();
+      },
+    );
   }
 }
 
