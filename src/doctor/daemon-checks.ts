@@ -95,8 +95,8 @@ export function checkPlatformLinkViaDaemon(snapshot: StatusSnapshot): CheckResul
   return pass('platform link', `${who} has not needed the platform since it started`);
 }
 
-/** Where provision.sh installs the unit: its presence makes this machine a gateway. */
-export const UNIT_FILE = '/etc/systemd/system/telematics-agent.service';
+/** Where provision.sh (/etc) and the Debian package (/usr/lib) install the unit: either makes this machine a gateway. */
+export const UNIT_FILES = ['/etc/systemd/system/telematics-agent.service', '/usr/lib/systemd/system/telematics-agent.service'];
 
 export interface ServiceFacts {
   /** The running agent's answer, if it gave one. */

@@ -23,7 +23,7 @@ import { DatabaseReader } from '../store/database-reader.js';
 import { type CheckResult, fail, warn } from './check.js';
 import { STATUS_ANSWER_MS } from '../status/status-source.js';
 import { formatAge } from '../status/health.js';
-import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon, checkService, UNIT_FILE } from './daemon-checks.js';
+import { checkPlatformLinkViaDaemon, checkReceiverViaDaemon, checkService, UNIT_FILES } from './daemon-checks.js';
 import { checkReceiver, type NmeaReader } from './gnss-checks.js';
 import { probeGpsd, type GpsdProbe } from './gpsd-checks.js';
 import { parseGpsdAddress } from '../config/gpsd-address.js';
@@ -50,7 +50,7 @@ export interface DoctorSeams {
 
 /** A gateway: provision.sh installed the unit, or the configuration is the one the unit reads. */
 function isGateway(config: Config): boolean {
-  return existsSync(UNIT_FILE) || config.source === DEFAULT_CONFIG_PATH;
+  return UNIT_FILES.some((f) => existsSync(f)) || config.source === DEFAULT_CONFIG_PATH;
 }
 
 export interface DoctorOptions {
