@@ -10,7 +10,7 @@ import { H2HeaderIndexer } from '../../../src/platform/transport/h2-header-index
 import { HpackDecoder } from '../../../src/platform/transport/hpack/decoder.js';
 import { HpackEncoder } from '../../../src/platform/transport/hpack/encoder.js';
 import { frameOf } from './h2-front.js';
-import { prng } from './prng.js';
+import { seededRandom as prng } from '../../../src/sim/random.js';
 
 const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 const BEARER = `Bearer ${'t'.repeat(1200)}`;

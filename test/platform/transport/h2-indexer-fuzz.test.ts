@@ -11,7 +11,7 @@ import { createPlatformDispatcher } from '../../../src/platform/transport/dispat
 import { PlatformHttp } from '../../../src/platform/transport/http.js';
 import { makeThrowawayCa } from '../../../src/sim/throwaway-ca.js';
 import { tempDir } from '../../helpers/tmp.js';
-import { prng } from './prng.js';
+import { seededRandom as prng } from '../../../src/sim/random.js';
 
 const BEARER = `Bearer eyJhbGciOiJSUzI1NiJ9.${Buffer.from(Array.from({ length: 950 }, (_, i) => (i * 7919) % 251)).toString('base64url')}`;
 /** Octets nghttp2 lets through in a value: HTAB, 0x20-0x7e, 0x80-0xff. */
