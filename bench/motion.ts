@@ -8,9 +8,8 @@
  * against the location updates' month at the same figure (README "Cellular data").
  * Engine events come from the ignition input, not the drive: two a trip, counted per trip.
  */
-import { createDecoder } from '../src/gnss/decoder.js';
+import { gatedFixes } from './gated-fixes.js';
 import type { Fix } from '../src/fix/fix.js';
-import { QualityGate } from '../src/gnss/quality-gate.js';
 import { MovementDetector } from '../src/motion/movement.js';
 import { Odometer } from '../src/motion/odometer.js';
 import { toVehicleEvent } from '../src/platform/otm5/vehicle-event.js';
@@ -20,15 +19,6 @@ import { seededRandom } from '../src/sim/random.js';
 const HOURS_PER_MONTH = 10 * 22;
 const ALL_IN_B = Number(process.env.MOTION_EVENT_BYTES ?? 995);
 const LOCATION_EVENTS_PER_H = Number(process.env.LOCATION_EVENTS_PER_H ?? 157);
-
-function gatedFixes(text: Buffer): Fix[] {
-  const gate = new QualityGate({ releaseDateMs: Date.UTC(2000, 0, 1), minDateMarginDays: 365 });
-  const fixes: Fix[] = [];
-  const decoder = createDecoder({ onFix: (f) => void (gate.check(f) === undefined && fixes.push(f)) });
-  for (let i = 0; i < text.length; i += 4096) decoder.pushChunk(text.subarray(i, i + 4096));
-  decoder.flush();
-  return fixes;
-}
 
 const body = JSON.stringify(
   toVehicleEvent(

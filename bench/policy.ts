@@ -15,9 +15,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDecoder } from '../src/gnss/decoder.js';
+import { gatedFixes } from './gated-fixes.js';
 import type { Fix, RecordedFix } from '../src/fix/fix.js';
-import { QualityGate } from '../src/gnss/quality-gate.js';
 import { RECORDING_DEFAULTS, RecordingPolicy, type RecordingPolicyOptions } from '../src/gnss/recording-policy.js';
 import { trackFidelity, type Fidelity } from '../src/gnss/track-fidelity.js';
 import { speedKmhOf } from '../src/gnss/motion.js';
@@ -32,17 +31,6 @@ const corpusDir = path.resolve(repoRoot, '../shared/nmea-corpus');
 interface Drive {
   name: string;
   fixes: Fix[];
-}
-
-/** The fixes of an NMEA text that pass the quality gate, in order: what the policy is offered. */
-function gatedFixes(text: Buffer): Fix[] {
-  // The corpus dates back to 1999: a release date of 2000 lets its fixes through the date check.
-  const gate = new QualityGate({ releaseDateMs: Date.UTC(2000, 0, 1), minDateMarginDays: 365 });
-  const fixes: Fix[] = [];
-  const decoder = createDecoder({ onFix: (f) => void (gate.check(f) === undefined && fixes.push(f)) });
-  for (let i = 0; i < text.length; i += 4096) decoder.pushChunk(text.subarray(i, i + 4096));
-  decoder.flush();
-  return fixes;
 }
 
 /**
