@@ -1,7 +1,8 @@
 import type { Clock, Timers } from '../system/clock.js';
+import { CLOCK_AGREES_MS } from '../system/clock-offset.js';
 
-/** A wall clock that moved this far against the monotonic one was set (status's clock threshold is the same 5 s). */
-export const CLOCK_STEP_MS = 5000;
+/** A wall clock that moved further than clock-vs-GNSS agreement against the monotonic one was set. */
+const CLOCK_STEP_MS = CLOCK_AGREES_MS;
 /** How often an armed watch looks: a second after the clock is set, the retry goes. */
 const CHECK_MS = 1000;
 
