@@ -57,8 +57,8 @@ module.exports = {
     layer(
       'motion-reads-fixes',
       'motion',
-      ['config', 'fix', 'gnss', 'system'],
-      'motion/ derives movement, engine and odometer from accepted fixes; the daemon wires its events to the outbox.',
+      ['config', 'fix', 'gnss', 'retry', 'system'],
+      "motion/ derives movement, engine and odometer from accepted fixes; the daemon wires its events to the outbox. retry: the agent's one backoff, for restarting the ignition's gpiomon.",
     ),
     layer(
       'platform-takes-config',

@@ -157,12 +157,14 @@ Architecture: $ARCH
 Maintainer: telematics-agent maintainers <root@localhost>
 Installed-Size: $SIZE
 Depends: nodejs (>= 20.19), systemd
+Recommends: gpiod (>= 2)
 Section: misc
 Priority: optional
 Description: GPS telematics edge agent (NMEA to OTM5 location events)
  Reads NMEA 0183 from the vehicle's GNSS receiver, buffers clean fixes in
  SQLite and delivers them to the fleet platform as OTM5 location updates.
  Native modules built for Node.js ABI $ABI (Debian 13's nodejs 20.19).
+ An ignition input on a GPIO line (ignition.gpio) needs gpiod (libgpiod v2 tools).
 EOF
 dpkg-deb --root-owner-group -Zxz --build "$PKG" "$OUT" >/dev/null
 say "$elves ELF files, all $ARCH; $(du -h "$OUT" | cut -f1) packed, ${SIZE} KiB installed"

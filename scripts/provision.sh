@@ -382,7 +382,7 @@ install_main() {
   if [ "$PACKAGE_MODE" = file ]; then
     # The package's postinst creates the user (sysusers.d) and, where configured, restarts.
     package_install
-    record user "$SERVICE_USER" "groups=$SERVICE_USER,dialout" "shell=/usr/sbin/nologin"
+    record user "$SERVICE_USER" "groups=$SERVICE_USER,dialout,gpio" "shell=/usr/sbin/nologin"
   elif [ -z "$PACKAGE_MODE" ]; then
     ensure_user
   fi

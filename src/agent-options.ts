@@ -1,6 +1,7 @@
 import type { Config } from './config/load.js';
 import type { NmeaSource } from './gnss/sources/source.js';
 import type { Logger } from './log.js';
+import type { GpiodTools } from './motion/gpiod-tools.js';
 import type { BootClock } from './system/boot-clock.js';
 import type { Clock } from './system/clock.js';
 import type { IdentityProbes } from './system/identity.js';
@@ -26,4 +27,6 @@ export interface AgentOptions {
   locks?: { takeDataDirLock(): boolean };
   /** How often a read-only data directory is checked for writes again (default 2 s). */
   readOnlyCheckMs?: number;
+  /** ignition.gpio's tools, for tests without a GPIO chip; default Debian's gpiod on PATH. */
+  gpiodTools?: GpiodTools;
 }

@@ -93,7 +93,13 @@ export class Agent {
         onStop: (name, stop) => this.#onStop(name, stop),
       },
     });
-    this.#motion = buildMotion({ config: options.config, logger: options.logger, clock: this.#clock, lastEpoch: () => this.#lastEpoch });
+    this.#motion = buildMotion({
+      config: options.config,
+      logger: options.logger,
+      clock: this.#clock,
+      lastEpoch: () => this.#lastEpoch,
+      ...(options.gpiodTools ? { gpiodTools: options.gpiodTools } : {}),
+    });
   }
 
   /**

@@ -7,7 +7,7 @@ ensure_user() {
   mkdir -p -- "$ROOT$(dirname -- "$SYSUSERS_FILE")"
   install -m 0644 -- "$SOURCE/systemd/telematics-agent.sysusers.conf" "$ROOT$SYSUSERS_FILE"
   place "$SYSUSERS_FILE" 0644 root root
-  record user "$SERVICE_USER" "groups=$SERVICE_USER,dialout" "shell=/usr/sbin/nologin"
+  record user "$SERVICE_USER" "groups=$SERVICE_USER,dialout,gpio" "shell=/usr/sbin/nologin"
   # Under --root no user is created: an /etc/passwd and /etc/group written into DIR would hold only
   # this user and replace the target's own when the tree is copied onto it. The target's
   # systemd-sysusers creates the user from the sysusers.d file at boot, and the manifest names it.

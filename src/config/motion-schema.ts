@@ -41,11 +41,14 @@ export const ignitionSchema = z
     pollMs: z.number().int().min(50).max(10_000).default(200).describe('With file: how often it is read.'),
     gpio: z
       .strictObject({
-        chip: nonEmpty.default('gpiochip0').describe('The GPIO chip (/dev/<chip>).'),
+        chip: nonEmpty.default('gpiochip0').describe('The GPIO chip (gpiochip0, /dev/gpiochip0 or its number).'),
         line: z.number().int().min(0).describe('The line offset on the chip.'),
         activeLow: z.boolean().default(false).describe('The ignition is on when the line reads 0.'),
       })
-      .optional(),
+      .optional()
+      .describe(
+        "A GPIO line through the character device, read by Debian's gpiod tools (gpioget at start, then gpiomon's edge events): needs the gpiod package (2.x).",
+      ),
     debounceS: z
       .number()
       .min(0)
@@ -64,13 +67,6 @@ export const ignitionSchema = z
       });
     if (i.file !== undefined && i.gpio !== undefined)
       ctx.addIssue({ code: 'custom', path: ['gpio'], message: 'ignition.file and ignition.gpio are two inputs: keep one' });
-    if (i.gpio !== undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['gpio'],
-        message:
-          "is not read by this version yet: wire the ignition through ignition.file (the line's value file, or a hwmon/IIO supply voltage with ignition.onAbove), or remove ignition.gpio",
-      });
     if (i.file !== undefined && i.onAbove === undefined)
       ctx.addIssue({
         code: 'custom',

@@ -1,21 +1,32 @@
 import type { Config } from '../config/load.js';
 import { readIgnitionValue } from '../motion/ignition.js';
+import { GPIOD_TOOLS, readGpioLine, type GpiodTools } from '../motion/gpiod-tools.js';
 import { pass, skip, warn, fail, type CheckResult } from './check.js';
 
 const NAME = 'ignition';
 
+export interface IgnitionCheckOptions {
+  /** The value file's number (default readIgnitionValue). */
+  read?: (file: string) => Promise<number>;
+  /** ignition.gpio's tools (default Debian's gpiod on PATH). */
+  gpiodTools?: GpiodTools;
+}
+
 /**
- * The ignition input (ignition.file): readable, a plausible value, and the state it gives now.
- * Absent: engine events are off, which is a choice, not a fault.
+ * The ignition input: the value file (ignition.file) readable, a plausible value, and the state it
+ * gives now; the GPIO line (ignition.gpio) read once with gpioget, which needs the tool, the chip,
+ * the line free and the permission, as gpiomon will. Absent: engine events are off, which is a
+ * choice, not a fault.
  */
-export async function checkIgnition(config: Config, read: (file: string) => Promise<number> = readIgnitionValue): Promise<CheckResult> {
+export async function checkIgnition(config: Config, o: IgnitionCheckOptions = {}): Promise<CheckResult> {
   const ig = config.ignition;
   if (!config.motion.enabled) return skip(NAME, 'motion.enabled is false: no movement or engine events');
+  if (ig?.gpio !== undefined) return checkGpio(ig.gpio, o.gpiodTools ?? GPIOD_TOOLS);
   if (ig?.file === undefined || ig.onAbove === undefined)
     return skip(NAME, 'not wired (no ignition in the configuration): no engine events');
   let value: number;
   try {
-    value = await read(ig.file);
+    value = await (o.read ?? readIgnitionValue)(ig.file);
   } catch (e) {
     return fail(
       NAME,
@@ -32,4 +43,23 @@ export async function checkIgnition(config: Config, read: (file: string) => Prom
       'check ignition.onAbove against the readings with the engine off and on',
     );
   return pass(NAME, `ignition.file ${ig.file} reads ${value}: the ignition is ${state} (on above ${ig.onAbove})`);
+}
+
+async function checkGpio(gpio: { chip: string; line: number; activeLow: boolean }, tools: GpiodTools): Promise<CheckResult> {
+  const where = `ignition.gpio ${gpio.chip} line ${gpio.line}${gpio.activeLow ? ' (active low)' : ''}`;
+  let on: boolean;
+  try {
+    on = await readGpioLine(gpio, tools);
+  } catch (e) {
+    // While the daemon runs, its gpiomon holds the line: busy is then the expected answer.
+    const busy = /is busy/.test((e as Error).message);
+    return (busy ? warn : fail)(
+      NAME,
+      `${where} cannot be read: ${(e as Error).message}`,
+      busy
+        ? 'the running agent holds the line (its gpiomon): `telematics-agent status` shows the ignition; stop it to read the line here'
+        : 'install gpiod (2.x), check the chip and line with gpiodetect and gpioinfo, and run doctor as the service user (sudo -u telematics-agent)',
+    );
+  }
+  return pass(NAME, `${where} reads ${on ? 1 : 0} through gpioget: the ignition is ${on ? 'on' : 'off'}`);
 }

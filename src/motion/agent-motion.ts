@@ -1,6 +1,8 @@
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { systemTimers, type Clock, type Timers } from '../system/clock.js';
+import { GpioIgnitionInput } from './gpio-ignition.js';
+import type { GpiodTools } from './gpiod-tools.js';
 import { FileIgnitionInput } from './ignition.js';
 import { MotionTracker } from './motion-tracker.js';
 
@@ -16,12 +18,19 @@ export function buildMotion(o: {
   clock: Clock;
   timers?: Timers;
   lastEpoch: () => { gnssMs: number; monoMs: number } | undefined;
+  /** ignition.gpio's tools (AgentOptions.gpiodTools; default Debian's gpiod on PATH). */
+  gpiodTools?: GpiodTools;
 }): MotionTracker | undefined {
   const { config } = o;
   if (!config.motion.enabled) return undefined;
   const logger = o.logger.child({ component: 'motion' });
   const ig = config.ignition;
   let tracker: MotionTracker | undefined;
+  const timers = o.timers ?? systemTimers;
+  const onChange = (on: boolean, monoMs: number): void => {
+    const epoch = o.lastEpoch();
+    tracker?.ignition(on, epoch ? epoch.gnssMs + (monoMs - epoch.monoMs) : undefined);
+  };
   const input =
     ig?.file !== undefined && ig.onAbove !== undefined
       ? new FileIgnitionInput({
@@ -30,14 +39,21 @@ export function buildMotion(o: {
           pollMs: ig.pollMs,
           debounceS: ig.debounceS,
           clock: o.clock,
-          timers: o.timers ?? systemTimers,
+          timers,
           logger,
-          onChange: (on, monoMs) => {
-            const epoch = o.lastEpoch();
-            tracker?.ignition(on, epoch ? epoch.gnssMs + (monoMs - epoch.monoMs) : undefined);
-          },
+          onChange,
         })
-      : undefined;
+      : ig?.gpio !== undefined
+        ? new GpioIgnitionInput({
+            ...ig.gpio,
+            debounceS: ig.debounceS,
+            clock: o.clock,
+            timers,
+            logger,
+            ...(o.gpiodTools ? { tools: o.gpiodTools } : {}),
+            onChange,
+          })
+        : undefined;
   tracker = new MotionTracker({
     movement: {
       stopAfterS: config.motion.stopAfterS,

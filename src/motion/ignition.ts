@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from '../log.js';
 import type { Clock, Timers } from '../system/clock.js';
+import { IgnitionDebounce } from './ignition-debounce.js';
 
 /**
  * The ignition from a value file, polled (ignition.file): a sysfs GPIO `value`, a hwmon or IIO
- * voltage. On when the number in it is above onAbove. Debounced: a change counts once it has held
- * debounceS (a cranking dip of the supply voltage lasts well under a second), and is dated at the
- * moment it was first read, on the monotonic clock (the tracker turns that into GNSS time).
+ * voltage. On when the number in it is above onAbove. Debounced (ignition-debounce.ts), each change
+ * dated at the moment it was first read, on the monotonic clock (the tracker turns that into GNSS time).
  */
 export interface IgnitionInputOptions {
   file: string;
@@ -34,16 +34,16 @@ export class FileIgnitionInput {
   readonly #o: IgnitionInputOptions;
   #timer: unknown;
   #stopped = true;
-  #state: boolean | undefined;
-  #pending: { on: boolean; sinceMono: number } | undefined;
+  readonly #debounce: IgnitionDebounce;
   #failing = false;
 
   constructor(options: IgnitionInputOptions) {
     this.#o = options;
+    this.#debounce = new IgnitionDebounce(options);
   }
 
   get state(): boolean | undefined {
-    return this.#state;
+    return this.#debounce.state;
   }
 
   async start(): Promise<void> {
@@ -53,6 +53,7 @@ export class FileIgnitionInput {
 
   stop(): void {
     this.#stopped = true;
+    this.#debounce.stop();
     if (this.#timer !== undefined) this.#o.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
@@ -64,7 +65,7 @@ export class FileIgnitionInput {
       const on = (await (this.#o.read ?? readIgnitionValue)(this.#o.file)) > this.#o.onAbove;
       if (this.#failing) this.#o.logger.info({ file: this.#o.file }, 'ignition input readable again');
       this.#failing = false;
-      this.#reading(on, this.#o.clock.monotonicMs());
+      this.#debounce.reading(on, this.#o.clock.monotonicMs());
     } catch (e) {
       // Said once per spell: a missing file every 200 ms is one fact, not a log line each time.
       if (!this.#failing)
@@ -72,25 +73,5 @@ export class FileIgnitionInput {
       this.#failing = true;
     }
     if (!this.#stopped) this.#timer = this.#o.timers.setTimeout(() => void this.#poll(), this.#o.pollMs);
-  }
-
-  /** One reading: the first is the state; a different one must hold debounceS to be a change. */
-  #reading(on: boolean, mono: number): void {
-    if (this.#state === undefined) {
-      this.#state = on;
-      this.#o.onChange(on, mono);
-      return;
-    }
-    if (on === this.#state) {
-      this.#pending = undefined;
-      return;
-    }
-    if (!this.#pending || this.#pending.on !== on) this.#pending = { on, sinceMono: mono };
-    if (mono - this.#pending.sinceMono >= this.#o.debounceS * 1000) {
-      this.#state = on;
-      const since = this.#pending.sinceMono;
-      this.#pending = undefined;
-      this.#o.onChange(on, since);
-    }
   }
 }

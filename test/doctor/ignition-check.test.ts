@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import type { Config } from '../../src/config/load.js';
 import { checkIgnition } from '../../src/doctor/ignition-check.js';
+import { fakeGpiod } from '../helpers/fake-gpiod.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** The check reads only motion and ignition: the rest of the configuration as the schema defaults it. */
@@ -33,13 +34,43 @@ describe('doctor: the ignition input', () => {
     expect(await checkIgnition(config(undefined))).toMatchObject({ verdict: 'SKIP', detail: expect.stringMatching(/not wired/) });
   });
 
-  it('config: a file without onAbove and a gpio line are refused naming the key and the fix', () => {
+  it('config: a file without onAbove, both inputs, or none are refused naming the key and the fix; a gpio line is taken with its defaults', () => {
     const issues = (v: unknown) =>
       configSchema.shape.ignition.safeParse(v).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
     expect(issues({ file: '/sys/class/gpio/gpio17/value' })).toEqual([expect.stringMatching(/^onAbove: is required with ignition.file/)]);
-    expect(issues({ gpio: { line: 17 } })).toEqual([
-      expect.stringMatching(/^gpio: is not read by this version yet: wire the ignition through ignition.file/),
+    expect(issues({ gpio: { line: 17 }, file: '/x', onAbove: 0 })).toEqual([
+      expect.stringMatching(/^gpio: ignition.file and ignition.gpio are two inputs/),
     ]);
     expect(issues({})).toEqual([expect.stringMatching(/names no input/)]);
+    expect(configSchema.shape.ignition.parse({ gpio: { line: 17 } })).toMatchObject({
+      gpio: { chip: 'gpiochip0', line: 17, activeLow: false },
+      debounceS: 2,
+    });
+  });
+
+  it('ignition.gpio: the line read through gpioget, its state; a missing tool, chip or a line held by the running agent said as such', async () => {
+    const gpiod = fakeGpiod(1);
+    const gpio = (activeLow = false) => config({ gpio: { chip: 'gpiochip0', line: 17, activeLow } });
+    expect(await checkIgnition(gpio(), { gpiodTools: gpiod.tools })).toMatchObject({
+      verdict: 'PASS',
+      detail: 'ignition.gpio gpiochip0 line 17 reads 1 through gpioget: the ignition is on',
+    });
+    expect((await checkIgnition(gpio(true), { gpiodTools: gpiod.tools })).detail).toMatch(/\(active low\) reads 0 .*ignition is off/);
+    gpiod.failWith('gpioget', "gpioget: cannot find GPIO chip character device 'gpiochip0'\n");
+    expect(await checkIgnition(gpio(), { gpiodTools: gpiod.tools })).toMatchObject({
+      verdict: 'FAIL',
+      detail: expect.stringMatching(/cannot be read: GPIO chip gpiochip0 not found/),
+      fix: expect.stringMatching(/gpiodetect/),
+    });
+    gpiod.failWith('gpioget', 'gpioget: unable to request lines: Device or resource busy\n');
+    expect(await checkIgnition(gpio(), { gpiodTools: gpiod.tools })).toMatchObject({
+      verdict: 'WARN',
+      fix: expect.stringMatching(/the running agent holds the line/),
+    });
+    const missing = { gpioget: path.join(gpiod.dir, 'none'), gpiomon: path.join(gpiod.dir, 'none') };
+    expect(await checkIgnition(gpio(), { gpiodTools: missing })).toMatchObject({
+      verdict: 'FAIL',
+      detail: expect.stringMatching(/gpioget not found: ignition.gpio needs Debian's gpiod package/),
+    });
   });
 });

@@ -79,6 +79,8 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
     expect(field('Architecture')).toBe('amd64');
     expect(field('Version')).toBe(version);
     expect(field('Depends')).toContain('nodejs (>= 20.19)');
+    // ignition.gpio runs Debian's gpiod tools (libgpiod v2); without a GPIO ignition nothing needs them.
+    expect(field('Recommends')).toBe('gpiod (>= 2)');
   });
 
   it('holds what the gateway runs: program, production dependencies, unit, sysusers, tmpfiles, example config', () => {

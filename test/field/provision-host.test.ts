@@ -105,7 +105,7 @@ for p in /etc/telematics-agent /var/lib/telematics-agent /opt/telematics-agent; 
       '/usr/local/bin/telematics-agent': '755 root:root',
       '/var/lib/telematics-agent/agent.db': '644 telematics-agent:telematics-agent',
     });
-    expect(out).toMatch(/^GROUPS telematics-agent dialout$/m);
+    expect(out).toMatch(/^GROUPS telematics-agent dialout gpio$/m);
     expect(out).toMatch(/^SHELL \/usr\/sbin\/nologin$/m);
     expect(out).toMatch(/^WRAPPER ok$/m);
     expect(out).not.toMatch(/not on this shell's PATH|on this shell's PATH is/);

@@ -175,7 +175,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       expect(mode(path.join(root, target)), target).toBe(m);
       expect(owners.get(target), target).toBe(`${m} ${owner}`);
     }
-    expect(lines).toContain('user\ttelematics-agent\tgroups=telematics-agent,dialout\tshell=/usr/sbin/nologin');
+    expect(lines).toContain('user\ttelematics-agent\tgroups=telematics-agent,dialout,gpio\tshell=/usr/sbin/nologin');
     expect(lines).toContain('run\tsystemctl enable telematics-agent.service');
     // The technicians' command runs the service's node (the native modules' ABI), not `env node`.
     expect(readFileSync(path.join(root, 'usr/local/bin/telematics-agent'), 'utf8')).toContain(

@@ -111,6 +111,8 @@ describe('systemd unit', () => {
   it('allows the serial ports a receiver appears on, and not the virtual consoles', () => {
     const allowed = serviceSettings().get('DeviceAllow') ?? [];
     for (const port of ['char-ttyACM rw', 'char-ttyUSB rw', 'char-ttyAMA rw', '/dev/serial0 rw']) expect(allowed).toContain(port);
+    // ignition.gpio's tools open the GPIO chips read-write.
+    expect(allowed).toContain('char-gpiochip rw');
     // ttyS shares major 4 with /dev/tty0..63: allowing the class would open the consoles.
     expect(allowed.filter((a) => /char-tty(S|\s)|char-tty$/.test(a))).toEqual([]);
     // Classes resolve through /proc/devices at start: their drivers load at boot, not at plug-in.
@@ -168,6 +170,8 @@ describe('systemd unit', () => {
       expect(home).toBe('/var/lib/telematics-agent');
       expect(shell).toBe('/usr/sbin/nologin');
       expect(readFileSync(path.join(root, 'etc', 'group'), 'utf8')).toMatch(/^dialout:x:20:telematics-agent$/m);
+      // ignition.gpio: the gpio group (Raspberry Pi OS's owner of /dev/gpiochip*), made where absent.
+      expect(readFileSync(path.join(root, 'etc', 'group'), 'utf8')).toMatch(/^gpio:x:\d+:telematics-agent$/m);
     },
   );
 });

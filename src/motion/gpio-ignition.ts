@@ -1,0 +1,149 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Logger } from '../log.js';
+import { backoffMs, type BackoffPolicy } from '../retry/backoff.js';
+import type { Clock, Timers } from '../system/clock.js';
+import { IgnitionDebounce } from './ignition-debounce.js';
+import {
+  explainGpiodFailure,
+  GPIOD_TOOLS,
+  gpiomonArgs,
+  parseGpiomonLine,
+  readGpioLine,
+  type GpiodTools,
+  type GpioLine,
+} from './gpiod-tools.js';
+
+export interface GpioIgnitionOptions extends GpioLine {
+  debounceS: number;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  /** The tools' paths (default on PATH); tests point them at executables that print the same. */
+  tools?: GpiodTools;
+  /** Between restarts of gpiomon (default 1 s doubling to 60 s, equal jitter). */
+  backoff?: BackoffPolicy;
+  random?: () => number;
+  /** A debounced change (the first reading too): on or off, and the monotonic ms it began. */
+  onChange: (on: boolean, monoMs: number) => void;
+}
+
+/** A gpiomon that ran this long before it ended was working: the next start is quick again. */
+const HEALTHY_RUN_MS = 60_000;
+const STDERR_KEPT = 4096;
+
+/**
+ * The ignition from a GPIO line through the character device (ignition.gpio): the state read with
+ * gpioget at start, then every edge from a gpiomon child (the kernel wakes it; nothing polls). The
+ * line can be held by one requester at a time, so gpioget runs before gpiomon: an edge in the few
+ * milliseconds between is missed until the next one. gpiomon is restarted with backoff whenever it
+ * ends, and why it ended is said in one sentence, once per spell of the same fault.
+ */
+export class GpioIgnitionInput {
+  readonly #o: GpioIgnitionOptions;
+  readonly #debounce: IgnitionDebounce;
+  #stopped = true;
+  #child: ChildProcess | undefined;
+  #timer: unknown;
+  #attempts = 0;
+  #lastFault: string | undefined;
+  #watching = false;
+  #edges = 0;
+
+  constructor(options: GpioIgnitionOptions) {
+    this.#o = options;
+    this.#debounce = new IgnitionDebounce(options);
+  }
+
+  get state(): boolean | undefined {
+    return this.#debounce.state;
+  }
+
+  /** Whether gpiomon holds the line now (its banner came and it has not ended). */
+  get watching(): boolean {
+    return this.#watching;
+  }
+
+  /** Edges gpiomon has reported since the start, before the debounce. */
+  get edges(): number {
+    return this.#edges;
+  }
+
+  async start(): Promise<void> {
+    this.#stopped = false;
+    await this.#run();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#debounce.stop();
+    if (this.#timer !== undefined) this.#o.timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#child?.kill('SIGTERM');
+    this.#child = undefined;
+    this.#watching = false;
+  }
+
+  async #run(): Promise<void> {
+    this.#timer = undefined;
+    if (this.#stopped) return;
+    const tools = this.#o.tools ?? GPIOD_TOOLS;
+    try {
+      const on = await readGpioLine(this.#o, tools);
+      if (this.#stopped) return;
+      this.#debounce.reading(on, this.#o.clock.monotonicMs());
+    } catch (e) {
+      return this.#failed((e as Error).message);
+    }
+    const startedAt = this.#o.clock.monotonicMs();
+    const child = spawn(tools.gpiomon, gpiomonArgs(this.#o), { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.#child = child;
+    let stderr = '';
+    let spawnError: NodeJS.ErrnoException | undefined;
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < STDERR_KEPT) stderr += chunk;
+    });
+    createInterface({ input: child.stdout }).on('line', (text) => {
+      if (this.#child !== child) return;
+      const seen = parseGpiomonLine(text);
+      if (seen === 'banner') return this.#requested();
+      if (seen === undefined) return;
+      this.#edges++;
+      this.#debounce.reading(seen, this.#o.clock.monotonicMs());
+    });
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      spawnError = e;
+    });
+    child.on('close', (code, signal) => {
+      if (this.#child !== child) return;
+      this.#child = undefined;
+      this.#watching = false;
+      if (this.#o.clock.monotonicMs() - startedAt >= HEALTHY_RUN_MS) this.#attempts = 0;
+      const end = spawnError ? { stderr, spawnError } : { stderr, code, signal };
+      this.#failed(explainGpiodFailure('gpiomon', this.#o, end));
+    });
+  }
+
+  #requested(): void {
+    this.#watching = true;
+    const where = { chip: this.#o.chip, line: this.#o.line };
+    if (this.#lastFault !== undefined) this.#o.logger.info(where, 'ignition gpio line watched again');
+    else if (this.#attempts === 0) this.#o.logger.info(where, 'ignition gpio line watched (gpiomon)');
+    this.#lastFault = undefined;
+  }
+
+  #failed(reason: string): void {
+    if (this.#stopped) return;
+    this.#attempts++;
+    const delay = backoffMs(this.#attempts, this.#o.backoff ?? { minMs: 1000, maxMs: 60_000 }, (this.#o.random ?? Math.random)());
+    // Once per spell of the same fault: a chip missing for an hour is one fact, not a line a minute.
+    if (reason !== this.#lastFault)
+      this.#o.logger.warn(
+        { chip: this.#o.chip, line: this.#o.line, err: reason, retryInMs: delay },
+        'ignition gpio input failed: engine state kept, retrying',
+      );
+    this.#lastFault = reason;
+    this.#timer = this.#o.timers.setTimeout(() => void this.#run(), delay);
+  }
+}
