@@ -7,6 +7,7 @@ import type { ReceiverStatus, StatusSnapshot } from '../status/snapshot.js';
 import { printable } from '../terminal/printable.js';
 import { formatAge, platformLinkReason } from '../status/health.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
+import { clockVsGnss } from './gnss-checks.js';
 
 /** A sentence older than this means the receiver has gone quiet. */
 const QUIET_S = 10;
@@ -60,11 +61,7 @@ export function checkReceiverViaDaemon(snapshot: StatusSnapshot, r: ReceiverStat
 function clockViaDaemon(r: ReceiverStatus, o: DaemonReceiverOptions): CheckResult {
   if (o.replay) return skip('clock vs GNSS', 'a replayed log: its times are not now, so no comparison');
   if (r.clockOffsetS === undefined) return skip('clock vs GNSS', 'no GNSS time yet');
-  const offset = r.clockOffsetS;
-  const text = `system clock ${offset >= 0 ? 'ahead of' : 'behind'} GNSS time by ${Math.abs(offset).toFixed(1)} s`;
-  if (Math.abs(offset) > (o.maxClockOffsetS ?? 5))
-    return warn('clock vs GNSS', text, 'enable time sync (systemd-timesyncd or chrony); TLS fails when the clock is far off');
-  return pass('clock vs GNSS', text);
+  return clockVsGnss(r.clockOffsetS * 1000, o.maxClockOffsetS);
 }
 
 /** gpsd owns the receiver: its device and speed are set on gpsd's side, and gpspipe shows what it reads. */

@@ -4,6 +4,7 @@
  * rate in the CLI, a buffer in the tests.
  */
 import type { Clock } from '../system/clock.js';
+import { describeClockOffset } from '../system/clock-offset.js';
 import { createDecoder } from '../gnss/decoder.js';
 import type { Fix } from '../fix/fix.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
@@ -132,13 +133,20 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
 
 function clock(fix: Fix, o: GnssCheckOptions): CheckResult {
   if (o.replay) return skip('clock vs GNSS', 'a replayed log: its times are not now, so no comparison');
-  const offset = (o.clock.wallMs() - fix.time) / 1000;
-  o.onClockOffset?.(offset * 1000);
-  const max = o.maxClockOffsetS ?? 5;
-  const text = `system clock ${offset >= 0 ? 'ahead of' : 'behind'} GNSS time by ${Math.abs(offset).toFixed(1)} s`;
+  const offsetMs = o.clock.wallMs() - fix.time;
+  o.onClockOffset?.(offsetMs);
+  return clockVsGnss(offsetMs, o.maxClockOffsetS);
+}
+
+/**
+ * The clock-vs-GNSS verdict, measured here or by the running agent: "system clock 730 d (2.0 years)
+ * ahead of GNSS time", sized as status and the TLS errors size it; seconds only for small offsets.
+ */
+export function clockVsGnss(offsetMs: number, maxClockOffsetS = 5): CheckResult {
+  const text = `system clock ${describeClockOffset(offsetMs, true)} GNSS time`;
   // Fix times never come from the host clock, so an offset does not corrupt data; it breaks TLS
   // certificate checks and log correlation, hence a warning, not a failure.
-  if (Math.abs(offset) > max)
+  if (Math.abs(offsetMs) > maxClockOffsetS * 1000)
     return warn('clock vs GNSS', text, 'enable time sync (systemd-timesyncd or chrony); TLS fails when the clock is far off');
   return pass('clock vs GNSS', text);
 }

@@ -16,12 +16,15 @@ export interface ClockFacts {
 /** Within this the clock agrees with GNSS (status's clockOffsetS threshold is the same 5 s). */
 export const CLOCK_AGREES_MS = 5000;
 
-/** "730 d (2.0 years) ahead of" / "57 s behind": the offset's size and direction. */
-export function describeClockOffset(offsetMs: number): string {
+/**
+ * "730 d (2.0 years) ahead of" / "57 s behind": the offset's size and direction. `tenths` gives
+ * seconds to a tenth (doctor: a clock 0.4 s off is not "0 s" off); the larger units are unchanged.
+ */
+export function describeClockOffset(offsetMs: number, tenths = false): string {
   const s = Math.abs(offsetMs) / 1000;
   const size =
     s < 90
-      ? `${Math.round(s)} s`
+      ? `${tenths ? s.toFixed(1) : Math.round(s)} s`
       : s < 90 * 60
         ? `${Math.round(s / 60)} min`
         : s < 48 * 3600

@@ -34,6 +34,28 @@ describe('doctor beside the running agent: receiver advice', () => {
   });
 });
 
+describe("doctor beside the running agent: the clock against the agent's GNSS time", () => {
+  const timed = (clockOffsetS: number): ReceiverStatus => ({
+    ...silent(9000),
+    port: '/dev/ttyACM0',
+    lines: 300,
+    lastSentenceAgeS: 0.4,
+    mode: 3,
+    clockOffsetS,
+  });
+  const clockLine = (offsetS: number) => checkReceiverViaDaemon(snapshot, timed(offsetS), { baudRate: 9600, replay: false })[2];
+
+  it('years off reads in days and years, as status and the TLS errors say it, not in seconds', () => {
+    expect(clockLine(63_072_002)).toMatchObject({ verdict: 'WARN', detail: 'system clock 730 d (2.0 years) ahead of GNSS time' });
+    expect(clockLine(-1_795_564_860)?.detail).toBe('system clock 20782 d (56.9 years) behind GNSS time');
+  });
+
+  it('a small offset stays in seconds, to the tenth', () => {
+    expect(clockLine(0.4)).toMatchObject({ verdict: 'PASS', detail: 'system clock 0.4 s ahead of GNSS time' });
+    expect(clockLine(-63.25)).toMatchObject({ verdict: 'WARN', detail: 'system clock 63.3 s behind GNSS time' });
+  });
+});
+
 describe('doctor: is the agent running?', () => {
   const base = { snapshot: undefined, askError: undefined, socketPath: '/run/telematics-agent/status.sock' };
   const notRunning = { code: 'DAEMON_NOT_RUNNING', message: 'no agent' };
