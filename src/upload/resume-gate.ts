@@ -1,11 +1,11 @@
 import type { Logger } from '../log.js';
-import { ClockStepWatch } from './clock-step.js';
+import { ClockStepWatch } from '../system/clock-step.js';
 import type { Clock, Timers } from '../system/clock.js';
 
 /**
  * The uploader's backoff hold: nothing is sent before `at` (monotonic ms), and the pump is woken
  * then. While TLS refuses the platform's certificate by a wrong clock the hold also ends when the
- * clock is set (clock-step.ts): a backoff grown to minutes on the wrong clock held the first
+ * clock is set (system/clock-step.ts): a backoff grown to minutes on the wrong clock held the first
  * delivery 89 s after it was set right.
  */
 export class ResumeGate {

@@ -212,6 +212,50 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the whole agent', () => {
       await d.stop();
     },
   );
+
+  it(
+    'a first boot with the clock wrong: once it is set, the token grant and the registration go at once, not after their backoffs',
+    { timeout: 180_000 },
+    async () => {
+      // Backoffs long enough to tell: the first token wait 30-60 s, the registration's at least that.
+      const { sim, ca, start, setClock } = await setUp(TWO_YEARS_MS, 'expired', undefined, {
+        tokenServiceRetryMinS: 60,
+        tokenServiceRetryMaxS: 600,
+        registrationRetryMinS: 60,
+        registrationRetryMaxS: 600,
+      });
+      const d = await start();
+      await waitFor(
+        'the first token grant and registration fail on the clock',
+        () => /PLATFORM_TLS_CLOCK[^\n]*password grant failed; backing off/.test(d.log()) && /device registration failed/.test(d.log()),
+        { timeoutMs: 60_000, detail: d.log },
+      );
+      const waits = [...d.log().matchAll(/"retryInMs":(\d+)/g)].map((m) => Number(m[1]));
+      expect(Math.min(...waits)).toBeGreaterThanOrEqual(30_000);
+      expect(sim.stats.passwordGrants).toBe(0);
+
+      setClock(0, ca);
+      const setAt = Date.now();
+      let grantS: number | undefined;
+      await waitFor(
+        'a token granted and the device registered',
+        () => {
+          if (grantS === undefined && sim.stats.passwordGrants > 0) grantS = (Date.now() - setAt) / 1000;
+          return sim.devices.length > 0;
+        },
+        { timeoutMs: 60_000, intervalMs: 50, detail: d.log },
+      );
+      const registeredS = (Date.now() - setAt) / 1000;
+      process.stderr.write(
+        `first boot two years ahead, clock set: token granted ${grantS?.toFixed(1)} s and device registered ${registeredS.toFixed(1)} s later (backoffs then at least 30 s)\n`,
+      );
+      expect(d.log()).toContain('the system clock was set: retrying the device registration now');
+      expect(d.log()).toContain('the system clock was set: the token service is asked at the next request');
+      // The clock check runs every second; the rest is a loaded machine's slack, far below the 30 s waits.
+      expect(registeredS).toBeLessThan(10);
+      await d.stop();
+    },
+  );
 });
 
 /** A receiver on the pty whose GNSS time is the real time: each epoch is written when its second comes. */
@@ -247,6 +291,7 @@ async function setUp(
   offsetMs: number,
   first: 'expired' | 'future',
   upload: Record<string, unknown> = { minBackoffMs: 200, maxBackoffMs: 1000 },
+  platform: Record<string, unknown> = {},
 ) {
   const dir = tempDir('ta-clock-');
   const caDir = tempDir('ta-ca-');
@@ -267,7 +312,7 @@ async function setUp(
     dir,
     urls,
     gnss: { path: pty.device, baudRate: 115200 },
-    platform: { caFile: ca.caFile },
+    platform: { caFile: ca.caFile, ...platform },
     upload,
   });
   const socket = path.join(dir, 'status.sock');

@@ -1,11 +1,15 @@
 import { AgentError, PlatformError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import { atLeastRetryAfter, backoffMs } from '../../retry/backoff.js';
+import type { Clock, Timers } from '../../system/clock.js';
+import { ClockStepWatch } from '../../system/clock-step.js';
 
 /**
  * The two waits of the token manager, on the monotonic clock:
  * - credentials rejected (platform contract, Tokens: never loop on the password grant): minutes, doubling to an hour;
  * - token service failing (5xx, 429, network): seconds, doubling to a few minutes, at least Retry-After.
- * While a wait runs, callers get the error at once and the token service hears nothing.
+ * While a wait runs, callers get the error at once and the token service hears nothing. A service
+ * wait that TLS refusing the certificate by a wrong clock grew ends when the clock is set.
  */
 export interface TokenBackoffTuning {
   passwordRetryMinS: number;
@@ -24,16 +28,31 @@ interface Wait {
 export class TokenBackoff {
   readonly #t: TokenBackoffTuning;
   readonly #random: () => number;
+  readonly #clockStep: ClockStepWatch;
   #rejected: Wait | undefined;
   #service: Wait | undefined;
 
-  constructor(tuning: TokenBackoffTuning, random: () => number) {
+  constructor(tuning: TokenBackoffTuning, random: () => number, clockSet: { clock: Clock; timers: Timers; logger: Logger }) {
     this.#t = tuning;
     this.#random = random;
+    this.#clockStep = new ClockStepWatch({
+      clock: clockSet.clock,
+      timers: clockSet.timers,
+      onStep: (stepMs) => {
+        clockSet.logger.info(
+          { stepS: Math.round(stepMs / 1000) },
+          'the system clock was set: the token service is asked at the next request instead of after its backoff',
+        );
+        // The failures were the clock's: the next one is a first again.
+        this.#service = undefined;
+      },
+    });
   }
 
   /** Throws the pending error while a wait runs. */
   check(nowMs: number): void {
+    // Looked at here too: a caller the clock step woke (the registrar) must not meet the old wait.
+    this.#clockStep.poll();
     for (const w of [this.#rejected, this.#service]) {
       if (w && nowMs < w.untilMs) {
         const e = w.error;
@@ -92,12 +111,19 @@ export class TokenBackoff {
       ...(cause.details ? { details: cause.details } : {}),
     });
     this.#service = { failures, untilMs: nowMs + delayMs, retryAtWallMs: wallMs + delayMs, error };
+    if (cause.code === 'PLATFORM_TLS_CLOCK') this.#clockStep.arm();
+    else this.#clockStep.disarm();
     return error;
   }
 
   succeeded(): void {
     this.#rejected = undefined;
     this.#service = undefined;
+    this.#clockStep.disarm();
+  }
+
+  stop(): void {
+    this.#clockStep.disarm();
   }
 
   /** retry/backoff.ts with equal jitter; never below Retry-After, spread above it. */

@@ -2,7 +2,7 @@ import { passwordFixHint } from '../../config/password-source.js';
 import type { Secret } from '../../config/secret.js';
 import { AgentError, errorFields } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { Clock } from '../../system/clock.js';
+import { systemTimers, type Clock } from '../../system/clock.js';
 import { abortable } from '../transport/abortable.js';
 import type { BootClock } from '../../system/boot-clock.js';
 import type { TokenStatus } from '../contracts.js';
@@ -106,7 +106,7 @@ export class TokenManager {
       clock: options.clock,
       ...(options.redactor ? { redactor: options.redactor } : {}),
     });
-    this.#backoff = new TokenBackoff(options.tuning, options.random ?? Math.random);
+    this.#backoff = new TokenBackoff(options.tuning, options.random ?? Math.random, { ...options, timers: systemTimers });
     const { clock, logger, tuning } = options;
     this.#lock = new TokenLock({ store: this.#store, clock, logger, tuning, signal: this.#stopping.signal });
     this.#unsaved = new UnsavedPair({ store: this.#store, clock, logger });
@@ -123,6 +123,7 @@ export class TokenManager {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#stopping.abort();
+    this.#backoff.stop();
     await this.#inflight?.catch(() => undefined);
     this.#unsaved.retry(true);
   }

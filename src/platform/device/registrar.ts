@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AgentError, PlatformError, errorFields, isCorrupt } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { Clock } from '../../system/clock.js';
+import { systemTimers, type Clock, type Timers } from '../../system/clock.js';
+import { ClockStepWatch } from '../../system/clock-step.js';
 import { probeHardwareId, type IdentityProbes } from '../../system/identity.js';
 import type { AuthorizedRequester, DeviceIdentity, RegisteredDevice, RegistrationState } from '../contracts.js';
 import { bodyHash, deviceBody, type DeviceSection } from './body.js';
@@ -27,6 +28,8 @@ export interface DeviceRegistrarOptions {
   startSpread?: StartSpread;
   /** Waits between attempts; injectable so tests can observe the chosen delays. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Default: the system's; the clock-step watch waits on them. */
+  timers?: Timers;
 }
 
 export interface RegistrationStatus {
@@ -59,11 +62,27 @@ export class DeviceRegistrar implements RegistrationState {
   #current: RegisteredDevice | undefined;
   #status: RegistrationStatus = { state: 'unregistered', updatePending: false, attempts: 0 };
   #failures = 0;
+  /** Ends the wait between attempts when the clock that TLS judged the certificate by is set. */
+  readonly #clockStep: ClockStepWatch;
+  #clockSet = new AbortController();
 
   constructor(options: DeviceRegistrarOptions) {
     this.#o = options;
     this.#store = options.records;
     this.#client = new DeviceClient({ requester: options.requester, deviceUrl: options.deviceUrl, clock: options.clock });
+    this.#clockStep = new ClockStepWatch({
+      clock: options.clock,
+      timers: options.timers ?? systemTimers,
+      onStep: (stepMs) => {
+        options.logger.info(
+          { stepS: Math.round(stepMs / 1000) },
+          'the system clock was set: retrying the device registration now instead of after its backoff',
+        );
+        // The failures were the clock's: the next one is a first again.
+        this.#failures = 0;
+        this.#clockSet.abort();
+      },
+    });
   }
 
   /** Resolves the identity and the stored registration; upserts in the background when needed. */
@@ -92,6 +111,7 @@ export class DeviceRegistrar implements RegistrationState {
 
   async stop(): Promise<void> {
     this.#abort.abort();
+    this.#clockStep.disarm();
     await this.#loop;
     this.#loop = undefined;
   }
@@ -207,6 +227,7 @@ export class DeviceRegistrar implements RegistrationState {
       let delayMs: number;
       try {
         await this.registerNow(signal);
+        this.#clockStep.disarm();
         return;
       } catch (e) {
         if (signal.aborted) return;
@@ -225,6 +246,8 @@ export class DeviceRegistrar implements RegistrationState {
           lastError: { code: error.code, class: error.errorClass, message: error.message, ...(status !== undefined ? { status } : {}) },
           nextAttemptAt: clock.wallMs() + delayMs,
         };
+        if (error.code === 'PLATFORM_TLS_CLOCK') this.#clockStep.arm();
+        else this.#clockStep.disarm();
         const fields = { err: errorFields(error), retryInMs: delayMs, attempts: this.#status.attempts };
         if (configProblem) logger.error(fields, 'device registration refused: a configuration problem; retrying only after a long wait');
         else if (error.code === 'PLATFORM_TLS_CLOCK')
@@ -235,11 +258,14 @@ export class DeviceRegistrar implements RegistrationState {
           );
         else logger.warn(fields, 'device registration failed; retrying with backoff');
       }
+      // A clock set during the attempt (it went out by the wrong clock) skips the wait as well.
+      const clockSet = this.#clockSet;
       try {
-        await wait(delayMs, signal);
+        if (!clockSet.signal.aborted) await wait(delayMs, AbortSignal.any([signal, clockSet.signal]));
       } catch {
-        return;
+        if (signal.aborted) return;
       }
+      if (clockSet.signal.aborted) this.#clockSet = new AbortController();
     }
   }
 

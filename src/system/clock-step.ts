@@ -1,5 +1,5 @@
-import type { Clock, Timers } from '../system/clock.js';
-import { CLOCK_AGREES_MS } from '../system/clock-offset.js';
+import type { Clock, Timers } from './clock.js';
+import { CLOCK_AGREES_MS } from './clock-offset.js';
 
 /** A wall clock that moved further than clock-vs-GNSS agreement against the monotonic one was set. */
 const CLOCK_STEP_MS = CLOCK_AGREES_MS;
@@ -10,7 +10,8 @@ const CHECK_MS = 1000;
  * Tells when the system clock is set, while armed: TLS judged the platform's certificate by a wrong
  * clock, and the backoff that grew meanwhile (to minutes) must not outlast the fix. A step of the
  * wall clock against the monotonic one is the news (NTP, chrony's makestep, an RTC read, a hand set
- * date); one that comes right by slewing is met by the next retry as before.
+ * date); one that comes right by slewing is met by the next retry as before. The uploader, the token
+ * manager and the registrar each arm their own.
  */
 export class ClockStepWatch {
   readonly #clock: Clock;
@@ -41,16 +42,24 @@ export class ClockStepWatch {
     return this.#clock.wallMs() - this.#clock.monotonicMs();
   }
 
+  /**
+   * Looks now as well as every second: true, and onStep told, when the clock was set since arming.
+   * A component whose callers come at their own time (the token manager) looks when one comes.
+   */
+  poll(): boolean {
+    if (this.#armedAt === undefined) return false;
+    const step = this.#offset() - this.#armedAt;
+    if (Math.abs(step) <= CLOCK_STEP_MS) return false;
+    this.disarm();
+    this.#onStep(step);
+    return true;
+  }
+
   #schedule(): void {
     if (this.#timer) return;
     this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
-      if (this.#armedAt === undefined) return;
-      const step = this.#offset() - this.#armedAt;
-      if (Math.abs(step) > CLOCK_STEP_MS) {
-        this.disarm();
-        this.#onStep(step);
-      } else this.#schedule();
+      if (this.#armedAt !== undefined && !this.poll()) this.#schedule();
     }, CHECK_MS);
   }
 }
