@@ -1,13 +1,14 @@
 /**
- * npm run bench:footprint [-- --minutes 5 | --quick] [--tls]
+ * npm run bench:footprint [-- --minutes 5 | --quick | --seconds 90] [--tls] [--held] [--env K=V ...] [--node-args "..."]
  *
  * The daemon's footprint on a gateway: `run` started as the systemd unit starts it (the unit's
- * Environment= lines, NODE_OPTIONS included, read from systemd/telematics-agent.service), with the
+ * Environment= lines, NODE_OPTIONS included, and node's flags in its ExecStart, read from
+ * systemd/telematics-agent.service), with the
  * default configuration (only the simulator's addresses, the account, the device and a replayed
  * 10 Hz drive in real time), against the platform simulator in this process (plain HTTP; `--tls`:
  * TLS with h2 and a throwaway CA, as a gateway talks to the platform). Printed, never asserted.
  *
- * Beside it, in the same run and with the same environment, the baselines: a bare `node` and a
+ * Beside it, in the same run and with the same environment and node flags, the baselines: a bare `node` and a
  * `node` that has loaded the daemon's two large libraries (better-sqlite3 with a database open,
  * undici with a dispatcher), idle. Figures:
  * - RSS when the status socket first answers, the peak (VmHWM: start included), at each minute.
@@ -17,11 +18,18 @@
  * - CPU: utime + stime from ready to the end, as a share of one core.
  * Assumes the data directory on a disk (os.tmpdir(); tmpfs would count no writes) and an otherwise
  * quiet machine: on a loaded one the start time grows, the RSS barely.
- * `--node-options "..."` replaces the unit's NODE_OPTIONS (to weigh V8 flags); `--cli FILE` runs
+ * `--held`: fixes held in memory, the held-memory budget's case: the data directory a tmpfs mounted
+ * read-only (root only), the platform down (the simulator stopped before the daemon starts),
+ * `recording.mode: "all"` and the drive replayed at 20x (200 fixes/s), so that the outbox's
+ * in-memory buffer reaches its bound (MAX_BUFFER_WHILE_FULL rows) within about 3 minutes.
+ * `--node-options "..."` replaces the unit's NODE_OPTIONS (to weigh V8 flags); `--node-args "..."`
+ * replaces the unit's node flags (V8 flags NODE_OPTIONS refuses); `--env K=V`
+ * (repeatable) adds to the unit's environment (MALLOC_ARENA_MAX=2, UV_THREADPOOL_SIZE=1);
+ * `--seconds N` (or FOOTPRINT_SECONDS) a shorter run, sampled every 10 s; `--cli FILE` runs
  * another build's dist/cli/main.js.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,8 +40,12 @@ import { requestSnapshot } from '../src/status/status-client.js';
 import { numberArg } from './args.js';
 
 const QUICK = process.argv.includes('--quick');
-const MINUTES = numberArg('minutes', QUICK ? 1 : 5);
+const SECONDS = numberArg('seconds', Number(process.env.FOOTPRINT_SECONDS ?? 0)) || numberArg('minutes', QUICK ? 1 : 5) * 60;
+const MINUTES = SECONDS / 60;
+const SAMPLE_S = SECONDS % 60 === 0 ? 60 : 10;
 const TLS = process.argv.includes('--tls');
+const HELD = process.argv.includes('--held');
+const HELD_SPEED = 20;
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const CLI = stringArg('cli') ?? path.join(REPO, 'dist/cli/main.js');
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -44,9 +56,17 @@ function stringArg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
+const UNIT = readFileSync(path.join(REPO, 'systemd/telematics-agent.service'), 'utf8');
+
+/** node's flags in the unit's ExecStart (V8 flags NODE_OPTIONS refuses); `--node-args` replaces them. */
+function unitNodeArgs(): string[] {
+  const args = stringArg('node-args') ?? /^ExecStart=\S+ (.*?) ?\S+\/dist\/cli\/main\.js /m.exec(UNIT)?.[1] ?? '';
+  return args.split(' ').filter((a) => a !== '');
+}
+
 /** The unit's Environment= lines (NODE_ENV, NODE_OPTIONS, ...), as systemd gives them to the daemon. */
 function unitEnvironment(): Record<string, string> {
-  const unit = readFileSync(path.join(REPO, 'systemd/telematics-agent.service'), 'utf8');
+  const unit = UNIT;
   const env: Record<string, string> = {};
   for (const m of unit.matchAll(/^Environment=(?:"([^"]*)"|(\S+))\s*$/gm)) {
     const kv = m[1] ?? m[2] ?? '';
@@ -55,12 +75,16 @@ function unitEnvironment(): Record<string, string> {
   }
   const override = stringArg('node-options');
   if (override !== undefined) env.NODE_OPTIONS = override;
+  process.argv.forEach((a, i) => {
+    const kv = a === '--env' ? process.argv[i + 1] : undefined;
+    if (kv?.includes('=')) env[kv.slice(0, kv.indexOf('='))] = kv.slice(kv.indexOf('=') + 1);
+  });
   return env;
 }
 
-function procStatus(pid: number, key: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : Number.NaN;
+function procStatus(pid: number, key: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile' | 'Threads'): number {
+  const m = new RegExp(`${key}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * (key === 'Threads' ? 1 : 1024) : Number.NaN;
 }
 
 function writeBytes(pid: number): number {
@@ -72,6 +96,14 @@ function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, USER_HZ 100
+}
+
+/** Fixes the daemon holds in memory (the status snapshot's disk.heldInMemory). */
+async function heldFixes(socket: string): Promise<string> {
+  return requestSnapshot(socket, 2000).then(
+    (s) => String(s.disk.heldInMemory ?? 0),
+    (e: Error) => `? (${e.message})`,
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -89,9 +121,10 @@ async function main(): Promise<void> {
   const ca = TLS ? makeThrowawayCa(mkdtempSync(path.join(dir, 'ca-'))) : undefined;
   const urls = await sim.start(ca ? { tls: { key: ca.key, cert: ca.cert, protocols: 'h2' }, idleTimeoutMs: 60_000 } : {});
   const children: ChildProcess[] = [];
+  let unmount = (): unknown => undefined;
   try {
     const replay = path.join(dir, 'drive.nmea');
-    writeFileSync(replay, driveText(generateDrive({ minutes: MINUTES + 2, hz: 10 })));
+    writeFileSync(replay, driveText(generateDrive({ minutes: (MINUTES + 2) * (HELD ? HELD_SPEED : 1), hz: 10 })));
     writeFileSync(path.join(dir, 'password'), 'pw\n', { mode: 0o600 });
     const socket = path.join(dir, 'status.sock');
     const configFile = path.join(dir, 'config.json');
@@ -100,11 +133,24 @@ async function main(): Promise<void> {
       platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl, ...(ca ? { caFile: ca.caFile } : {}) },
       credentials: { username: 'agent', passwordFile: path.join(dir, 'password') },
       device: { externalSystemId: 'bench-fleet', externalDeviceId: 'bench-gw', carrierCode: 'SIM' },
-      gnss: { replayFile: replay, replaySpeed: 1 },
+      gnss: { replayFile: replay, replaySpeed: HELD ? HELD_SPEED : 1 },
+      ...(HELD ? { recording: { mode: 'all' } } : {}),
       dataDir: path.join(dir, 'data'),
       status: { socketPath: socket },
     };
     writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
+
+    if (HELD) {
+      const data = path.join(dir, 'data');
+      mkdirSync(data);
+      const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', data], { stdio: 'inherit' });
+      if (mount.status !== 0) throw new Error('--held needs root: it mounts a read-only tmpfs as the data directory');
+      unmount = () => spawnSync('umount', ['-l', data]);
+      // The lock a daemon on a read-only card takes (system/daemon-locks.ts), not /run's.
+      env.TELEMATICS_AGENT_RUN_DIR = path.join(dir, 'run');
+      mkdirSync(env.TELEMATICS_AGENT_RUN_DIR);
+      await sim.stop();
+    }
 
     // The baselines first, so that their start does not share the CPU with the daemon's.
     const idle = 'setInterval(() => {}, 1 << 30);';
@@ -113,14 +159,15 @@ async function main(): Promise<void> {
       ` const db = new Database(${JSON.stringify(path.join(dir, 'libs.db'))}); db.pragma('journal_mode = WAL');` +
       ' const agent = new Agent(); ' +
       idle;
-    const bare = spawn(process.execPath, ['-e', idle], { env, stdio: 'ignore' });
-    const withLibs = spawn(process.execPath, ['--input-type=module', '-e', libs], { env, cwd: REPO, stdio: 'ignore' });
+    const nodeArgs = unitNodeArgs();
+    const bare = spawn(process.execPath, [...nodeArgs, '-e', idle], { env, stdio: 'ignore' });
+    const withLibs = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', libs], { env, cwd: REPO, stdio: 'ignore' });
     children.push(bare, withLibs);
     await sleep(3000);
 
     const log = openSync(path.join(dir, 'daemon.log'), 'a');
     const t0 = performance.now();
-    const daemon = spawn(process.execPath, [CLI, 'run', '--config', configFile], { env, stdio: ['ignore', log, log] });
+    const daemon = spawn(process.execPath, [...nodeArgs, CLI, 'run', '--config', configFile], { env, stdio: ['ignore', log, log] });
     children.push(daemon);
     const pid = daemon.pid!;
     let readyMs = Number.NaN;
@@ -144,29 +191,46 @@ async function main(): Promise<void> {
     const cpu0 = cpuSeconds(pid);
     const tReady = performance.now();
     say(
-      `footprint: ${MINUTES} min at 10 Hz, ${TLS ? 'TLS h2' : 'plain HTTP'}, NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}, node ${process.version}`,
+      `footprint: ${fmt(MINUTES, 2)} min at ${HELD ? `${HELD_SPEED * 10} Hz, fixes held (read-only card, platform down)` : '10 Hz'}, ${TLS ? 'TLS h2' : 'plain HTTP'}, NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}, node ${process.version}`,
     );
+    const extra = Object.entries(env).filter(([k]) => !['PATH', 'HOME', 'TMPDIR', 'NODE_OPTIONS'].includes(k));
+    say(`  environment: ${extra.map(([k, v]) => `${k}=${v}`).join(' ')}; node arguments: ${nodeArgs.join(' ') || 'none'}`);
     say(`  start: status socket answered ${fmt(readyMs, 0)} ms after spawn; RSS then ${mb(rssReady)} (peak so far ${mb(peakReady)})`);
 
-    const perMinute: number[] = [];
-    for (let m = 1; m <= MINUTES; m++) {
-      await sleep(tReady + m * 60_000 - performance.now());
-      perMinute.push(procStatus(pid, 'VmRSS'));
-      say(`  ${m} min: RSS ${mb(perMinute[m - 1]!)}, peak ${mb(procStatus(pid, 'VmHWM'))}, ${sim.events.size} events delivered`);
+    let firstDelivery = '';
+    for (let t = SAMPLE_S; t <= SECONDS; t += SAMPLE_S) {
+      while (performance.now() < tReady + t * 1000) {
+        await sleep(Math.min(250, tReady + t * 1000 - performance.now()));
+        if (firstDelivery === '' && sim.events.size > 0)
+          firstDelivery = `first event delivered ${fmt((performance.now() - tReady) / 1000)} s after ready: RSS ${mb(procStatus(pid, 'VmRSS'))}, peak ${mb(procStatus(pid, 'VmHWM'))}`;
+      }
+      if (firstDelivery !== '' && !firstDelivery.startsWith('said')) {
+        say(`  ${firstDelivery}`);
+        firstDelivery = 'said';
+      }
+      const at = SAMPLE_S === 60 ? `${t / 60} min` : `${t} s`;
+      say(
+        `  ${at}: RSS ${mb(procStatus(pid, 'VmRSS'))} (anon ${mb(procStatus(pid, 'RssAnon'))}, file ${mb(procStatus(pid, 'RssFile'))}), peak ${mb(procStatus(pid, 'VmHWM'))}, ${procStatus(pid, 'Threads')} threads, ${HELD ? `${await heldFixes(socket)} fixes held` : `${sim.events.size} events delivered`}`,
+      );
     }
     const seconds = (performance.now() - tReady) / 1000;
     const rssEnd = procStatus(pid, 'VmRSS');
+    const endParts = `anon ${mb(procStatus(pid, 'RssAnon'))}, file ${mb(procStatus(pid, 'RssFile'))}, ${procStatus(pid, 'Threads')} threads`;
     const peak = procStatus(pid, 'VmHWM');
     const writesPerHour = ((writeBytes(pid) - write0) / seconds) * 3600;
     const cpuShare = (cpuSeconds(pid) - cpu0) / seconds;
     const bareRss = procStatus(bare.pid!, 'VmRSS');
     const libsRss = procStatus(withLibs.pid!, 'VmRSS');
+    const parts = (p: number) => `anon ${mb(procStatus(p, 'RssAnon'))}, file ${mb(procStatus(p, 'RssFile'))}`;
+    const baseParts = `bare node: ${parts(bare.pid!)}; with the libraries: ${parts(withLibs.pid!)}`;
     daemon.kill('SIGTERM');
     await exited(daemon);
 
     say('');
-    say(`  daemon after ${MINUTES} min  ${mb(rssEnd)}  (goal <= 60 MB: ${fmt(rssEnd / (60 * MB), 2)}x)`);
+    say(`  daemon after ${fmt(MINUTES, 2)} min  ${mb(rssEnd)}  (goal <= 60 MB: ${fmt(rssEnd / (60 * MB), 2)}x)`);
     say(`  daemon peak          ${mb(peak)}  (goal <= 70 MB, start included: ${fmt(peak / (70 * MB), 2)}x)`);
+    say(`  daemon at the end    ${endParts}`);
+    say(`  baselines            ${baseParts}`);
     say(`  bare node            ${mb(bareRss)}  (daemon ${fmt(rssEnd / bareRss, 2)}x, +${mb(rssEnd - bareRss)})`);
     say(`  node + better-sqlite3 + undici  ${mb(libsRss)}  (daemon ${fmt(rssEnd / libsRss, 2)}x, +${mb(rssEnd - libsRss)})`);
     say(`  start                ${fmt(readyMs, 0)} ms spawn -> status socket`);
@@ -175,7 +239,8 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await Promise.all(children.map(exited));
-    await sim.stop();
+    unmount();
+    if (!HELD) await sim.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

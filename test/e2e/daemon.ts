@@ -74,15 +74,19 @@ export interface Daemon {
   log(): string;
 }
 
+const UNIT = readFileSync(path.join(REPO_ROOT, 'systemd', 'telematics-agent.service'), 'utf8');
+
 /** The NODE_OPTIONS the systemd unit gives the daemon: tests run it as it runs on a gateway. */
-export const UNIT_NODE_OPTIONS = /^Environment=NODE_OPTIONS=(.+)$/m.exec(
-  readFileSync(path.join(REPO_ROOT, 'systemd', 'telematics-agent.service'), 'utf8'),
-)?.[1];
+export const UNIT_NODE_OPTIONS = /^Environment=NODE_OPTIONS=(.+)$/m.exec(UNIT)?.[1];
+
+/** node's flags in the unit's ExecStart (V8 flags NODE_OPTIONS refuses), given to the daemon too. */
+export const UNIT_NODE_ARGS = (/^ExecStart=\S+ (.*?) ?\S+\/dist\/cli\/main\.js /m.exec(UNIT)?.[1] ?? '').split(' ').filter((a) => a !== '');
 
 export function startDaemon(dir: string, configFile: string, env: NodeJS.ProcessEnv = {}): Daemon {
   const logFile = path.join(dir, `daemon-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'a');
   const child = spawnCli(['run', '--config', configFile], {
+    nodeArgs: UNIT_NODE_ARGS,
     stdio: ['ignore', fd, fd],
     env: { ...(UNIT_NODE_OPTIONS ? { NODE_OPTIONS: UNIT_NODE_OPTIONS } : {}), ...env },
   });

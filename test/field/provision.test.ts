@@ -223,7 +223,10 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       expect(first.status, first.out).toBe(0);
       const unit = path.join(root, 'etc/systemd/system/telematics-agent.service');
       expect(readFileSync(unit, 'utf8')).toMatch(
-        new RegExp(`^ExecStart=${process.execPath.replace(/[.+]/g, '\\$&')} /opt/telematics-agent/dist/cli/main\\.js run `, 'm'),
+        new RegExp(
+          `^ExecStart=${process.execPath.replace(/[.+]/g, '\\$&')} --liftoff-only --no-opt --no-maglev /opt/telematics-agent/dist/cli/main\\.js run `,
+          'm',
+        ),
       );
       expect(verifyUnit(unit)).toEqual({ status: 0, output: '' });
       // ttyUSB (behind the by-id alias) is one of the unit's device classes: no drop-in needed.

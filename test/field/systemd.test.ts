@@ -94,7 +94,7 @@ describe('systemd unit', () => {
     expect(s.get('RestrictAddressFamilies')).toEqual(['AF_INET AF_INET6 AF_UNIX']);
     expect(s.get('DevicePolicy')).toEqual(['closed']);
     expect(s.get('ExecStart')?.[0]).toMatch(
-      /^\/usr\/bin\/node \/opt\/telematics-agent\/dist\/cli\/main\.js run --config \/etc\/telematics-agent\/config\.json$/,
+      /^\/usr\/bin\/node --liftoff-only --no-opt --no-maglev \/opt\/telematics-agent\/dist\/cli\/main\.js run --config \/etc\/telematics-agent\/config\.json$/,
     );
     // V8's JIT needs writable-then-executable memory: "yes" would crash node at start.
     expect(s.get('MemoryDenyWriteExecute')).toEqual(['no']);

@@ -21,11 +21,13 @@ export interface CliSpawnOptions {
   /** Default: the repository root. */
   cwd?: string;
   stdio?: StdioOptions;
+  /** node's own flags, before the CLI (the unit's V8 flags for `run`). */
+  nodeArgs?: string[];
 }
 
 /** Starts the CLI and returns the process (for commands that run until stopped: run, sim, status --watch). */
 export function spawnCli(args: string[], options: CliSpawnOptions = {}): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], {
+  return spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: cliEnv(options.env),
     stdio: options.stdio ?? ['ignore', 'pipe', 'pipe'],
