@@ -46,12 +46,17 @@ export interface DemoResult {
 
 const MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 const POLL_MS = 250;
+/**
+ * The depot stop lasts at least this long, s: motion.stopAfterS (60) and half a minute more, so the
+ * demo shows a stop and a start at the depot at any --minutes (a 10-minute drive parks 150 s).
+ */
+const DEPOT_MIN_S = 90;
 
 export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const startedAt = Date.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'telematics-demo-'));
   const say = (s: string): void => void o.out.write(s);
-  const drive = generateDrive({ minutes: o.minutes, seed: o.seed });
+  const drive = generateDrive({ minutes: o.minutes, seed: o.seed, depotMinS: DEPOT_MIN_S });
   const replayFile = path.join(dir, 'drive.nmea');
   writeFileAtomic(replayFile, driveText(drive), { mode: 0o644 });
   const driveMs = (drive.epochs - 1) * 1000;

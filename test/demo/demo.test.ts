@@ -33,7 +33,9 @@ describe('demo', () => {
   it.skipIf(!haveRun)(
     'fast mode, not a terminal: plain status frames, the outage buffers then drains, every fix delivered once, one password grant',
     async () => {
-      const run = await runCli(['demo', '--minutes', '2', '--speed', '40'], { timeoutMs: 120_000 });
+      // 4 minutes hold the depot's stop (90 s at least); at 20x the outage (4 s of wall time at
+      // least) leaves no fix pending 120 s of GNSS time, whose alert would make a frame 25 lines.
+      const run = await runCli(['demo', '--minutes', '4', '--speed', '20'], { timeoutMs: 120_000 });
       const r = { code: run.code, out: run.stdout + run.stderr };
       expect(r.code, r.out).toBe(0);
       // A pipe gets no cursor movement and no colour.
@@ -81,8 +83,15 @@ describe('demo', () => {
       // The last frame's header agrees with the summary.
       expect(end.text).toMatch(new RegExp(`^recorded ${figure('recorded')} {2}queued 0 {2}uploaded ${figure('delivered')} `, 'm'));
       expect(r.out).toMatch(/result: every recorded fix delivered exactly once/);
-      // The trips of the drive, as the platform received them (or why there are none).
-      expect(r.out).toMatch(/^ {2}trips\s+(\d+ events:|no stop of 60 s or more)/m);
+      // The trips of the drive as the platform received them: the depot stop (at least 90 s at any
+      // --minutes) is one stop and one start, each with the odometer.
+      expect(r.out).toMatch(/^ {2}trips\s+2 events:$/m);
+      const trips = [...r.out.matchAll(/^ {4}(\d\d:\d\d:\d\d)Z {2}(\w+) +52\.\d{5}, 5\.\d{5} {2}odometer (\d+\.\d\d) km$/gm)];
+      expect(
+        trips.map((m) => m[2]),
+        r.out,
+      ).toEqual(['stopMovingEvent', 'startMovingEvent']);
+      expect(trips[1]![1]! > trips[0]![1]!).toBe(true);
       // Why so few fixes became events, and what to try next.
       expect(r.out).toMatch(
         new RegExp(

@@ -18,6 +18,8 @@ export interface DriveOptions {
   startTimeMs?: number;
   /** Where the drive starts (default: a street in Utrecht, NL). */
   start?: { lat: number; lon: number };
+  /** The depot park lasts at least this long, s (default: a quarter of the drive). */
+  depotMinS?: number;
   /** The legs to drive instead of the planned city / depot / highway route (`minutes` is then ignored). */
   legs?: Leg[];
 }
@@ -55,7 +57,14 @@ export function generateDrive(options: DriveOptions = {}): SyntheticDrive {
   const startTimeMs = options.startTimeMs ?? DEFAULT_DRIVE_START_MS;
   const random = seededRandom(seed);
   const start = options.start ?? DEFAULT_START;
-  const legs = options.legs ?? fitRoute(planRoute({ minutes, random }), minutes * 60, start, hz);
+  const legs =
+    options.legs ??
+    fitRoute(
+      planRoute({ minutes, random, ...(options.depotMinS !== undefined ? { depotMinS: options.depotMinS } : {}) }),
+      minutes * 60,
+      start,
+      hz,
+    );
   // A route that runs over (its fixed parks alone are longer) is cut at the requested length.
   const planned = driveRoute(legs, start, hz);
   const truth = options.legs ? planned : planned.slice(0, Math.round(minutes * 60 * hz));

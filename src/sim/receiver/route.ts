@@ -29,6 +29,8 @@ export interface RoutePlanOptions {
   /** Target duration of the whole drive, minutes (the plan lands within a few percent). */
   minutes: number;
   random: Random;
+  /** The depot park lasts at least this long, s (default: its share of the time alone). */
+  depotMinS?: number;
 }
 
 const KMH = 1 / 3.6;
@@ -63,7 +65,7 @@ export function planRoute(options: RoutePlanOptions): Leg[] {
     }
   };
   cityLegs(total * 0.2, true);
-  legs.push({ kind: 'park', phase: 'depot', seconds: Math.round(total * 0.25) });
+  legs.push({ kind: 'park', phase: 'depot', seconds: Math.max(Math.round(total * 0.25), options.depotMinS ?? 0) });
   // Out of the depot onto the ramp, then the highway in a few gently bending stretches.
   legs.push({ kind: 'drive', phase: 'city', heading, distanceM: 200, cruiseMps: 30 * KMH, endMps: 30 * KMH });
   heading = (heading + 45) % 360;
