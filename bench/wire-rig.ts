@@ -13,7 +13,7 @@ import type { NmeaSource } from '../src/gnss/sources/source.js';
 import { silentLogger } from '../src/log.js';
 import { AuthorizedClient } from '../src/platform/auth/authorized-client.js';
 import { createPlatformConnector, TlsSessionCache } from '../src/platform/transport/connector.js';
-import { createPlatformDispatcher, type PlatformTransport } from '../src/platform/transport/dispatcher.js';
+import { createPlatformDispatcher, PING_INTERVAL_S, type PlatformTransport } from '../src/platform/transport/dispatcher.js';
 import { PlatformHttp } from '../src/platform/transport/http.js';
 import { WireCounter, type WireSnapshot } from '../src/platform/transport/wire-counter.js';
 import { PlatformSimulator } from '../src/sim/index.js';
@@ -180,7 +180,7 @@ export async function rig(s: Scenario): Promise<Rig> {
           requestTimeoutMs: config.platform.requestTimeoutMs,
           http2: config.platform.http2,
           idleTimeoutMs: Math.round((DEFAULT_IDLE_S * 1000) / s.speedup),
-          pingIntervalMs: Math.round(((s.pingS ?? config.platform.pingIntervalS) * 1000) / s.speedup),
+          pingIntervalMs: Math.round(((s.pingS ?? PING_INTERVAL_S) * 1000) / s.speedup),
           wire,
           ...(s.indexAuthorization !== undefined ? { indexAuthorization: s.indexAuthorization } : {}),
         });

@@ -19,6 +19,7 @@
 import { rmSync } from 'node:fs';
 import { restartCost } from './wire-restart.js';
 import type { RecordedFix } from '../src/fix/fix.js';
+import { PING_INTERVAL_S } from '../src/platform/transport/dispatcher.js';
 import {
   DEFAULT_IDLE_S,
   DRIVE_MINUTES,
@@ -106,10 +107,10 @@ function parkedFixes(heartbeatS: number): RecordedFix[] {
   return Array.from({ length: n }, (_, i) => ({ ...fixes[0]!, time: fixes[0]!.time + i * heartbeatS * 1000 }));
 }
 
-/** The ways of spending a parked hour; the first is what the configuration's defaults do. */
+/** The ways of spending a parked hour; the first is what the daemon does (configuration defaults, PING_INTERVAL_S). */
 function parkedVariants(s: Scenario): ParkedVariant[] {
   const hb = config.recording.stoppedHeartbeatS;
-  const ping = config.platform.pingIntervalS;
+  const ping = PING_INTERVAL_S;
   const how = (pingS: number) => (pingS > 0 ? `keep, h2 PING ${pingS} s` : 'reconnect, resumed TLS');
   if (s.transport === 'before') return [{ label: 'new connection per heartbeat', heartbeatS: BEFORE_HEARTBEAT_S }];
   const defaults: ParkedVariant = { label: `heartbeat ${hb} s, ${how(ping)} (defaults)`, heartbeatS: hb, pingS: ping };

@@ -5,6 +5,17 @@ import type { GpiodTools } from './motion/gpiod-tools.js';
 import type { BootClock } from './system/boot-clock.js';
 import type { Clock } from './system/clock.js';
 import type { IdentityProbes } from './system/identity.js';
+import type { PlatformTuning } from './platform/tuning.js';
+import type { BackoffPolicy } from './upload/retry-decision.js';
+
+/**
+ * Waits that are constants in the daemon (UPLOAD_BACKOFF, PLATFORM_TUNING), not configuration:
+ * tests, the demo and the benches shorten them here. Each part absent: the constant.
+ */
+export interface AgentTuning {
+  upload?: Partial<BackoffPolicy>;
+  platform?: Partial<PlatformTuning>;
+}
 
 /** What the composition root (agent.ts) is built from. */
 export interface AgentOptions {
@@ -29,4 +40,6 @@ export interface AgentOptions {
   readOnlyCheckMs?: number;
   /** ignition.gpio's tools, for tests without a GPIO chip; default Debian's gpiod on PATH. */
   gpiodTools?: GpiodTools;
+  /** Shorter retry waits for tests, the demo and benches; default the constants. */
+  tuning?: AgentTuning;
 }

@@ -23,6 +23,7 @@ import { gnssClockOffsetMs } from './system/clock-offset.js';
 import { SdNotify } from './system/sd-notify.js';
 import { repairedFacts } from './status/store-view.js';
 import { Uploader } from './upload/uploader.js';
+import { UPLOAD_BACKOFF } from './upload/retry-decision.js';
 import { replacedKeyWarnings } from './config/warnings.js';
 import type { AgentOptions } from './agent-options.js';
 import { buildMotion } from './motion/agent-motion.js';
@@ -179,6 +180,7 @@ export class Agent {
       ...(config.gnss.replayFile === undefined ? { clockOffsetMs: () => gnssClockOffsetMs(clock, this.#lastEpoch) } : {}),
       ...(this.#o.probes ? { probes: this.#o.probes } : {}),
       ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
+      ...(this.#o.tuning?.platform ? { tuning: this.#o.tuning.platform } : {}),
     });
     this.#platform = platform;
     if (readOnly && carryTokens) platform.tokens.carryIn(carryTokens);
@@ -216,6 +218,7 @@ export class Agent {
       eventsUrl: `${config.platform.planningUrl}${config.platform.eventsPath}`,
       ...(config.device.licensePlate !== undefined ? { licensePlate: config.device.licensePlate } : {}),
       upload: config.upload,
+      backoff: { ...UPLOAD_BACKOFF, ...this.#o.tuning?.upload },
       clock,
       logger: logger.child({ component: 'upload' }),
       // Over HTTP/1.1 the dispatcher runs platform.maxConnections at once; over h2, streams.

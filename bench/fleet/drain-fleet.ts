@@ -131,7 +131,7 @@ export async function runDrainFleet(label: string, plan: DrainPlan): Promise<Dra
     if (drainedAt !== undefined && time.monotonicMs() >= drainedAt + 2 * min) break;
   }
   const recoveryEnd = drainedAt ?? time.monotonicMs();
-  // Each vehicle learns that the outage is over with its next probe (upload.maxBackoffMs, jittered):
+  // Each vehicle learns that the outage is over with its next probe (the longest upload backoff, jittered):
   // its recovery starts with its first event accepted after the outage.
   const backAt: number[] = new Array<number>(plan.n).fill(Infinity);
   for (const [id, f] of fixTimes) {

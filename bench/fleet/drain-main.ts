@@ -84,7 +84,7 @@ say(cols.map(([h], i) => h.padEnd(widths[i]!)).join('  '));
 for (const c of cells) say(c.map((v, i) => v.padEnd(widths[i]!)).join('  '));
 say(
   'limit: the physical limit, the fleet backlog at the outage end / (capacity - live load); drained: until no vehicle holds a fix from before the outage end; ' +
-    "back after: when each vehicle's first event after the outage was accepted (its probe, every half to whole upload.maxBackoffMs); " +
+    "back after: when each vehicle's first event after the outage was accepted (its probe, every half to whole longest upload backoff); " +
     'live delay: platform receipt - fix time of the fixes recorded once their vehicle was back, until the drain ended; max queue: the longest wait in the platform queue (whole run, outage probes included)',
 );
 say('goals: served within capacity, live p95 <= 2 s during the recovery, drained within 1.25x the limit, 0 lost, 0 duplicates');

@@ -2,6 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { Agent } from '../../src/agent.js';
+import { PLATFORM_TUNING, type PlatformTuning } from '../../src/platform/tuning.js';
+import { UPLOAD_BACKOFF, type BackoffPolicy } from '../../src/upload/retry-decision.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import type { SimUrls } from '../../src/sim/index.js';
@@ -12,11 +14,11 @@ import { FLEET_USER } from './sim-core.js';
 
 /**
  * How the fleet's timers are scaled: everything that waits in the agent (token lifetimes through the
- * simulator (the refresh margin with them: at most a tenth of a lifetime), backoff bounds, the backlog pace, the start-up spread, commit interval)
- * is divided by `speed` together with the replay, so that one real second is `speed` simulated ones.
- * Where the schema's integer seconds cannot go that low (token service and registration waits of
- * 1 s), the floor is said in `floors`. The request deadline is not scaled: network and CPU latency
- * are not accelerated, and a deadline divided by the speed-up turns a busy moment into timeouts.
+ * simulator, and with them the refresh margin, at most a tenth of a lifetime; the retry bounds, the
+ * backlog pace, the start-up spread, the commit interval) is divided by `speed` together with the
+ * replay, so that one real second is `speed` simulated ones. The retry bounds are the daemon's
+ * constants, scaled through AgentOptions.tuning. The request deadline is not scaled: network and
+ * CPU latency are not accelerated, and a deadline divided by the speed-up turns a busy moment into timeouts.
  */
 export interface FleetScaling {
   speed: number;
@@ -30,33 +32,31 @@ export function scaledConfig(s: FleetScaling): {
   platform: Record<string, number>;
   upload: Record<string, number>;
   storage: Record<string, number>;
-  floors: string[];
+  /** AgentOptions.tuning: the daemon's retry bounds, scaled. */
+  tuning: { upload: BackoffPolicy; platform: PlatformTuning };
 } {
-  const floors: string[] = [];
-  const secs = (simS: number, what: string): number => {
-    const real = simS / s.speed;
-    if (real >= 1) return Math.round(real);
-    floors.push(`${what} ${simS} s -> 1 s real (${s.speed} s simulated)`);
-    return 1;
-  };
+  const p = PLATFORM_TUNING;
   return {
     platform: {
-      tokenServiceRetryMinS: secs(2, 'platform.tokenServiceRetryMinS'),
-      tokenServiceRetryMaxS: secs(300, 'platform.tokenServiceRetryMaxS'),
-      registrationRetryMinS: secs(5, 'platform.registrationRetryMinS'),
-      registrationRetryMaxS: secs(600, 'platform.registrationRetryMaxS'),
       startupJitterS: s.startupJitterS / s.speed,
       // HTTP/1.1 on loopback: one connection per agent is plenty.
       maxConnections: 2,
     },
-    upload: {
-      minBackoffMs: Math.max(100, Math.round(1000 / s.speed)),
-      maxBackoffMs: Math.max(1000, Math.round(300_000 / s.speed)),
-      ...(s.backlogMaxRatePerS > 0 ? { backlogMaxRatePerS: s.backlogMaxRatePerS * s.speed } : {}),
-    },
+    upload: s.backlogMaxRatePerS > 0 ? { backlogMaxRatePerS: s.backlogMaxRatePerS * s.speed } : {},
     // No 4 MiB ballast file per agent: a thousand of them would be 4 GB of writes for nothing measured here.
     storage: { commitIntervalMs: Math.max(50, Math.round(1000 / s.speed)), ballastBytes: 0 },
-    floors,
+    tuning: {
+      upload: { minBackoffMs: UPLOAD_BACKOFF.minBackoffMs / s.speed, maxBackoffMs: UPLOAD_BACKOFF.maxBackoffMs / s.speed },
+      platform: {
+        passwordRetryMinS: p.passwordRetryMinS / s.speed,
+        passwordRetryMaxS: p.passwordRetryMaxS / s.speed,
+        tokenServiceRetryMinS: p.tokenServiceRetryMinS / s.speed,
+        tokenServiceRetryMaxS: p.tokenServiceRetryMaxS / s.speed,
+        registrationRetryMinS: p.registrationRetryMinS / s.speed,
+        registrationRetryMaxS: p.registrationRetryMaxS / s.speed,
+        pingIntervalS: p.pingIntervalS / s.speed,
+      },
+    },
   };
 }
 
@@ -90,7 +90,6 @@ export class Fleet {
   readonly vehicles: Vehicle[] = [];
   readonly ticker: FleetTicker;
   readonly retries: RetryNote[] = [];
-  readonly floors: string[];
   /** Log lines at warn and above, by message (a thousand agents say the same things). */
   readonly messages = new Map<string, number>();
   #errorLines: string[] = [];
@@ -99,7 +98,6 @@ export class Fleet {
     const s = o.scaling;
     this.ticker = new FleetTicker(1000 / s.speed);
     const scaled = scaledConfig(s);
-    this.floors = scaled.floors;
     const destination = new Writable({
       write: (chunk: Buffer, _enc, done) => {
         for (const line of chunk.toString().split('\n')) if (line) this.#onLog(line);
@@ -138,7 +136,15 @@ export class Fleet {
         cpuSerial: async () => undefined,
         machineId: async () => undefined,
       };
-      const agent = new Agent({ config, logger: logger.child({ vehicle: i }), env: {}, probes, source: receiver, shutdownGraceMs: 500 });
+      const agent = new Agent({
+        config,
+        logger: logger.child({ vehicle: i }),
+        env: {},
+        probes,
+        source: receiver,
+        shutdownGraceMs: 500,
+        tuning: scaled.tuning,
+      });
       this.vehicles.push({ index: i, plate, agent, receiver, started: false });
     }
   }

@@ -54,10 +54,9 @@ say(
 );
 say(
   `scaled together by ${SPEED}: replay, access token lifetime 3600 s -> ${3600 / SPEED} s, refresh token 86400 s -> ${86_400 / SPEED} s, ` +
-    `upload backoff ${scaled.upload.minBackoffMs} .. ${scaled.upload.maxBackoffMs} ms, token service backoff ${scaled.platform.tokenServiceRetryMinS} .. ${scaled.platform.tokenServiceRetryMaxS} s, ` +
+    `upload backoff ${scaled.tuning.upload.minBackoffMs} .. ${scaled.tuning.upload.maxBackoffMs} ms, token service backoff ${scaled.tuning.platform.tokenServiceRetryMinS} .. ${scaled.tuning.platform.tokenServiceRetryMaxS} s, ` +
     `backlog rate ceiling ${scaled.upload.backlogMaxRatePerS || 'none'}/s, start-up spread ${scaled.platform.startupJitterS} s, commit every ${scaled.storage.commitIntervalMs} ms (all real time)`,
 );
-for (const f of scaled.floors) say(`  floor: ${f}`);
 say(
   `scenario (simulated min): start over 0-${PLAN.startWindowMin}, steady ${PLAN.steadyFromMin}-${PLAN.outageFromMin}, events outage ${PLAN.outageFromMin}-${PLAN.outageToMin}, ` +
     `token service outage ${PLAN.tokenOutageFromMin}-${PLAN.tokenOutageToMin}, end ${PLAN.endMin}; drives: the synthetic drive (ZDA/RMC/GGA), 20 route variants, own start offsets`,

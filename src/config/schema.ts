@@ -264,8 +264,14 @@ export const uploadSchema = z
       .describe(
         'Event requests in flight at most, both lanes. The backlog grows its share (all but one, kept for the live lane) while the platform answers near its base latency, and yields on pushback; HTTP/2 carries them as streams of one connection, HTTP/1.1 on at most platform.maxConnections.',
       ),
-    minBackoffMs: z.number().int().min(100).default(1000).describe('First retry delay after 429/5xx/network errors.'),
-    maxBackoffMs: z.number().int().min(1000).default(300_000).describe('Longest retry delay.'),
+    minBackoffMs: z
+      .number()
+      .optional()
+      .describe('No longer read: the first retry waits 1 s (UPLOAD_BACKOFF, doubling to 5 min). Still accepted, with a warning.'),
+    maxBackoffMs: z
+      .number()
+      .optional()
+      .describe('No longer read: retries double up to 5 min (UPLOAD_BACKOFF). Still accepted, with a warning.'),
     latencyTargetMs: z
       .number()
       .int()

@@ -52,6 +52,31 @@ function hasInlinePassword(file: string): boolean {
   }
 }
 
+/** Retry bounds of an earlier version, now constants (upload/retry-decision.ts, platform/tuning.ts), and what the agent does now. */
+const RETIRED_WAITS: [section: 'upload' | 'platform', key: string, now: string][] = [
+  ['upload', 'minBackoffMs', 'an upload retries after 1 s, doubling to 5 min (jittered, never before Retry-After)'],
+  ['upload', 'maxBackoffMs', 'an upload retries after 1 s, doubling to 5 min (jittered, never before Retry-After)'],
+  [
+    'platform',
+    'passwordRetryMinS',
+    'rejected credentials are tried again after 2 min, doubling to an hour, and within seconds once the password is corrected',
+  ],
+  [
+    'platform',
+    'passwordRetryMaxS',
+    'rejected credentials are tried again after 2 min, doubling to an hour, and within seconds once the password is corrected',
+  ],
+  ['platform', 'tokenServiceRetryMinS', 'a failing token service is asked again after 2 s, doubling to 5 min (never before Retry-After)'],
+  ['platform', 'tokenServiceRetryMaxS', 'a failing token service is asked again after 2 s, doubling to 5 min (never before Retry-After)'],
+  ['platform', 'registrationRetryMinS', 'a registration failing transiently is tried again after 5 s, doubling to 10 min (jittered)'],
+  ['platform', 'registrationRetryMaxS', 'a registration failing transiently is tried again after 5 s, doubling to 10 min (jittered)'],
+  [
+    'platform',
+    'pingIntervalS',
+    'the agent sends no HTTP/2 PING; an idle connection closes and the next request reconnects, resuming the TLS session (fewer bytes than pings)',
+  ],
+];
+
 /**
  * Keys of an earlier version that still work but have a replacement: `config check` lists them and
  * the daemon logs them at start, so a configuration written for the previous version still starts.
@@ -70,6 +95,9 @@ export function replacedKeyWarnings(config: Pick<Config, 'upload' | 'platform'>)
       path: 'platform.registrationConfigRetryS',
       message: `no longer read: a registration refused as a configuration problem is tried again after half to all of an hour (telematics-agent register asks at once); remove the key`,
     });
+  for (const [section, key, now] of RETIRED_WAITS)
+    if ((config[section] as Record<string, unknown>)[key] !== undefined)
+      out.push({ path: `${section}.${key}`, message: `no longer read: ${now}; remove the key` });
   const old = config.upload.backlogRatePerS;
   if (old !== undefined) {
     const ceiling = config.upload.backlogMaxRatePerS;

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SimUrls } from '../sim/index.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
+import type { AgentTuning } from '../agent-options.js';
 
 export const DEMO_USER = { username: 'demo', password: 'demo-password' };
 
@@ -13,10 +14,15 @@ export interface DemoConfigOptions {
 }
 
 /**
+ * The demo daemon's upload backoffs (demo-daemon.ts): short enough that the backlog drains within
+ * seconds of the outage, where the daemon's 5 min would hold it past the end of a sped-up drive.
+ */
+export const DEMO_TUNING: AgentTuning = { upload: { minBackoffMs: 200, maxBackoffMs: 2000 } };
+
+/**
  * The daemon's configuration for the demo: the simulator's loopback addresses, the password in a
  * 0600 file (as in production), the synthetic drive as the receiver, the status socket in the temp
- * directory, and upload backoffs short enough that the backlog drains within seconds of the outage
- * (one gateway, not a fleet: no start-up spread, backlog unpaced).
+ * directory (one gateway, not a fleet: no start-up spread, backlog unpaced).
  */
 export function writeDemoConfig(o: DemoConfigOptions): string {
   const passwordFile = path.join(o.dir, 'password');
@@ -32,7 +38,6 @@ export function writeDemoConfig(o: DemoConfigOptions): string {
     credentials: { username: DEMO_USER.username, passwordFile },
     device: { externalSystemId: 'demo-fleet', externalDeviceId: 'demo-gateway-1', carrierCode: 'SIM', licensePlate: 'DEMO-01' },
     gnss: { replayFile: o.replayFile, replaySpeed: o.replaySpeed },
-    upload: { minBackoffMs: 200, maxBackoffMs: 2000 },
     dataDir: path.join(o.dir, 'data'),
     log: { level: 'warn' },
     status: { socketPath: path.join(o.dir, 'status.sock') },

@@ -44,7 +44,7 @@ export interface DemoResult {
   dir: string;
 }
 
-const MAIN = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const DAEMON = fileURLToPath(new URL('./demo-daemon.js', import.meta.url));
 const POLL_MS = 250;
 /**
  * The depot stop lasts at least this long, s: motion.stopAfterS (60) and half a minute more, so the
@@ -71,7 +71,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   const socketPath = path.join(dir, 'status.sock');
   const logFile = path.join(dir, 'daemon.log');
   const logFd = openSync(logFile, 'a', 0o600);
-  const child = spawn(process.execPath, [MAIN, 'run', '--config', config], { stdio: ['ignore', logFd, logFd] });
+  const child = spawn(process.execPath, [DAEMON, config], { stdio: ['ignore', logFd, logFd] });
   closeSync(logFd);
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));

@@ -18,6 +18,7 @@ import { StartSpread } from './device/start-spread.js';
 import { TOKEN_REFRESH_MARGIN_S, TokenManager } from './auth/token-manager.js';
 import { errorFields } from '../errors.js';
 import { WireCounter } from './transport/wire-counter.js';
+import { PLATFORM_TUNING, type PlatformTuning } from './tuning.js';
 
 /** The records the platform side keeps in the database, opened once by the caller (store/stores.ts openStores). */
 export interface PlatformRecords {
@@ -44,6 +45,8 @@ export interface PlatformDeps {
   spreadStart?: boolean;
   /** The daemon only: system clock minus GNSS time (ms) from its live receiver, for TLS date errors. */
   clockOffsetMs?: () => number | undefined;
+  /** Shorter waits for tests and benches (AgentOptions.tuning); default PLATFORM_TUNING. */
+  tuning?: Partial<PlatformTuning>;
 }
 
 export interface PlatformParts {
@@ -68,9 +71,10 @@ export interface PlatformParts {
 export function buildPlatform(deps: PlatformDeps): PlatformParts {
   const { config, records, logger, clock } = deps;
   const p = config.platform;
+  const t = { ...PLATFORM_TUNING, ...deps.tuning };
   const ownDispatcher = deps.dispatcher === undefined;
   const wire = deps.wire ?? new WireCounter(clock);
-  const dispatcher = deps.dispatcher ?? platformDispatcher(config, wire, logger.child({ component: 'platform' }));
+  const dispatcher = deps.dispatcher ?? platformDispatcher(config, wire, logger.child({ component: 'platform' }), t.pingIntervalS);
   // One redactor for everything this agent hears from the platform; the token manager keeps it told
   // of the live secrets.
   const redactor = new SecretRedactor();
@@ -96,10 +100,10 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     ...(startSpread ? { startSpread } : {}),
     tuning: {
       refreshMarginS: TOKEN_REFRESH_MARGIN_S,
-      passwordRetryMinS: p.passwordRetryMinS,
-      passwordRetryMaxS: p.passwordRetryMaxS,
-      serviceRetryMinS: p.tokenServiceRetryMinS,
-      serviceRetryMaxS: p.tokenServiceRetryMaxS,
+      passwordRetryMinS: t.passwordRetryMinS,
+      passwordRetryMaxS: t.passwordRetryMaxS,
+      serviceRetryMinS: t.tokenServiceRetryMinS,
+      serviceRetryMaxS: t.tokenServiceRetryMaxS,
       lockWaitMs: 2 * p.requestTimeoutMs + 5000,
       lockStaleMs: 4 * p.requestTimeoutMs + 10_000,
       maintainIntervalMs: 60_000,
@@ -115,7 +119,7 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
     clock,
     logger: logger.child({ component: 'registration' }),
     ...(startSpread ? { startSpread } : {}),
-    tuning: { retryMinS: p.registrationRetryMinS, retryMaxS: p.registrationRetryMaxS, configRetryS: REGISTRATION_CONFIG_RETRY_S },
+    tuning: { retryMinS: t.registrationRetryMinS, retryMaxS: t.registrationRetryMaxS, configRetryS: REGISTRATION_CONFIG_RETRY_S },
   });
   const tickets = dispatcher instanceof PlatformDispatcher ? ticketStore(dispatcher, config, records.meta, clock) : undefined;
   let saveTimer: NodeJS.Timeout | undefined;
@@ -177,10 +181,15 @@ function ticketStore(dispatcher: PlatformDispatcher, config: Config, meta: Sessi
 
 /**
  * The platform dispatcher as the configuration says (platform.caFile, maxConnections,
- * requestTimeoutMs, http2, http2HeaderIndexing, idle timeout, pings): for buildPlatform and for `doctor`, which asks the
+ * requestTimeoutMs, http2, http2HeaderIndexing, idle timeout; pings as tuned): for buildPlatform and for `doctor`, which asks the
  * platform over the same kind of connection the daemon uses.
  */
-export function platformDispatcher(config: Config, wire?: WireCounter, logger?: Logger): PlatformDispatcher {
+export function platformDispatcher(
+  config: Config,
+  wire?: WireCounter,
+  logger?: Logger,
+  pingIntervalS = PLATFORM_TUNING.pingIntervalS,
+): PlatformDispatcher {
   const p = config.platform;
   return createPlatformDispatcher({
     ...(p.caFile !== undefined ? { caFile: p.caFile } : {}),
@@ -189,7 +198,7 @@ export function platformDispatcher(config: Config, wire?: WireCounter, logger?: 
     http2: p.http2,
     indexAuthorization: p.http2HeaderIndexing,
     idleTimeoutMs: platformIdleTimeoutS(config) * 1000,
-    pingIntervalMs: p.pingIntervalS * 1000,
+    pingIntervalMs: pingIntervalS * 1000,
     ...(wire ? { wire } : {}),
     ...(logger ? { logger } : {}),
   });

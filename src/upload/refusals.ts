@@ -22,7 +22,7 @@ export interface RefusalsOptions {
   clock: Clock;
   timers: Timers;
   logger: Logger;
-  /** upload.maxBackoffMs: how long a held event waits (half to all of it, jittered). */
+  /** The longest upload backoff: how long a held event waits (half to all of it, jittered). */
   maxBackoffMs: number;
   random: () => number;
   /** Called when a held event's wait is over (the uploader's pump). */
@@ -97,7 +97,7 @@ export class Refusals {
       this.#run.systemic = true;
       this.#o.logger.error(
         { status: response.status, refusals: this.#run.count, platformMessage: error?.details?.platformMessage },
-        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing every half to whole upload.maxBackoffMs (jittered)`,
+        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing every ${Math.round(this.#o.maxBackoffMs / 2000)} to ${Math.round(this.#o.maxBackoffMs / 1000)} s (jittered)`,
       );
     }
     if (this.#run.systemic) this.setFault('refuses-everything', response.status, error);

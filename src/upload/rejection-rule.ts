@@ -15,7 +15,7 @@
  * 3. The refusal is not part of a systemic run: SYSTEMIC_RUN consecutive first refusals with no
  *    acceptance in between mean the platform refuses everything, however well it behaved earlier
  *    (a platform release can change what it accepts). Then every event stays queued, the
- *    uploader probes with one fresh event every half to whole upload.maxBackoffMs (jittered), status reports FAILING with the
+ *    uploader probes with one fresh event every half to whole UPLOAD_BACKOFF.maxBackoffMs (jittered), status reports FAILING with the
  *    status and what to check, and the first acceptance ends the run: the events refused during it
  *    are sent again at full speed, not judged.
  *

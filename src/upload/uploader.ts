@@ -6,7 +6,7 @@ import { EVENT_REQUEST_HEADERS } from '../platform/otm5/event.js';
 import { toOtmEvent } from '../platform/otm5/vehicle-event.js';
 import type { QueueEntry } from './upload-queue.js';
 import { systemTimers, type Timers } from '../system/clock.js';
-import { decideUpload, type AttemptResult } from './retry-decision.js';
+import { decideUpload, UPLOAD_BACKOFF, type AttemptResult, type BackoffPolicy } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
 import { BacklogPacer } from './backlog-pacer.js';
 import { DrainMeter } from './drain-meter.js';
@@ -51,6 +51,7 @@ export class Uploader {
   /** Refused events, held events and the systemic fault (the rejection rule's state). */
   readonly #refusals: Refusals;
   readonly #timers: Timers;
+  readonly #backoff: BackoffPolicy;
   /** upload.backlogMaxRatePerS: an optional rate ceiling over the adaptive window. */
   readonly #pacer: BacklogPacer;
   #paceTimer: unknown;
@@ -63,6 +64,7 @@ export class Uploader {
 
   constructor(options: UploaderOptions) {
     this.#o = options;
+    this.#backoff = options.backoff ?? UPLOAD_BACKOFF;
     this.#timers = options.timers ?? systemTimers;
     this.#lanes = new UploadLanes(options.queue, options.upload.order);
     this.#pacer = new BacklogPacer(options.upload.backlogMaxRatePerS ?? 0, options.clock.monotonicMs());
@@ -86,7 +88,7 @@ export class Uploader {
       clock: options.clock,
       timers: this.#timers,
       logger: options.logger,
-      maxBackoffMs: options.upload.maxBackoffMs,
+      maxBackoffMs: this.#backoff.maxBackoffMs,
       random: () => this.#random(),
       wake: () => this.#pump(),
     });
@@ -325,7 +327,7 @@ export class Uploader {
     this.#drain.observe(result, endedAt - sentAt, limited, endedAt, this.#random(), congestion);
     // Failures of requests started before the last failure belong to the same outage: one step.
     const failures = startedAt >= this.#lastFailureAt ? this.#failures + 1 : Math.max(1, this.#failures);
-    const decision = decideUpload(result, failures, this.#o.upload, this.#random());
+    const decision = decideUpload(result, failures, this.#backoff, this.#random());
     switch (decision.action) {
       case 'sent':
         this.#waitingSince = endedAt;
@@ -372,7 +374,7 @@ export class Uploader {
       this.#failures = Math.max(1, this.#failures + 1);
       this.#lastFailureAt = this.#o.clock.monotonicMs();
       // Spread (half to all of it), so a fleet refused alike does not probe in lockstep.
-      const waitMs = spreadMs(this.#o.upload.maxBackoffMs, this.#random());
+      const waitMs = spreadMs(this.#backoff.maxBackoffMs, this.#random());
       this.#resume.holdUntil(this.#lastFailureAt + waitMs, this.#lastFailureAt);
     } else this.#note(error, 'rejected');
   }

@@ -50,6 +50,28 @@ describe('config check warnings (exit 0)', () => {
     const ok = await runCli(['config', 'check', '--config', privateFile]);
     expect(ok.stderr).toBe(`configuration ${privateFile} is valid\n`);
   });
+
+  it('retry bounds of an earlier version: the file is valid, each key named with what the agent does now', async () => {
+    const dir = tempDir();
+    const file = write(dir, 'config.json', {
+      ...BASE,
+      platform: { ...BASE.platform, tokenServiceRetryMinS: 1, pingIntervalS: 45 },
+      upload: { minBackoffMs: 100, maxBackoffMs: 1000 },
+    });
+    const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning: '));
+    expect(warnings.map((l) => l.split(':')[1]?.trim())).toEqual([
+      'upload.minBackoffMs',
+      'upload.maxBackoffMs',
+      'platform.tokenServiceRetryMinS',
+      'platform.pingIntervalS',
+    ]);
+    expect(r.stderr).toContain(
+      'warning: upload.minBackoffMs: no longer read: an upload retries after 1 s, doubling to 5 min (jittered, never before Retry-After); remove the key',
+    );
+    expect(r.stderr).toContain(`configuration ${file} is valid (4 warnings)`);
+  });
 });
 
 describe('config check prints a configuration that reads back as valid', () => {
@@ -139,7 +161,8 @@ describe('a wrong type or value is explained with an example', () => {
       device: { ...BASE.device, active: 'yes' },
       gnss: { path: '/dev/ttyACM0', baudRate: '9600' },
       recording: { mode: 'fast' },
-      upload: { concurrency: 0, minBackoffMs: 2.5 },
+      upload: { concurrency: 0 },
+      storage: { commitMaxFixes: 2.5 },
     });
     const r = await runCli(['config', 'check', '--config', file]);
     expect(r.code).toBe(2);
@@ -152,7 +175,7 @@ describe('a wrong type or value is explained with an example', () => {
     expect(lines).toContain('  - recording.mode: must be one of "path", "adaptive", "all" (got the string "fast"), e.g. "mode": "path"');
     // The example is the schema's default, whatever it is tuned to.
     expect(lines).toContain(`  - upload.concurrency: must be at least 1, not the number 0, e.g. "concurrency": ${UPLOAD_CONCURRENCY}`);
-    expect(lines).toContain('  - upload.minBackoffMs: must be a whole number, not the number 2.5, e.g. "minBackoffMs": 1000');
+    expect(lines).toContain('  - storage.commitMaxFixes: must be a whole number, not the number 2.5, e.g. "commitMaxFixes": 100');
     // A password of the wrong type is still a password: its value is not printed.
     expect(lines).toContain('  - credentials.password: must be a string in double quotes, not a number (not shown)');
     expect(r.stderr).not.toContain('987654');

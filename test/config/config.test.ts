@@ -7,6 +7,8 @@ import { loadConfig, maskedConfig, parseConfig } from '../../src/config/load.js'
 import { stagingAddress } from '../../src/config/addresses.js';
 import { ConfigError } from '../../src/errors.js';
 import { replacedKeyWarnings } from '../../src/config/warnings.js';
+import { UPLOAD_BACKOFF } from '../../src/upload/retry-decision.js';
+import { PLATFORM_TUNING } from '../../src/platform/tuning.js';
 import { tempDir } from '../helpers/tmp.js';
 
 type Json = Record<string, unknown>;
@@ -434,5 +436,46 @@ describe('platform.registrationConfigRetryS (now a constant)', () => {
     expect(w?.message).toMatch(
       /^no longer read: a registration refused as a configuration problem is tried again after half to all of an hour/,
     );
+  });
+});
+
+describe('retry bounds of an earlier version (now constants, shortened only through AgentOptions.tuning)', () => {
+  const RETIRED = [
+    'upload.minBackoffMs',
+    'upload.maxBackoffMs',
+    'platform.passwordRetryMinS',
+    'platform.passwordRetryMaxS',
+    'platform.tokenServiceRetryMinS',
+    'platform.tokenServiceRetryMaxS',
+    'platform.registrationRetryMinS',
+    'platform.registrationRetryMaxS',
+    'platform.pingIntervalS',
+  ];
+
+  it.each(RETIRED)('a file that still sets %s starts, and is told what the agent does now', (key) => {
+    // Any number an earlier version took, even one outside its old bounds: never a refusal.
+    const config = parse(set(validConfig(), key, 0.5));
+    const warnings = replacedKeyWarnings(config);
+    expect(warnings.map((w) => w.path)).toEqual([key]);
+    expect(warnings[0]?.message).toMatch(/^no longer read: .+; remove the key$/);
+  });
+
+  it('the warnings give the constants the agent uses', () => {
+    const all = validConfig();
+    for (const key of RETIRED) set(all, key, 1);
+    const text = (key: string): string => replacedKeyWarnings(parse(all)).find((w) => w.path === key)?.message ?? '';
+    const b = UPLOAD_BACKOFF;
+    expect(text('upload.minBackoffMs')).toContain(`after ${b.minBackoffMs / 1000} s, doubling to ${b.maxBackoffMs / 60_000} min`);
+    const p = PLATFORM_TUNING;
+    expect(text('platform.passwordRetryMinS')).toContain(`after ${p.passwordRetryMinS / 60} min, doubling to an hour`);
+    expect(p.passwordRetryMaxS).toBe(3600);
+    expect(text('platform.tokenServiceRetryMaxS')).toContain(
+      `after ${p.tokenServiceRetryMinS} s, doubling to ${p.tokenServiceRetryMaxS / 60} min`,
+    );
+    expect(text('platform.registrationRetryMinS')).toContain(
+      `after ${p.registrationRetryMinS} s, doubling to ${p.registrationRetryMaxS / 60} min`,
+    );
+    expect(p.pingIntervalS).toBe(0);
+    expect(text('platform.pingIntervalS')).toContain('sends no HTTP/2 PING');
   });
 });

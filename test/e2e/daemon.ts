@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { existsSync, realpathSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,10 @@ import { formatUuid } from '../../src/store/event-id.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
-import { spawnCli } from '../helpers/run-cli.js';
+import { cliEnv, spawnCli } from '../helpers/run-cli.js';
+import type { AgentTuning } from '../../src/agent-options.js';
+
+const TUNED_DAEMON = path.join(REPO_ROOT, 'test', 'e2e', 'fixtures', 'tuned-daemon.mjs');
 
 export const HAVE_SOCAT = spawnSync('sh', ['-c', 'command -v socat']).status === 0;
 export const DEVICE = { externalSystemId: 'e2e-fleet', externalDeviceId: 'e2e-gw-1', carrierCode: 'SIM', licensePlate: 'E2E-01' };
@@ -23,8 +26,10 @@ export interface DaemonConfig {
   gnss: Record<string, unknown>;
   upload?: Record<string, unknown>;
   storage?: Record<string, unknown>;
-  /** Overrides of the platform section (retry timings). */
+  /** Overrides of the platform section. */
   platform?: Record<string, unknown>;
+  /** Overrides of the retry waits (AgentOptions.tuning; default E2E_TUNING). */
+  tuning?: AgentTuning;
   /** Content of the password file (default pw). */
   password?: string;
   /**
@@ -34,7 +39,22 @@ export interface DaemonConfig {
   motion?: Record<string, unknown>;
 }
 
-/** The daemon's config file: the simulator's loopback addresses, short retries, every fix recorded, no start-up spread, backlog unpaced. */
+/**
+ * The retry waits of the tests' daemons: seconds where the daemon's constants are minutes, so that a
+ * test sees a recovery without waiting out a production backoff (fixtures/tuned-daemon.mjs).
+ */
+export const E2E_TUNING = {
+  upload: { minBackoffMs: 100, maxBackoffMs: 1000 },
+  platform: { registrationRetryMinS: 1, registrationRetryMaxS: 10, tokenServiceRetryMinS: 1, tokenServiceRetryMaxS: 2 },
+} satisfies AgentTuning;
+
+/** The daemon's tuning file beside its configuration (startDaemon passes it on). */
+const tuningFileOf = (configFile: string): string => path.join(path.dirname(configFile), 'tuning.json');
+
+/**
+ * The daemon's config file: the simulator's loopback addresses, every fix recorded, no start-up
+ * spread, backlog unpaced; and beside it the short retry waits (E2E_TUNING, with `c.tuning` over it).
+ */
 export function writeConfig(c: DaemonConfig): string {
   const passwordFile = path.join(c.dir, 'password');
   writeFileSync(passwordFile, `${c.password ?? 'pw'}\n`, { mode: 0o600 });
@@ -44,10 +64,6 @@ export function writeConfig(c: DaemonConfig): string {
       authUrl: c.urls.authUrl,
       deviceUrl: c.urls.deviceUrl,
       planningUrl: c.urls.planningUrl,
-      registrationRetryMinS: 1,
-      registrationRetryMaxS: 10,
-      tokenServiceRetryMinS: 1,
-      tokenServiceRetryMaxS: 2,
       requestTimeoutMs: 5000,
       startupJitterS: 0,
       ...c.platform,
@@ -56,7 +72,7 @@ export function writeConfig(c: DaemonConfig): string {
     device: DEVICE,
     gnss: c.gnss,
     recording: { mode: 'all' },
-    upload: { minBackoffMs: 100, maxBackoffMs: 1000, ...c.upload },
+    upload: { ...c.upload },
     storage: { commitIntervalMs: 200, ...c.storage },
     motion: c.motion ?? { enabled: false },
     dataDir: path.join(c.dir, 'data'),
@@ -65,6 +81,11 @@ export function writeConfig(c: DaemonConfig): string {
   };
   const file = path.join(c.dir, 'config.json');
   writeFileSync(file, JSON.stringify(config, null, 2), { mode: 0o600 });
+  const tuning: AgentTuning = {
+    upload: { ...E2E_TUNING.upload, ...c.tuning?.upload },
+    platform: { ...E2E_TUNING.platform, ...c.tuning?.platform },
+  };
+  writeFileSync(tuningFileOf(file), JSON.stringify(tuning, null, 2));
   return file;
 }
 
@@ -82,14 +103,25 @@ export const UNIT_NODE_OPTIONS = /^Environment=NODE_OPTIONS=(.+)$/m.exec(UNIT)?.
 /** node's flags in the unit's ExecStart (V8 flags NODE_OPTIONS refuses), given to the daemon too. */
 export const UNIT_NODE_ARGS = (/^ExecStart=\S+ (.*?) ?\S+\/dist\/cli\/main\.js /m.exec(UNIT)?.[1] ?? '').split(' ').filter((a) => a !== '');
 
+/**
+ * `telematics-agent run --config <configFile>`; with the tuning file writeConfig leaves beside it,
+ * through fixtures/tuned-daemon.mjs (the same daemon, its retry waits shortened).
+ */
 export function startDaemon(dir: string, configFile: string, env: NodeJS.ProcessEnv = {}): Daemon {
   const logFile = path.join(dir, `daemon-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawnCli(['run', '--config', configFile], {
-    nodeArgs: UNIT_NODE_ARGS,
-    stdio: ['ignore', fd, fd],
+  const tuningFile = tuningFileOf(configFile);
+  const options = {
+    stdio: ['ignore', fd, fd] as StdioOptions,
     env: { ...(UNIT_NODE_OPTIONS ? { NODE_OPTIONS: UNIT_NODE_OPTIONS } : {}), ...env },
-  });
+  };
+  const child = existsSync(tuningFile)
+    ? spawn(process.execPath, [...UNIT_NODE_ARGS, TUNED_DAEMON, configFile, tuningFile], {
+        ...options,
+        cwd: REPO_ROOT,
+        env: cliEnv(options.env),
+      })
+    : spawnCli(['run', '--config', configFile], { ...options, nodeArgs: UNIT_NODE_ARGS });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );

@@ -5,6 +5,7 @@ import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { startReplayDaemon } from './daemon.js';
+import { UPLOAD_BACKOFF } from '../../src/upload/retry-decision.js';
 
 /**
  * The real daemon against the simulator over TLS and HTTP/2, with the upload's default backoff
@@ -25,7 +26,7 @@ describe('HTTP/2 stream refusals on the real daemon', () => {
       simStart: { tls: { key: ca.key, cert: ca.cert, protocols: 'h2' }, idleTimeoutMs: 60_000 },
       drive: { minutes: 3, hz: 1, seed: 11 },
       replaySpeed: 1,
-      config: { platform: { caFile: ca.caFile }, upload: { minBackoffMs: 1000, maxBackoffMs: 300_000 } },
+      config: { platform: { caFile: ca.caFile }, tuning: { upload: UPLOAD_BACKOFF } },
       ready: false,
     });
     await waitFor('first events delivered', () => sim.events.size >= 3, { timeoutMs: 60_000, detail: d.log });

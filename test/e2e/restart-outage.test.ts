@@ -20,7 +20,7 @@ describe('a restart while the platform is unreachable', () => {
       sim: { users: [{ username: 'agent', password: 'pw' }], seed: 3 },
       drive: { minutes: 2, hz: 1, seed: 9 },
       replaySpeed: 0,
-      config: { upload: { minBackoffMs: 100, maxBackoffMs: 1000 } },
+      config: { tuning: { upload: { minBackoffMs: 100, maxBackoffMs: 1000 } } },
       beforeStart: (sim) => sim.setFaults('events', { dropRate: 1 }),
       ready: false,
       stopSignal: 'SIGKILL',

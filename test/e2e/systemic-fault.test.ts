@@ -25,7 +25,7 @@ async function setup(fault: Record<string, unknown>) {
     sim: { users: [{ username: 'agent', password: 'pw' }], seed: 11 },
     drive: { minutes: 5, hz: 10, seed: 5 },
     replaySpeed: 0,
-    config: { upload: { concurrency: 4, minBackoffMs: 100, maxBackoffMs: MAX_BACKOFF_MS } },
+    config: { upload: { concurrency: 4 }, tuning: { upload: { minBackoffMs: 100, maxBackoffMs: MAX_BACKOFF_MS } } },
     beforeStart: (s) => s.setFaults('events', fault),
     ready: false,
     stopSignal: 'SIGKILL',

@@ -6,6 +6,8 @@ import type { PlatformSimulator } from '../../src/sim/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { startReplayDaemon, type ReplayDaemon } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
+import type { PlatformTuning } from '../../src/platform/tuning.js';
+import { TOKEN_SERVICE_RETRY_MAX_S, TOKEN_SERVICE_RETRY_MIN_S } from '../../src/platform/auth/token-backoff.js';
 
 /**
  * Token faults against real processes: the built daemon (`run`) replaying a drive, the
@@ -18,7 +20,8 @@ type Rig = ReplayDaemon;
 async function rig(o: {
   password?: string;
   simPassword?: string;
-  platform?: Record<string, unknown>;
+  /** Retry waits over the e2e daemons' (AgentOptions.tuning). */
+  platform?: Partial<PlatformTuning>;
   minutes?: number;
   beforeStart?: (sim: PlatformSimulator) => void;
 }): Promise<Rig> {
@@ -27,7 +30,7 @@ async function rig(o: {
     sim: { users: [{ username: 'agent', password: o.simPassword ?? 'pw' }], seed: 11 },
     drive: { minutes: o.minutes ?? 3, hz: 1, seed: 5 },
     replaySpeed: 4,
-    config: { ...(o.password !== undefined ? { password: o.password } : {}), ...(o.platform ? { platform: o.platform } : {}) },
+    config: { ...(o.password !== undefined ? { password: o.password } : {}), ...(o.platform ? { tuning: { platform: o.platform } } : {}) },
     ...(o.beforeStart ? { beforeStart: o.beforeStart } : {}),
     ready: false,
     stopSignal: 'SIGKILL',
@@ -115,7 +118,7 @@ describe('tokens against the real daemon', () => {
     for (const [name, fault] of HOSTILE) {
       // The default token service backoff (2 s doubling to 300 s), as on a gateway.
       const r = await rig({
-        platform: { tokenServiceRetryMinS: 2, tokenServiceRetryMaxS: 300 },
+        platform: { tokenServiceRetryMinS: TOKEN_SERVICE_RETRY_MIN_S, tokenServiceRetryMaxS: TOKEN_SERVICE_RETRY_MAX_S },
         beforeStart: (sim) => sim.setTokenAnswerFault(fault),
       });
       await waitFor('the first token request', () => tokenRequests(r.sim) >= 1, { timeoutMs: 60_000, detail: r.daemon.log });

@@ -13,7 +13,9 @@ import { systemClock, type Clock } from '../../src/system/clock.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { HAVE_SOCAT, ptyPair, writeConfig } from './daemon.js';
+import { E2E_TUNING, HAVE_SOCAT, ptyPair, writeConfig } from './daemon.js';
+import { UPLOAD_BACKOFF, type BackoffPolicy } from '../../src/upload/retry-decision.js';
+import type { PlatformTuning } from '../../src/platform/tuning.js';
 
 if (!HAVE_SOCAT) process.stderr.write('skipping the wrong-clock e2e: socat is missing (apt-get install socat)\n');
 
@@ -163,11 +165,8 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the whole agent', () => {
     'the clock set right is news: the upload retries at once, not after the backoff it grew on the wrong clock',
     { timeout: 180_000 },
     async () => {
-      // The upload's default backoff: 1 s doubling to 300 s.
-      const { sim, ca, expired, config, start, setClock, snapshot } = await setUp(0, 'expired', {
-        minBackoffMs: 1000,
-        maxBackoffMs: 300_000,
-      });
+      // The daemon's own upload backoff: 1 s doubling to 300 s.
+      const { sim, ca, expired, config, start, setClock, snapshot } = await setUp(0, 'expired', UPLOAD_BACKOFF);
       setClock(0, ca);
       let d = await start();
       await waitFor('fixes delivered', () => sim.events.size >= 3, { timeoutMs: 60_000, detail: d.log });
@@ -290,8 +289,9 @@ interface RunningAgent {
 async function setUp(
   offsetMs: number,
   first: 'expired' | 'future',
-  upload: Record<string, unknown> = { minBackoffMs: 200, maxBackoffMs: 1000 },
-  platform: Record<string, unknown> = {},
+  backoff: BackoffPolicy = { minBackoffMs: 200, maxBackoffMs: 1000 },
+  /** The platform's retry waits over the e2e daemons' (AgentOptions.tuning). */
+  platform: Partial<PlatformTuning> = {},
 ) {
   const dir = tempDir('ta-clock-');
   const caDir = tempDir('ta-ca-');
@@ -312,15 +312,19 @@ async function setUp(
     dir,
     urls,
     gnss: { path: pty.device, baudRate: 115200 },
-    platform: { caFile: ca.caFile, ...platform },
-    upload,
+    platform: { caFile: ca.caFile },
   });
   const socket = path.join(dir, 'status.sock');
   const snapshot = (): Promise<StatusSnapshot | undefined> => requestSnapshot(socket, 2000).catch(() => undefined);
   const start = async (): Promise<RunningAgent> => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
-    const agent = new Agent({ config: loadConfig({ path: config }), logger, clock });
+    const agent = new Agent({
+      config: loadConfig({ path: config }),
+      logger,
+      clock,
+      tuning: { upload: backoff, platform: { ...E2E_TUNING.platform, ...platform } },
+    });
     let stopped = false;
     const stop = async (): Promise<void> => {
       if (stopped) return;

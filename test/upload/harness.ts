@@ -3,6 +3,7 @@ import type { RegisteredDevice, RegistrationState } from '../../src/platform/con
 import { silentLogger, type Logger } from '../../src/log.js';
 import { systemClock, type ManualClock } from '../../src/system/clock.js';
 import { Uploader } from '../../src/upload/uploader.js';
+import type { BackoffPolicy } from '../../src/upload/retry-decision.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
 import { IDENTITY, openOutbox, type OpenOutbox } from '../store/outbox/helpers.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -41,7 +42,8 @@ export interface UploadRig extends OpenOutbox {
 
 /** The real simulator, token manager and requester, a real outbox file, and an uploader over them. */
 export async function uploadRig(
-  upload: Partial<ReturnType<typeof configSchema.shape.upload.parse>> = {},
+  /** upload.* keys, and the backoff bounds (AgentOptions.tuning in the daemon; default 100 .. 2000 ms here). */
+  upload: Partial<Omit<ReturnType<typeof configSchema.shape.upload.parse>, keyof BackoffPolicy> & BackoffPolicy> = {},
   /** clock: the uploader's clock and its backoff timers (the simulator and the token manager stay on real time). */
   opts: { licensePlate?: string; tls?: 'h2' | 'http/1.1'; clock?: ManualClock; logger?: Logger } = {},
 ): Promise<UploadRig> {
@@ -49,13 +51,15 @@ export async function uploadRig(
   const ob = await openOutbox(tempDir(), { storage: { commitMaxFixes: 100 } });
   const { client } = platform.agent();
   const registration = new TestRegistration();
+  const { minBackoffMs = 100, maxBackoffMs = 2000, ...keys } = upload;
   const uploader = new Uploader({
     queue: ob.outbox,
     requester: client,
     registration,
     eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
     ...(opts.licensePlate ? { licensePlate: opts.licensePlate } : {}),
-    upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 2000, ...upload },
+    upload: { ...configSchema.shape.upload.parse({}), ...keys },
+    backoff: { minBackoffMs, maxBackoffMs },
     // Backoff waits are real timers (100 ms and up here) unless the test moves a manual clock.
     clock: opts.clock ?? systemClock,
     ...(opts.clock ? { timers: opts.clock } : {}),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, decideUpload, type AttemptResult, type UploadDecision } from '../../src/upload/retry-decision.js';
+import { backoffMs, decideUpload, UPLOAD_BACKOFF, type AttemptResult, type UploadDecision } from '../../src/upload/retry-decision.js';
 
-const policy = { minBackoffMs: 1000, maxBackoffMs: 300_000 };
+/** The daemon's bounds: 1 s after one failure, 5 min after nine. */
+const policy = UPLOAD_BACKOFF;
 const r = (status: number, retryAfterMs?: number): AttemptResult => ({
   kind: 'response',
   status,

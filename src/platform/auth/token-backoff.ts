@@ -11,6 +11,23 @@ import { ClockStepWatch } from '../../system/clock-step.js';
  * While a wait runs, callers get the error at once and the token service hears nothing. A service
  * wait that TLS refusing the certificate by a wrong clock grew ends when the clock is set.
  */
+
+/**
+ * Credentials rejected: 2 min doubling to an hour. The contract forbids a password loop (an account
+ * can be locked); a password corrected in place ends the wait within seconds (password-watch.ts), so
+ * the person who fixed it does not wait out the step.
+ */
+export const PASSWORD_RETRY_MIN_S = 120;
+export const PASSWORD_RETRY_MAX_S = 3600;
+
+/**
+ * Token service failing: 2 s doubling to 5 min, never below Retry-After. Several steps fit in the
+ * refresh margin (TOKEN_REFRESH_MARGIN_S, 120 s). bench:fleet (1,000 agents, a 5-minute token-service
+ * outage as the hour-long tokens came due): no password grant after the first, one refresh per token.
+ */
+export const TOKEN_SERVICE_RETRY_MIN_S = 2;
+export const TOKEN_SERVICE_RETRY_MAX_S = 300;
+
 export interface TokenBackoffTuning {
   passwordRetryMinS: number;
   passwordRetryMaxS: number;

@@ -10,8 +10,16 @@ import { statusMeaning } from '../../retry/status-table.js';
  */
 export const REGISTRATION_CONFIG_RETRY_S = 3600;
 
+/**
+ * A registration failing transiently (5xx, 429, network): 5 s doubling to 10 min, with jitter. A
+ * device registers once in its life; the agent records meanwhile, so the wait delays only the first
+ * delivery, by at most the step running when the device service is back.
+ */
+export const REGISTRATION_RETRY_MIN_S = 5;
+export const REGISTRATION_RETRY_MAX_S = 600;
+
 export interface RegistrationRetryTuning {
-  /** platform.registrationRetryMinS / MaxS: 5xx, 429, network. */
+  /** REGISTRATION_RETRY_MIN_S / MAX_S in the daemon: 5xx, 429, network. */
   retryMinS: number;
   retryMaxS: number;
   /** REGISTRATION_CONFIG_RETRY_S in the daemon: the `config` statuses of the device column (a human must act). */

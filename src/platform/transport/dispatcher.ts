@@ -23,6 +23,14 @@ import { WireCounter } from './wire-counter.js';
  */
 export const H2_STREAMS = 64;
 
+/**
+ * The daemon sends no HTTP/2 PING (0): a parked heartbeat reconnects, resuming the TLS session. Over
+ * parked hours (bench:wire with WIRE_PARKED_TABLE=1, server idle timeout 60 s, tokens of 250
+ * characters) reconnecting cost 5.3 KB an hour, a PING every 45 s 5.6 KB at the 1800 s heartbeat
+ * (24.3 vs 24.8 KB at 300 s); an AWS ALB does not count PINGs as traffic, so they only add bytes.
+ */
+export const PING_INTERVAL_S = 0;
+
 export interface PlatformDispatcherOptions {
   /** platform.caFile: an extra CA (PEM) trusted besides the system's roots. */
   caFile?: string;
@@ -265,7 +273,7 @@ export class PlatformDispatcher implements PlatformTransport {
    * the h2 session's own reads and writes, and closed busy connections every idleTimeoutS, failing
    * the request in flight at that moment. undici closes idle HTTP/1.1 sockets itself (keepAlive)
    * but keeps an h2 connection open for ever. With PINGs configured the connection is kept open
-   * (platform.pingIntervalS says so).
+   * (a tuned pingIntervalMs: bench:wire; the daemon sends none, PING_INTERVAL_S).
    */
   #idle(origin: string): void {
     const route = this.#routes.get(origin);
