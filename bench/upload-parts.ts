@@ -73,11 +73,11 @@ export async function disk(scenario: 'offline' | 'online-before-commit' | 'onlin
     clock.advance(1000);
     for (let k = 0; k < 10; k++, i++) {
       outbox.record(fixAt(i));
-      if (scenario === 'online-before-commit') outbox.delivered(outbox.newest()!.seq);
+      if (scenario === 'online-before-commit') outbox.delivered(outbox.newest()!);
     }
     // The timer's commit, once every commitEveryS (fix-time) seconds; run faster than real time.
     if ((second + 1) % commitEveryS === 0) outbox.flush();
-    if (scenario === 'online-after-commit') for (const e of outbox.after(0, 100)) outbox.delivered(e.seq);
+    if (scenario === 'online-after-commit') for (const e of outbox.after(0, 100)) outbox.delivered(e);
   }
   outbox.flush();
   // Count the checkpoint too: every WAL page is written to the database file once more.

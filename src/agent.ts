@@ -12,12 +12,13 @@ import { saveLastUploadError } from './status/upload-facts.js';
 import { Ballast } from './store/ballast.js';
 import type { OpenDatabaseOptions } from './store/database.js';
 import { StoreSupervisor } from './store/store-supervisor.js';
-import { storeCarriedPair } from './platform/auth/unsaved-pair.js';
-import { FixHandover } from './fix/fix-handover.js';
+import { StoreHandle } from './store/store-handle.js';
+import type { CarriedFixes } from './store/carried-fixes.js';
 import { WatchdogPings } from './system/watchdog-pings.js';
 import { FullDisk } from './store/full-disk.js';
 import { openStores } from './store/stores.js';
 import { Outbox } from './store/outbox/outbox.js';
+import type { Database } from './store/database.js';
 import { systemClock, type Clock } from './system/clock.js';
 import { gnssClockOffsetMs } from './system/clock-offset.js';
 import { SdNotify } from './system/sd-notify.js';
@@ -33,10 +34,11 @@ export type { AgentOptions } from './agent-options.js';
 
 /**
  * The composition root of `telematics-agent run` (STYLE.md "Shape of the daemon"): builds every
- * component from the frozen configuration, starts them in dependency order (store, tokens,
+ * component from the frozen configuration once, starts them in dependency order (store, tokens,
  * registration, outbox, uploader, status, GNSS) and stops them in reverse, each stop on its own, so
- * that a signal during start-up is clean. Components supervise themselves (serial reconnects,
- * registration and upload backoff, commit retries); only configuration errors end the process.
+ * that a signal during start-up is clean. The components hold the store through a handle
+ * (store/store-handle.ts): a salvage or a read-only card's recovery swaps the database under them
+ * (store/store-supervisor.ts), and none of them restarts. Only configuration errors end the process.
  */
 export class Agent {
   readonly #o: AgentOptions;
@@ -44,9 +46,12 @@ export class Agent {
   readonly #notify: SdNotify;
   readonly #stops: { name: string; stop: () => Promise<void> | void }[] = [];
   readonly #startedMono: number;
-  #outbox: Outbox | undefined;
+  /** The database of the moment, under the record interfaces and the queue the components hold. */
+  readonly #handle: StoreHandle;
   #counted: { pipeline: GnssPipeline; uploader: Uploader } | undefined;
-  #fullDisk: FullDisk | undefined;
+  readonly #fullDisk: FullDisk;
+  readonly #dbOptions: OpenDatabaseOptions;
+  readonly #storeLogger: Logger;
   readonly #watchdog: WatchdogPings;
   /** Open, salvage, read-only copy, recovery: the store's restart path (store/store-supervisor.ts). */
   readonly #store: StoreSupervisor;
@@ -55,49 +60,75 @@ export class Agent {
   /** The receiver's clock: the last epoch's GNSS time and when (monotonic) it was decoded. */
   #lastEpoch: { gnssMs: number; monoMs: number } | undefined;
   #stopping: Promise<void> | undefined;
-  /** The receiver's fixes, to the outbox of the moment: the GNSS pipeline outlives a restart of the store. */
-  readonly #handover: FixHandover;
   readonly #fixPublisher = new FixPublisher();
   #pipeline: GnssPipeline | undefined;
   /** Movement, engine and odometer: like the pipeline, it outlives a restart of the store. */
   readonly #motion: MotionTracker | undefined;
   #platform: PlatformParts | undefined;
+  #wire: WireCounter | undefined;
+  /** start() finished: from here a restart of the store swaps only the database. */
+  #started = false;
+  /** Held fixes of a read-only copy, for the outbox built next (the supervisor's `adopt`). */
+  #adopt: CarriedFixes | undefined;
+  /** The last salvage as the open database records it (status). */
+  #repaired: ReturnType<typeof repairedFacts>;
 
   constructor(options: AgentOptions) {
     this.#o = options;
+    const { config, logger } = options;
     this.#clock = options.clock ?? systemClock;
-    this.#notify = new SdNotify({ env: options.env ?? process.env, logger: options.logger.child({ component: 'sd-notify' }) });
-    this.#startedMono = this.#clock.monotonicMs();
-    this.#handover = new FixHandover(options.logger.child({ component: 'gnss' }));
+    const clock = this.#clock;
+    this.#notify = new SdNotify({ env: options.env ?? process.env, logger: logger.child({ component: 'sd-notify' }) });
+    this.#startedMono = clock.monotonicMs();
+    this.#handle = new StoreHandle(logger.child({ component: 'gnss' }));
     this.#watchdog = new WatchdogPings({
       notify: this.#notify,
-      logger: options.logger,
-      dataDir: options.config.dataDir,
-      commitState: () => this.#outbox?.commitState(),
+      logger,
+      dataDir: config.dataDir,
+      commitState: () => this.#handle.parts?.outbox?.commitState(),
       readOnly: () => this.#store.readOnly,
       restarting: () => this.#store.restarting,
-      monotonicMs: () => this.#clock.monotonicMs(),
+      monotonicMs: () => clock.monotonicMs(),
     });
     this.#store = new StoreSupervisor({
-      dataDir: options.config.dataDir,
-      logger: options.logger,
+      dataDir: config.dataDir,
+      logger,
       locks: options.locks,
       readOnlyCheckMs: options.readOnlyCheckMs,
       run: {
         start: () => this.#start(),
+        started: () => this.#started,
         stop: () => this.#stopComponents({ keepGnss: true }),
-        release: () => this.#outbox?.release(),
-        outbox: () => this.#outbox,
-        detachReceiver: () => this.#handover.detach(),
-        unsavedPair: () => this.#platform?.tokens.unsavedPair(),
+        openStore: () => this.#openStore({ outbox: true }),
+        closeStore: () => this.#closeStore(),
         stopping: () => this.#stopping !== undefined,
-        onStop: (name, stop) => this.#onStop(name, stop),
       },
     });
+    const storeLogger = logger.child({ component: 'store' });
+    this.#storeLogger = storeLogger;
+    const fullDisk = new FullDisk({
+      ballast: new Ballast({ dataDir: config.dataDir, bytes: config.storage.ballastBytes, logger: storeLogger }),
+      dataDir: config.dataDir,
+      clock,
+      logger: storeLogger,
+    });
+    this.#fullDisk = fullDisk;
+    this.#dbOptions = {
+      dataDir: config.dataDir,
+      clock,
+      logger: storeLogger,
+      // Whichever writer meets the full disk first (outbox, token lock, token pair) releases the ballast for all.
+      // Whichever reader or writer meets a damaged page (commit, token read, outbox read) has the file salvaged.
+      onFault: (kind, e) => {
+        if (kind === 'disk-full') fullDisk.enter({ code: e.sqliteCode, message: e.message });
+        else this.#store.onDamage(e);
+      },
+      onProgress: () => this.#watchdog.duringWork('salvaging the damaged database'),
+    };
     this.#motion = buildMotion({
-      config: options.config,
-      logger: options.logger,
-      clock: this.#clock,
+      config,
+      logger,
+      clock,
       lastEpoch: () => this.#lastEpoch,
       ...(options.gpiodTools ? { gpiodTools: options.gpiodTools } : {}),
     });
@@ -119,48 +150,15 @@ export class Agent {
   async #start(): Promise<void> {
     const { config, logger } = this.#o;
     const clock = this.#clock;
+    const handle = this.#handle;
 
-    const storeLogger = logger.child({ component: 'store' });
-    const fullDisk = new FullDisk({
-      ballast: new Ballast({ dataDir: config.dataDir, bytes: config.storage.ballastBytes, logger: storeLogger }),
-      dataDir: config.dataDir,
-      clock,
-      logger: storeLogger,
-    });
-    this.#fullDisk = fullDisk;
-    const dbOptions: OpenDatabaseOptions = {
-      dataDir: config.dataDir,
-      clock,
-      logger: storeLogger,
-      // Whichever writer meets the full disk first (outbox, token lock, token pair) releases the ballast for all.
-      // Whichever reader or writer meets a damaged page (commit, token read, outbox read) has the file salvaged.
-      onFault: (kind, e) => {
-        if (kind === 'disk-full') fullDisk.enter({ code: e.sqliteCode, message: e.message });
-        else this.#store.onDamage(e);
-      },
-      onProgress: () => this.#watchdog.duringWork('salvaging the damaged database'),
-    };
     // A read-only card: a copy of its database in memory, what is recorded held, delivered if a
     // token and registration are stored, stored once the card takes writes (store-supervisor.ts).
-    const { db, readOnly, adopt } = this.#store.open(dbOptions, storeLogger);
-    if (!readOnly) fullDisk.start();
-    this.#onStop('database', () => {
-      db.close();
+    await this.#openStore({ outbox: false });
+    this.#onStop('store', () => {
+      this.#closeStore({ final: true });
     });
-    // Every record store over this database, built once here and handed over as interfaces.
-    const stores = openStores(db);
-    const meta = stores.meta;
-    // The server rotated the card's refresh token during the spell: the pair it gave instead goes in
-    // first, or, back on the read-only copy after a failed recovery, is held by the new platform.
-    const carryTokens = this.#store.carriedTokens();
-    if (!readOnly && carryTokens) {
-      const stored = storeCarriedPair(stores.tokens, carryTokens);
-      storeLogger.info(
-        { generation: carryTokens.generation, stored },
-        'stored the token pair received while the data directory was read-only',
-      );
-      this.#store.tokensStored();
-    }
+    const meta = handle.stores.meta;
     // The data counter continues today's and this month's figures across restarts.
     const wire = new WireCounter(clock);
     try {
@@ -168,10 +166,12 @@ export class Agent {
     } catch (e) {
       logger.warn({ err: describeError(e) }, 'stored data counter unreadable; counting from zero');
     }
+    this.#wire = wire;
 
+    // Built over the handle's records: a swap of the database is nothing the platform sees.
     const platform = buildPlatform({
       config,
-      records: stores,
+      records: handle.stores,
       logger,
       clock,
       wire,
@@ -183,36 +183,20 @@ export class Agent {
       ...(this.#o.tuning?.platform ? { tuning: this.#o.tuning.platform } : {}),
     });
     this.#platform = platform;
-    if (readOnly && carryTokens) platform.tokens.carryIn(carryTokens);
     this.#onStop('platform', () => platform.stop());
     await platform.start();
     // Known before registration (hardware serial or configuration): event ids are fixed at record time.
     const identity = await platform.registrar.identity();
-
-    const outbox = new Outbox({
-      db,
-      meta,
-      identity,
-      storage: config.storage,
-      dataDir: config.dataDir,
-      clock,
-      logger: logger.child({ component: 'outbox' }),
-      fullDisk,
-      persistWithCounters: (m) => m.setJson(WIRE_META_KEY, wire.usage()),
-    });
-    this.#outbox = outbox;
-    await outbox.start();
-    if (adopt) outbox.hold(adopt);
-    this.#onStop('outbox', () => outbox.stop());
+    await this.#attachOutbox();
     const motion = this.#motion;
     if (motion) {
-      motion.attach(outbox, meta);
+      motion.attach(handle.queue, meta);
       this.#onStop('motion', () => motion.detach());
     }
 
     const eventsOrigin = new URL(config.platform.planningUrl).origin;
     const uploader = new Uploader({
-      queue: outbox,
+      queue: handle.queue,
       requester: platform.requester,
       registration: platform.registrar,
       eventsUrl: `${config.platform.planningUrl}${config.platform.eventsPath}`,
@@ -229,7 +213,7 @@ export class Agent {
     await uploader.start();
     this.#onStop('uploader', () => uploader.stop(this.#o.shutdownGraceMs ?? 3000));
 
-    // The pipeline outlives a restart of the store (its fixes wait in the handover meanwhile).
+    // The pipeline outlives a start that failed half-way (its fixes wait in the handle's queue).
     const pipeline = this.#pipeline ?? this.#buildPipeline();
     const status = await startDaemonStatus({
       config,
@@ -239,19 +223,17 @@ export class Agent {
         config,
         clock,
         startedMonoMs: this.#startedMono,
-        parts: { pipeline, platform, outbox, uploader },
+        parts: { pipeline, platform, outbox: handle.outbox, uploader },
         lastEpochWallMs: () => this.#lastEpochWallMs,
         lastEpoch: () => this.#lastEpoch,
-        ballastPresent: () => this.#fullDisk?.state().ballastPresent,
-        repaired: repairedFacts(meta),
-        stored: readStoredFacts(stores),
+        ballastPresent: () => this.#fullDisk.state().ballastPresent,
+        repaired: () => this.#repaired,
+        stored: readStoredFacts(handle.stores),
         motion: motion && (() => motion.status()),
       },
     });
     if (status) this.#onStop('status', () => status.stop());
     this.#counted = { pipeline, uploader };
-    this.#handover.attach(outbox);
-    this.#onStop('outbox hand-over', () => this.#handover.detach());
 
     if (!this.#pipeline) {
       this.#pipeline = pipeline;
@@ -262,9 +244,10 @@ export class Agent {
         await pipeline.stop();
         this.#motion?.stop();
         this.#pipeline = undefined;
-        this.#outbox?.flush();
+        this.#handle.parts?.outbox?.flush();
       });
     }
+    this.#started = true;
 
     this.#notify.ready('recording');
     this.#watchdog.start();
@@ -279,7 +262,70 @@ export class Agent {
     for (const w of replacedKeyWarnings(config)) logger.warn({ key: w.path }, w.message);
   }
 
-  /** Recorded fixes to the outbox of the moment (the handover); every decoded epoch to the status socket. */
+  /**
+   * The database (the file, a salvage, the read-only copy: the supervisor chooses) and its record
+   * stores, attached to the handle; with `outbox`, its outbox too (the platform knows the identity).
+   */
+  async #openStore(o: { outbox: boolean }): Promise<void> {
+    const { db, readOnly, adopt } = this.#store.open(this.#dbOptions, this.#storeLogger);
+    this.#adopt = adopt;
+    if (!readOnly) this.#fullDisk.start();
+    let stores;
+    try {
+      stores = openStores(db);
+      this.#repaired = repairedFacts(stores.meta);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    this.#handle.attach(db, stores);
+    if (o.outbox) await this.#attachOutbox();
+  }
+
+  /** The outbox over the attached database, the fixes a read-only copy held in it; then the queue flows to it. */
+  async #attachOutbox(): Promise<void> {
+    const { config, logger } = this.#o;
+    const parts = this.#handle.parts!;
+    const wire = this.#wire!;
+    const outbox = new Outbox({
+      db: parts.db,
+      meta: parts.stores.meta,
+      identity: await this.#platform!.registrar.identity(),
+      storage: config.storage,
+      dataDir: config.dataDir,
+      clock: this.#clock,
+      logger: logger.child({ component: 'outbox' }),
+      fullDisk: this.#fullDisk,
+      persistWithCounters: (m) => m.setJson(WIRE_META_KEY, wire.usage()),
+    });
+    await outbox.start();
+    const adopt = this.#adopt;
+    this.#adopt = undefined;
+    if (adopt) outbox.hold(adopt);
+    this.#handle.attachOutbox(outbox);
+    // What the platform holds in memory and the new records lack (a salvage carries no token,
+    // identity nor registration over; a read-only copy took none) goes in now.
+    this.#platform!.tokens.storeHeldPair();
+    this.#platform!.registrar.storeHeld();
+  }
+
+  /**
+   * Detaches the database from the handle and closes it. A swap releases the outbox (what only
+   * memory held is returned, to be carried); the final stop commits what it buffers.
+   */
+  #closeStore(o: { final?: boolean } = {}): CarriedFixes | undefined {
+    const parts = this.#handle.detach();
+    if (!parts) return undefined;
+    let carry: CarriedFixes | undefined;
+    if (parts.outbox) {
+      if (o.final) void parts.outbox.stop();
+      else carry = parts.outbox.release();
+    }
+    closeQuietly(parts.db, this.#storeLogger);
+    return carry;
+  }
+
+  /** Recorded fixes to the outbox of the moment (the handle's queue); every decoded epoch to the status socket. */
   #buildPipeline(): GnssPipeline {
     const clock = this.#clock;
     return agentPipeline({
@@ -287,7 +333,7 @@ export class Agent {
       logger: this.#o.logger,
       clock,
       source: this.#o.source,
-      sink: this.#handover,
+      sink: this.#handle.queue,
       onEpoch: (fix) => {
         this.#lastEpochWallMs = clock.wallMs();
         this.#lastEpoch = { gnssMs: fix.time, monoMs: clock.monotonicMs() };
@@ -302,9 +348,8 @@ export class Agent {
    * Undefined before start.
    */
   counts(): AgentCounts | undefined {
-    const outbox = this.#outbox;
     const c = this.#counted;
-    return outbox && c ? agentCounts({ outbox, ...c }) : undefined;
+    return c ? agentCounts({ outbox: this.#handle.outbox, ...c }) : undefined;
   }
 
   /** Stops everything started, newest first; each step on its own so one failure stops no other. */
@@ -312,6 +357,7 @@ export class Agent {
     this.#stopping ??= (async () => {
       this.#notify.stopping();
       await this.#store.repairing?.catch(() => undefined);
+      this.#store.stopWatch();
       await this.#stopComponents();
       await this.#notify.flush();
       this.#o.logger.info('agent stopped');
@@ -320,7 +366,7 @@ export class Agent {
   }
 
   async #stopComponents(options: { keepGnss?: boolean } = {}): Promise<void> {
-    // A restart of the store keeps the pings (they say what it does); only the final stop ends them.
+    // A start that failed half-way keeps the pings (they say what the store does); only the final stop ends them.
     if (!options.keepGnss) this.#watchdog.stop();
     // Newest first, but the receiver always first of all (it was started once, before any restart).
     const steps = [...this.#stops].reverse().sort((a, b) => Number(b.name === 'gnss') - Number(a.name === 'gnss'));
@@ -339,5 +385,13 @@ export class Agent {
 
   #onStop(name: string, stop: () => Promise<void> | void): void {
     this.#stops.push({ name, stop });
+  }
+}
+
+function closeQuietly(db: Database, logger: Logger): void {
+  try {
+    db.close();
+  } catch (e) {
+    logger.warn({ err: errorFields(e) }, 'closing the database failed');
   }
 }

@@ -135,14 +135,15 @@ export class MemoryQueue implements UploadQueue {
     return out;
   }
 
-  delivered(seq: number): void {
+  delivered(entry: Pick<QueueEntry, 'seq'>): void {
+    const seq = entry.seq;
     if (this.#gone.has(seq)) return;
     this.#gone.add(seq);
     this.pending--;
   }
 
   deadLetter(entry: QueueEntry): void {
-    this.delivered(entry.seq);
+    this.delivered(entry);
   }
 
   onChange(listener: () => void): void {

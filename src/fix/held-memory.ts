@@ -11,5 +11,5 @@ export const MAX_HELD_HEAP_BYTES = 12 * 1024 * 1024;
  */
 export const HELD_ROW_HEAP_BYTES = 384;
 
-/** Heap one recorded fix waiting in the hand-over takes: ~700 B measured (a RecordedFix of every field). */
+/** Heap one recorded fix waiting in the store queue while no outbox is attached takes: ~700 B measured (a RecordedFix of every field). */
 export const WAITING_FIX_HEAP_BYTES = 768;

@@ -4,7 +4,7 @@ import { MovementDetector, type MovementOptions, type MovementSnapshot, type Mov
 import { Odometer } from './odometer.js';
 import { applyOdometerSetting, MOTION_META_KEY, type MotionMeta, type MotionRecord } from './motion-record.js';
 
-/** Where the events go (the outbox of the moment): the event with the state to commit beside it. */
+/** Where the events go (the store handle's queue): the event with the state to commit beside it. */
 export interface VehicleEventSink {
   recordEvent(event: VehicleEvent, persist?: () => void): void;
 }
@@ -30,9 +30,9 @@ export interface MotionTrackerOptions {
 
 /**
  * The vehicle's day (movement, engine, odometer) from every accepted epoch and the ignition input,
- * as vehicle events into the outbox. It outlives a restart of the store, like the GNSS pipeline:
- * attach() gives it the outbox and the meta table of the moment, and the first attach restores
- * what the last run stored. Each event is committed with the state that made it (Outbox.recordEvent),
+ * as vehicle events into the outbox. Attached once to the store handle's queue and records (a swap
+ * of the database underneath holds an event until the next outbox takes it, with its state), and
+ * the first attach restores what the last run stored. Each event is committed with the state that made it (Outbox.recordEvent),
  * a silent change (unknown to moving or stopped) on its own, and everything at detach: so a vehicle
  * stopped when the power went is still stopped after it, and no stop or start is made twice (the
  * same GNSS time also gives the same event id).
@@ -123,15 +123,13 @@ export class MotionTracker {
     const event: VehicleEvent = { eventType, time, lat: at.lat, lon: at.lon, odometerM: Math.round(this.#odometer.metres) };
     const record = this.#record();
     const meta = this.#meta;
-    if (!this.#sink || !meta) {
-      this.#o.logger.warn(
-        { eventType, time: new Date(time).toISOString() },
-        'no outbox while the store restarts: vehicle event not queued',
-      );
+    const sink = this.#sink;
+    if (!sink || !meta) {
+      this.#o.logger.warn({ eventType, time: new Date(time).toISOString() }, 'vehicle event after the tracker was detached: not queued');
       return;
     }
     this.#o.logger.info({ eventType, time: new Date(time).toISOString(), odometerM: event.odometerM }, 'vehicle event');
-    this.#sink.recordEvent(event, () => meta.setJson(MOTION_META_KEY, record));
+    sink.recordEvent(event, () => meta.setJson(MOTION_META_KEY, record));
   }
 
   #record(): MotionRecord {

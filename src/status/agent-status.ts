@@ -1,7 +1,7 @@
 import type { Config } from '../config/load.js';
 import type { GnssPipeline } from '../gnss/pipeline.js';
 import type { PlatformParts } from '../platform/build.js';
-import type { Outbox } from '../store/outbox/outbox.js';
+import type { OutboxView } from '../store/store-handle.js';
 import type { Clock } from '../system/clock.js';
 import type { Uploader } from '../upload/uploader.js';
 import { DaemonStatusProvider, type StoredFacts } from './daemon-provider.js';
@@ -14,13 +14,14 @@ export interface AgentStatusOptions {
   config: Config;
   clock: Clock;
   startedMonoMs: number;
-  parts: { pipeline: GnssPipeline; platform: PlatformParts; outbox: Outbox; uploader: Uploader };
+  parts: { pipeline: GnssPipeline; platform: PlatformParts; outbox: OutboxView; uploader: Uploader };
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   lastEpochWallMs: () => number | undefined;
   /** The last epoch's GNSS time and the monotonic ms it was decoded at: the receiver's "now". */
   lastEpoch?: () => { gnssMs: number; monoMs: number } | undefined;
   ballastPresent: () => boolean | undefined;
-  repaired: DiskSummary['repaired'];
+  /** The last salvage of the database as it records it (read again after each swap of the store). */
+  repaired: () => DiskSummary['repaired'];
   stored: StoredFacts;
   /** The motion tracker's view (absent with motion.enabled false). */
   motion?: (() => MotionSummary) | undefined;
@@ -72,7 +73,7 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
     },
     store: () => ({
       ...storeView(outbox.commitState(), ballastPresent(), clock.monotonicMs(), config.dataDir),
-      ...(repaired ? { repaired } : {}),
+      ...((r) => (r ? { repaired: r } : {}))(repaired()),
     }),
     upload: () => uploadSummary(uploader.status(), outbox.commitState(), (2 * config.platform.requestTimeoutMs) / 1000),
     platform: () => {
@@ -115,7 +116,7 @@ export interface AgentCounts {
 }
 
 /** Fixes recorded and still queued, dead letters and the uploader's state: cheap getters only (a bench polls a thousand agents while they run). */
-export function agentCounts(parts: { pipeline: GnssPipeline; outbox: Outbox; uploader: Uploader }): AgentCounts {
+export function agentCounts(parts: { pipeline: GnssPipeline; outbox: OutboxView; uploader: Uploader }): AgentCounts {
   const u = parts.uploader.status();
   return {
     recorded: parts.pipeline.recordedCount(),

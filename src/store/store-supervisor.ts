@@ -1,32 +1,28 @@
 import { describeError, errorFields, isCorrupt, type StoreError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { CarriedTokenPair } from '../platform/auth/unsaved-pair.js';
 import { WritableWatch } from '../system/writable-watch.js';
 import { mergeCarried, type CarriedFixes } from './carried-fixes.js';
 import type { Database, OpenDatabaseOptions } from './database.js';
 import { openAgentDatabase } from './open-agent-database.js';
 
 /**
- * What the supervisor restarts: the components built on one database (agent.ts). The receiver is
- * not among them: it stays open through a restart and its fixes wait in a hand-over.
+ * What the supervisor swaps: the database and the objects bound to it (agent.ts, through the store
+ * handle). The components over the handle (platform, uploader, receiver, status) are built once by
+ * start() and never restart for the store.
  */
 export interface SupervisedRun {
   /** Builds and starts every component on the database open() gives (agent.ts #start). */
   start(): Promise<void>;
-  /** Stops the components of this run, the receiver excepted. */
+  /** start() finished: the components exist and only the store is swapped. */
+  started(): boolean;
+  /** Stops what a start() that failed half-way built, the receiver excepted. */
   stop(): Promise<void>;
-  /** The outbox of the moment hands over what only memory holds (undefined when there is none). */
-  release(): CarriedFixes | undefined;
-  /** The outbox of the moment, to tell whether a failed attempt built one. */
-  outbox(): unknown;
-  /** From here new fixes wait in the hand-over until the next run takes them. */
-  detachReceiver(): void;
-  /** The token pair the stopped platform holds unsaved (a read-only card). */
-  unsavedPair(): CarriedTokenPair | undefined;
+  /** Opens the store (open() below) under the components built once and attaches it to the handle. */
+  openStore(): Promise<void>;
+  /** Detaches the store from the handle and closes it; returns what its outbox held only in memory. */
+  closeStore(): CarriedFixes | undefined;
   /** The daemon is stopping: no restart. */
   stopping(): boolean;
-  /** A stop step of this run. */
-  onStop(name: string, stop: () => void): void;
 }
 
 export interface StoreSupervisorOptions {
@@ -40,11 +36,11 @@ export interface StoreSupervisorOptions {
 }
 
 /**
- * The store's whole restart path, in one place: which database a run opens (the file, a salvage of
- * a damaged one, a read-only card's copy in memory), what a restart carries from one run to the
- * next (held fixes and deliveries by event id, a token pair the card could not take), the watch for
- * a read-only card that takes writes again, and the fallback to the copy when a recovery fails.
- * While it restarts, `restarting` says why (the watchdog is fed with it).
+ * The store's whole restart path, in one place: which database is open (the file, a salvage of a
+ * damaged one, a read-only card's copy in memory), what a swap carries from one database to the
+ * next (held fixes and deliveries by event id), the watch for a read-only card that takes writes
+ * again, and the fallback to the copy when a recovery fails. While it swaps, `restarting` says why
+ * (the watchdog is fed with it).
  */
 export class StoreSupervisor {
   readonly #o: StoreSupervisorOptions;
@@ -54,8 +50,8 @@ export class StoreSupervisor {
   #restarting: string | undefined;
   /** What was held on a read-only card, from the restart until it is in the file (or held again). */
   #carry: CarriedFixes | undefined;
-  /** A token pair the read-only spell refreshed but could not store. */
-  #carryTokens: CarriedTokenPair | undefined;
+  /** The watch for a read-only card that takes writes again, while on the copy. */
+  #watch: WritableWatch | undefined;
   /** A restart on the writable card failed: the next open is the read-only copy again. */
   #stayReadOnly = false;
   /** Failed recoveries in a row: the writable watch asks again after a longer wait each time. */
@@ -83,8 +79,8 @@ export class StoreSupervisor {
   }
 
   /**
-   * The database of a run: opened, salvaged, or the read-only copy, with what was carried stored
-   * into it (fixes) or to be held by the run (`adopt`, `carryTokens` on the copy).
+   * The database: opened, salvaged, or the read-only copy, with what was carried stored into it
+   * (fixes) or to be held by its outbox (`adopt`, on the copy).
    */
   open(options: OpenDatabaseOptions, storeLogger: Logger): { db: Database; readOnly: boolean; adopt?: CarriedFixes } {
     const stayReadOnly = this.#stayReadOnly;
@@ -100,17 +96,15 @@ export class StoreSupervisor {
     this.#carry = undefined;
     this.#repair = undefined;
     this.#readOnly = readOnly;
+    this.stopWatch();
     if (readOnly) this.#watchWritable();
     return { db, readOnly, ...(adopt ? { adopt } : {}) };
   }
 
-  /** The carried token pair, if any; `stored` forgets it (it is in the file now). */
-  carriedTokens(): CarriedTokenPair | undefined {
-    return this.#carryTokens;
-  }
-
-  tokensStored(): void {
-    this.#carryTokens = undefined;
+  /** Stops the watch for a card that takes writes again (the daemon stops, or the file is open). */
+  stopWatch(): void {
+    this.#watch?.stop();
+    this.#watch = undefined;
   }
 
   /** The first start of the daemon; agent.db taken by a directory runs on the copy instead of failing. */
@@ -129,9 +123,9 @@ export class StoreSupervisor {
   }
 
   /**
-   * A statement met a damaged page at run time. The file must not be used any more: every
-   * component stops (the outbox hands over what it holds in memory first), the file is moved aside
-   * and salvaged into a fresh one, and everything starts again on it.
+   * A statement met a damaged page at run time. The file must not be used any more: the store is
+   * detached and closed (the outbox hands over what it holds in memory first), the file is moved
+   * aside and salvaged into a fresh one, and the store is attached again on it.
    */
   onDamage(e: StoreError): void {
     if (this.#repairing || this.#o.run.stopping()) return;
@@ -139,8 +133,7 @@ export class StoreSupervisor {
     if (this.#readOnly) return;
     const reason = `${e.sqliteCode}: ${(e.cause as Error | undefined)?.message ?? e.message}`;
     this.#o.logger.error({ reason }, 'database damaged at run time: stopping, salvaging what is readable, starting again');
-    this.#restart(reason, () => {
-      const carry = this.#o.run.release();
+    this.#restart(reason, (carry) => {
       this.#repair = { reason, ...(carry ? { carry } : {}) };
     });
   }
@@ -155,19 +148,19 @@ export class StoreSupervisor {
       logger: this.#o.logger.child({ component: 'store' }),
       locks: this.#o.locks,
       onWritable: () =>
-        this.#restart('the data directory is writable again', () => {
-          this.#carry = this.#o.run.release();
+        this.#restart('the data directory is writable again', (carry) => {
+          this.#carry = carry;
         }),
     });
     watch.start();
-    this.#o.run.onStop('writable watch', () => watch.stop());
+    this.#watch = watch;
   }
 
   /**
-   * Stops every component but the receiver, lets `handOver` take what the outbox holds in memory,
-   * and starts them again.
+   * Detaches and closes the store, lets `handOver` take what its outbox held in memory, and opens
+   * it again. The components over the handle go on (a start that failed half-way is started again).
    */
-  #restart(why: string, handOver: () => void): void {
+  #restart(why: string, handOver: (carry: CarriedFixes | undefined) => void): void {
     if (this.#repairing || this.#o.run.stopping()) return;
     this.#restarting = `restarting the store: ${why}`.slice(0, 200);
     this.#repairing = (async () => {
@@ -175,13 +168,11 @@ export class StoreSupervisor {
       // start() is still building components on it.
       await new Promise((resolve) => setImmediate(resolve));
       await this.starting?.catch(() => undefined);
-      // New fixes wait in the hand-over from here; the answers to uploads in flight land in the
-      // released outbox's live sets until the uploader has stopped.
-      this.#o.run.detachReceiver();
-      handOver();
-      await this.#o.run.stop();
-      this.#takeUnsavedPair();
-      this.#o.logger.info({ why }, 'starting the store and the platform components again; the receiver stays open');
+      // From here fixes and events wait in the handle's queue; answers to uploads in flight are
+      // kept there by event id.
+      handOver(this.#o.run.closeStore());
+      if (!this.#o.run.started()) await this.#o.run.stop();
+      this.#o.logger.info({ why }, 'opening the store again; the receiver, the platform and the uploader go on');
       await this.#startAgain();
     })().finally(() => {
       this.#repairing = undefined;
@@ -190,8 +181,8 @@ export class StoreSupervisor {
   }
 
   /**
-   * A start after a restart of the store. A failed attempt loses nothing: what the carry and the
-   * attempt's outbox hold is taken along. A damaged file is salvaged with it; any other failure
+   * The store opened again. A failed attempt loses nothing: what the carry and the attempt's
+   * outbox hold is taken along. A damaged file is salvaged with it; any other failure
    * (the card read-only again, SQLITE_FULL or IOERR while storing what was held) goes back to the
    * read-only copy in memory with the fixes held there, and the writable watch asks again later.
    * Only when even that fails does the error reach the caller.
@@ -199,21 +190,19 @@ export class StoreSupervisor {
   async #startAgain(): Promise<void> {
     const run = this.#o.run;
     for (let attempt = 1; ; attempt++) {
-      const outboxBefore = run.outbox();
       const fallback = this.#stayReadOnly;
       try {
-        await run.start();
+        if (run.started()) await run.openStore();
+        else await run.start();
         if (!this.#readOnly) this.#failedRecoveries = 0;
         return;
       } catch (e) {
         if (run.stopping() || attempt >= 4) throw e;
-        run.detachReceiver();
-        const fromAttempt = run.outbox() !== outboxBefore ? run.release() : undefined;
+        const fromAttempt = run.closeStore();
         const carry = mergeCarried(mergeCarried(this.#carry, this.#repair?.carry), fromAttempt);
         this.#repair = undefined;
         this.#carry = undefined;
-        await run.stop();
-        this.#takeUnsavedPair();
+        if (!run.started()) await run.stop();
         const held = carry?.held.length ?? 0;
         if (isCorrupt(e) && !fallback) {
           const reason = describeError(e);
@@ -231,13 +220,5 @@ export class StoreSupervisor {
         }
       }
     }
-  }
-
-  /**
-   * The pair the stopped platform holds unsaved (a read-only card): taken after its stop, which
-   * waited out a refresh in flight, so a pair the server rotated meanwhile is not left behind.
-   */
-  #takeUnsavedPair(): void {
-    this.#carryTokens = this.#o.run.unsavedPair() ?? this.#carryTokens;
   }
 }

@@ -53,16 +53,16 @@ export class UploadLanes {
   }
 
   /** The live lane's next fix, if there is one (order live-first only). */
-  nextLive(inFlight: (seq: number) => boolean): QueueEntry | undefined {
+  nextLive(inFlight: (entry: QueueEntry) => boolean): QueueEntry | undefined {
     this.#checkExternal();
     if (this.#order !== 'live-first') return undefined;
     const newest = this.#queue.newest();
     if (!newest || newest.seq <= this.#cursor || newest.seq <= this.#lastLiveSeq) return undefined;
-    let pick: QueueEntry | undefined = inFlight(newest.seq) ? undefined : newest;
+    let pick: QueueEntry | undefined = inFlight(newest) ? undefined : newest;
     if (this.#lastLiveTime !== undefined && this.#lastLiveTime >= newest.time - LIVE_SPAN_MS) {
       // The live lane is running (its last fix is recent): the recent fixes after it, oldest first.
       const from = Math.max(this.#lastLiveSeq, this.#cursor);
-      const recent = this.#queue.after(from, LIVE_SCAN).find((e) => !inFlight(e.seq) && e.time >= newest.time - LIVE_SPAN_MS);
+      const recent = this.#queue.after(from, LIVE_SCAN).find((e) => !inFlight(e) && e.time >= newest.time - LIVE_SPAN_MS);
       if (recent) pick = recent;
     }
     if (!pick) return undefined;
@@ -75,7 +75,7 @@ export class UploadLanes {
   }
 
   /** The backlog lane's next fix, oldest first, if there is one. */
-  nextBacklog(inFlight: (seq: number) => boolean): QueueEntry | undefined {
+  nextBacklog(inFlight: (entry: QueueEntry) => boolean): QueueEntry | undefined {
     this.#checkExternal();
     return this.#nextBacklog(inFlight);
   }
@@ -83,10 +83,13 @@ export class UploadLanes {
   #checkExternal(): void {
     const changes = this.#queue.externalChanges?.() ?? 0;
     if (changes !== this.#externalChanges) {
-      // Another process put fixes back (requeued dead letters) below the cursor: start over. The
-      // outbox answers only undelivered fixes, so nothing is offered twice.
+      // Another process put fixes back (requeued dead letters) below the cursor, or the store
+      // swapped its database (seqs are per database): start over. The outbox answers only
+      // undelivered fixes, so nothing is offered twice.
       this.#externalChanges = changes;
       this.#cursor = Number.MIN_SAFE_INTEGER;
+      this.#lastLiveSeq = Number.MIN_SAFE_INTEGER;
+      this.#lastLiveTime = undefined;
       this.#page = [];
       this.#retry = [];
     }
@@ -122,8 +125,8 @@ export class UploadLanes {
     return this.#stats[lane];
   }
 
-  #nextBacklog(inFlight: (seq: number) => boolean): QueueEntry | undefined {
-    const r = this.#retry.findIndex((e) => !inFlight(e.seq));
+  #nextBacklog(inFlight: (entry: QueueEntry) => boolean): QueueEntry | undefined {
+    const r = this.#retry.findIndex((e) => !inFlight(e));
     if (r >= 0) return this.#retry.splice(r, 1)[0];
     for (;;) {
       if (this.#page.length === 0) {
@@ -133,11 +136,11 @@ export class UploadLanes {
         // A fix busy as the page is read (the live lane's newest, in flight or refused) is not the
         // backlog's: checked only when its turn came, it was sent again once delivered meanwhile.
         // If it comes back undelivered, requeue() puts it in `retry`, the cursor having passed it.
-        this.#page = page.filter((e) => !inFlight(e.seq));
+        this.#page = page.filter((e) => !inFlight(e));
         if (this.#page.length === 0) continue;
       }
       const e = this.#page.shift()!;
-      if (!inFlight(e.seq)) return e;
+      if (!inFlight(e)) return e;
     }
   }
 }

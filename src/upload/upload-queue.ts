@@ -10,7 +10,8 @@ export interface QueueEntry extends QueuedFix {
 export interface UploadQueue {
   newest(): QueueEntry | undefined;
   after(afterSeq: number, limit: number): QueueEntry[];
-  delivered(seq: number): void;
+  /** The platform has it: the entry itself, as newest()/after() gave it (its seq, and its event id). */
+  delivered(entry: QueueEntry): void;
   deadLetter(entry: QueueEntry, status: number | undefined, error: string): void;
   onChange(listener: () => void): void;
   /** Grows when another process changed the outbox (requeued dead letters). */

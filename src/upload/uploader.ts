@@ -32,6 +32,8 @@ export class Uploader {
   readonly #lanes: UploadLanes;
   /** `sentAt`: when the exchange went out, after any wait for a token (monotonic ms). */
   readonly #inFlight = new Map<number, { lane: Lane; promise: Promise<void>; startedAt: number; limited: boolean; sentAt?: number }>();
+  /** Event ids of the requests in flight (a fix renumbered by a swap of the database is still busy). */
+  readonly #inFlightIds = new Set<string>();
   #abort = new AbortController();
   #device: RegisteredDevice | undefined;
   #running = false;
@@ -195,7 +197,9 @@ export class Uploader {
     const probing = this.#failures > 0 || this.#streamsRefused;
     const slots = this.#slots();
     // Refused events are the uploader's, not the lanes', until the rejection rule sends them back.
-    const busy = (seq: number) => this.#inFlight.has(seq) || this.#refusals.has(seq);
+    // By event id too: after a swap of the database the same fix comes back under another seq
+    // while its request of before the swap may still be in flight (store-queue.ts).
+    const busy = (e: QueueEntry) => this.#inFlight.has(e.seq) || this.#refusals.has(e.seq) || this.#inFlightIds.has(e.eventId);
     for (;;) {
       if (probing && this.#inFlight.size >= 1) return;
       const live = this.#lanes.liveInFlight;
@@ -258,9 +262,11 @@ export class Uploader {
     this.#waitingSince ??= startedAt;
     const promise = this.#send(entry, lane, startedAt, limited).finally(() => {
       this.#inFlight.delete(entry.seq);
+      this.#inFlightIds.delete(entry.eventId);
       this.#pump();
     });
     this.#inFlight.set(entry.seq, { lane, promise, startedAt, limited });
+    this.#inFlightIds.add(entry.eventId);
   }
 
   async #send(entry: QueueEntry, lane: Lane, startedAt: number, limited: boolean): Promise<void> {
@@ -331,7 +337,7 @@ export class Uploader {
     switch (decision.action) {
       case 'sent':
         this.#waitingSince = endedAt;
-        this.#o.queue.delivered(entry.seq);
+        this.#o.queue.delivered(entry);
         this.#lanes.sent(lane, entry);
         if (lane === 'backlog') this.#drain.delivered(endedAt);
         this.#failures = 0;

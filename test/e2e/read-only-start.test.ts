@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,6 +68,7 @@ describe.skipIf(!CAN_MOUNT)('started on a read-only card, a real tmpfs remounted
 
       // Registered and a token pair stored while the card was writable, then the card goes read-only.
       expect((await runCli(['register', '--config', config], { timeoutMs: 60_000 })).code).toBe(0);
+      const generationBefore = storedTokenGeneration(data);
       expect(sh('mount', ['-o', 'remount,ro', data])).toBe(true);
 
       // status without a daemon, as root, reads the card and says what it holds.
@@ -147,8 +149,12 @@ describe.skipIf(!CAN_MOUNT)('started on a read-only card, a real tmpfs remounted
       expect(sim.stats.duplicates, figures).toBe(0);
       expect(delivered, figures).toBe(s.outbox.recorded);
       expect(sim.stats.passwordGrants - grantsBefore).toBe(0);
+      // The recovery swapped the database under the components: one start, and the pair the spell
+      // rotated is in the file (the next start refreshes with it, no password grant).
+      expect(daemon.log().match(/"msg":"agent running"/g)).toHaveLength(1);
       daemon.child.kill('SIGTERM');
       expect((await daemon.exited).code).toBe(0);
+      expect(storedTokenGeneration(data)).toBeGreaterThan(generationBefore);
     },
   );
 
@@ -287,3 +293,13 @@ describe.skipIf(!CAN_MOUNT)('started on a read-only card, a real tmpfs remounted
     },
   );
 });
+
+/** The generation of the token pair in the card's file (read-only, with the daemon stopped or not). */
+function storedTokenGeneration(data: string): number {
+  const db = new BetterSqlite3(path.join(data, 'agent.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT generation FROM token_pair WHERE id = 1').get() as { generation: number }).generation;
+  } finally {
+    db.close();
+  }
+}

@@ -8,6 +8,7 @@ import { openAgentDatabase } from '../../src/store/open-agent-database.js';
 import { MAX_COPY_BYTES } from '../../src/store/read-only-copy.js';
 import { Outbox } from '../../src/store/outbox/outbox.js';
 import { ManualClock } from '../../src/system/clock.js';
+import { StoreQueue } from '../../src/store/store-queue.js';
 import { canMountTmpfs, sh } from '../helpers/mount.js';
 import { defaultStorage, fixAt, IDENTITY, openOutbox, rowCount } from './outbox/helpers.js';
 
@@ -41,26 +42,35 @@ describe.skipIf(!CAN_MOUNT)('deliveries made on a read-only card are carried by 
     const spell = openAgentDatabase(options, silentLogger(), {});
     expect(spell.readOnly).toBe(true);
     expect(rowCount(spell.db)).toBe(0);
-    const outbox = new Outbox({
-      db: spell.db,
-      meta: new MetaStore(spell.db),
-      identity: IDENTITY,
-      dataDir: data,
-      clock: new ManualClock(),
-      logger: silentLogger(),
-      freeBytes: () => Number.MAX_SAFE_INTEGER,
-      storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
-    });
-    await outbox.start();
-    for (let i = 100; i < 110; i++) outbox.record(fixAt(i));
-    const entries = outbox.after(0, 10);
+    const outboxOn = async (db: typeof spell.db) => {
+      const o = new Outbox({
+        db,
+        meta: new MetaStore(db),
+        identity: IDENTITY,
+        dataDir: data,
+        clock: new ManualClock(),
+        logger: silentLogger(),
+        freeBytes: () => Number.MAX_SAFE_INTEGER,
+        storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
+      });
+      await o.start();
+      return o;
+    };
+    // The uploader's view: the store handle's queue, over the copy's outbox.
+    const queue = new StoreQueue(silentLogger());
+    const outbox = await outboxOn(spell.db);
+    queue.attach(outbox);
+    for (let i = 100; i < 110; i++) queue.record(fixAt(i));
     // Held from seq 1 on, as the file's own first rows are numbered.
-    expect(entries.map((e) => e.seq)).toEqual([...Array(10).keys()].map((i) => i + 1));
-    outbox.delivered(entries[0]!.seq);
-    outbox.delivered(entries[1]!.seq);
+    expect(outbox.after(0, 10).map((e) => e.seq)).toEqual([...Array(10).keys()].map((i) => i + 1));
+    const entries = queue.after(Number.MIN_SAFE_INTEGER, 10);
+    expect(entries).toHaveLength(10);
+    queue.delivered(entries[0]!);
+    queue.delivered(entries[1]!);
+    queue.detach();
     const carry = outbox.release();
-    // An answer landing after the release (the uploader stops after the outbox is released).
-    outbox.delivered(entries[2]!.seq);
+    // Answers landing while no database is attached, and after the next one is: kept by event id.
+    queue.delivered(entries[2]!);
     spell.db.close();
 
     expect(sh('mount', ['-o', 'remount,rw', data])).toBe(true);
@@ -69,12 +79,20 @@ describe.skipIf(!CAN_MOUNT)('deliveries made on a read-only card are carried by 
       back.db.close();
     });
     expect(back.readOnly).toBe(false);
+    const fileOutbox = await outboxOn(back.db);
+    queue.attach(fileOutbox);
+    queue.delivered(entries[3]!);
+    // The file's rows come first again, under the new database's slot.
+    const offered = queue.after(Number.MIN_SAFE_INTEGER, 100);
+    expect(offered).toHaveLength(46);
+    expect(offered.some((e) => entries.some((old) => old.seq === e.seq))).toBe(false);
+    await fileOutbox.stop();
     const ids = eventIds(back.db);
-    // Every stored row is still there, and the 7 held fixes not delivered follow them.
+    // Every stored row is still there, and the 6 held fixes not delivered follow them.
     expect(ids.slice(0, 40)).toEqual(idsBefore);
-    expect(ids).toHaveLength(47);
+    expect(ids).toHaveLength(46);
     const times = (back.db.prepare('SELECT fix_time AS t FROM outbox ORDER BY seq').all() as { t: number }[]).map((r) => r.t);
-    expect(times.slice(40)).toEqual([...Array(7).keys()].map((i) => fixAt(103 + i).time));
+    expect(times.slice(40)).toEqual([...Array(6).keys()].map((i) => fixAt(104 + i).time));
   });
 });
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FixHandover, MAX_WAITING_FIXES } from '../../src/fix/fix-handover.js';
+import { MAX_WAITING_FIXES, StoreQueue } from '../../src/store/store-queue.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import type { RecordedFix } from '../../src/fix/fix.js';
 import { storeCarriedFixes } from '../../src/store/carried-fixes.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
@@ -9,7 +8,8 @@ import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
 /**
  * What a daemon held while its card was read-only goes into the file once it is
  * writable: the committed rows delivered meanwhile are deleted, the held fixes inserted after the
- * newest row with their event ids, and the fixes recorded while the store restarts wait in the handover.
+ * newest row with their event ids, and the fixes recorded while the store restarts wait in the
+ * store handle's queue.
  */
 describe('carrying what was held on a read-only card into the database', () => {
   it('deletes the delivered rows and stores the held fixes, delivered ones excepted, with their event ids, in one transaction', async () => {
@@ -23,11 +23,11 @@ describe('carrying what was held on a read-only card into the database', () => {
     expect(outbox.status().buffered).toBe(10);
     // Delivered meanwhile: two committed rows, one held fix.
     const [c1, c2] = outbox.after(0, 2);
-    outbox.delivered(c1!.seq);
-    outbox.delivered(c2!.seq);
+    outbox.delivered(c1!);
+    outbox.delivered(c2!);
     const heldEntries = outbox.after(10, 10);
+    outbox.delivered(heldEntries[0]!);
     const released = outbox.release();
-    outbox.delivered(heldEntries[0]!.seq); // an answer landing after the release
     db.pragma('query_only = OFF');
 
     const stored = storeCarriedFixes(db, released);
@@ -40,36 +40,45 @@ describe('carrying what was held on a read-only card into the database', () => {
     db.close();
   });
 
-  it('the handover keeps the fixes recorded while no outbox takes them and hands them over in order', () => {
-    const handover = new FixHandover();
-    const got: RecordedFix[] = [];
-    handover.record(fixAt(0));
-    handover.attach({ record: (f) => got.push(f) });
-    handover.record(fixAt(1));
-    handover.detach();
-    handover.record(fixAt(2));
-    handover.record(fixAt(3));
-    expect(got.map((f) => f.time)).toEqual([fixAt(0).time, fixAt(1).time]);
-    handover.attach({ record: (f) => got.push(f) });
-    expect(got.map((f) => f.time)).toEqual([0, 1, 2, 3].map((i) => fixAt(i).time));
-    expect(handover.dropped).toBe(0);
+  it('the queue keeps the fixes and events recorded while no outbox is attached and gives them to the next one first, in order, an event with its state', async () => {
+    const first = await openOutbox(tempDir());
+    const queue = new StoreQueue(captureLogger().logger);
+    queue.attach(first.outbox);
+    queue.record(fixAt(0));
+    queue.detach();
+    first.outbox.release();
+    first.db.close();
+    queue.record(fixAt(1));
+    const event = { eventType: 'stopMovingEvent' as const, time: fixAt(2).time, lat: 52, lon: 5, odometerM: 1200 };
+    queue.recordEvent(event, () => second.meta.setJson('motion', { state: 'stopped' }));
+    queue.record(fixAt(3));
+    const second = await openOutbox(tempDir());
+    queue.attach(second.outbox);
+    await second.outbox.stop();
+    const times = (second.db.prepare('SELECT fix_time AS t FROM outbox ORDER BY seq').all() as { t: number }[]).map((r) => r.t);
+    expect(times).toEqual([1, 2, 3].map((i) => fixAt(i).time));
+    expect(second.meta.getJson('motion')).toEqual({ state: 'stopped' });
+    expect(queue.dropped).toBe(0);
+    second.db.close();
   });
 
-  it('the handover says at attach how many fixes did not fit while no outbox took them, once', () => {
+  it('the queue says at attach how many fixes did not fit while no outbox took them, once', async () => {
     const log = captureLogger();
-    const handover = new FixHandover(log.logger);
-    for (let i = 0; i < MAX_WAITING_FIXES + 7; i++) handover.record(fixAt(i));
-    let got = 0;
-    handover.attach({ record: () => void got++ });
-    expect(got).toBe(MAX_WAITING_FIXES);
-    expect(handover.dropped).toBe(7);
-    handover.detach();
-    handover.attach({ record: () => void got++ });
+    const queue = new StoreQueue(log.logger);
+    for (let i = 0; i < MAX_WAITING_FIXES + 7; i++) queue.record(fixAt(i));
+    expect(queue.dropped).toBe(7);
+    const o = await openOutbox(tempDir(), { storage: { maxFixes: 100_000, commitMaxFixes: 100_000 } });
+    queue.attach(o.outbox);
+    expect(o.outbox.status().pending).toBe(MAX_WAITING_FIXES);
+    queue.detach();
+    queue.attach(o.outbox);
     const lines = log
       .text()
       .split('\n')
       .filter((l) => l.includes('fixes dropped while the store restarted'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/"dropped":7/);
+    await o.outbox.stop();
+    o.db.close();
   });
 });

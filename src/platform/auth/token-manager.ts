@@ -15,7 +15,7 @@ import { TokenLock, type TokenLockTuning } from './token-lock.js';
 import type { SecretRedactor } from './secret-redactor.js';
 import type { StartSpread } from '../device/start-spread.js';
 import { checkStoredPair, type TokenPair } from './token-pair.js';
-import { UnsavedPair, type CarriedTokenPair } from './unsaved-pair.js';
+import { UnsavedPair } from './unsaved-pair.js';
 import type { StoredToken, TokenCounter, TokenRecords } from './token-records.js';
 import type { PlatformHttp } from '../transport/http.js';
 
@@ -128,18 +128,9 @@ export class TokenManager {
     this.#unsaved.retry(true);
   }
 
-  /** A pair received while the database refused it (a read-only card), with its stamps: agent.ts stores it once the card takes writes. */
-  unsavedPair(): CarriedTokenPair | undefined {
-    return this.#unsaved.carried();
-  }
-
-  /**
-   * A pair an earlier platform of this process held unsaved (agent.ts, when the card could not be
-   * taken read-write after all): held again, so that no refresh token the server rotated away is sent.
-   */
-  carryIn(c: CarriedTokenPair): void {
-    const sameBoot = c.stamp.bootId === this.#o.bootClock.bootId && c.stamp.bootMs <= this.#o.bootClock.nowMs();
-    this.#unsaved.adopt(c, sameBoot ? c.stamp.bootMs : undefined);
+  /** The records were swapped (store-handle.ts): the pair held in memory goes in, unless they hold a newer one. */
+  storeHeldPair(): void {
+    this.#unsaved.storeInto(this.#held, this.#o.bootClock);
   }
 
   /** A valid access token: the one held, or a renewed one when none is held or it is due. */

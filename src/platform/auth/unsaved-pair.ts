@@ -2,6 +2,7 @@ import type { Logger } from '../../log.js';
 import type { TokenCounter, TokenRecords } from './token-records.js';
 import type { Clock } from '../../system/clock.js';
 import type { HeldToken } from './held-token.js';
+import type { BootClock } from '../../system/boot-clock.js';
 import { storeErrorCode } from './token-bookkeeping.js';
 
 /** When a pair was received: wall time for the record, boot clock for its age. */
@@ -18,19 +19,6 @@ interface Unsaved {
   counts: Partial<Record<TokenCounter, number>>;
   /** Monotonic time of the last attempt to store it. */
   triedAtMs: number;
-}
-
-/** A pair kept in memory, as it goes into the records (a daemon leaving a read-only card: agent.ts). */
-export interface CarriedTokenPair {
-  pair: HeldToken['pair'];
-  generation: number;
-  stamp: ReceiptStamp;
-  counts: Partial<Record<TokenCounter, number>>;
-}
-
-/** Stores a carried pair into `store` (true when stored, false when the records hold a newer one). */
-export function storeCarriedPair(store: TokenRecords, c: CarriedTokenPair): boolean {
-  return store.commit(c.pair, c.generation, c.stamp, c.counts);
 }
 
 /** How often a pair kept in memory is offered to the database again. */
@@ -54,25 +42,6 @@ export class UnsavedPair {
   /** The pair kept in memory, if the last one received could not be stored. */
   get pending(): { held: HeldToken; stamp: ReceiptStamp } | undefined {
     return this.#unsaved;
-  }
-
-  /** The pair kept in memory with its counts, to be stored by whoever opens the database read-write next. */
-  carried(): CarriedTokenPair | undefined {
-    const u = this.#unsaved;
-    return u ? { pair: u.held.pair, generation: u.held.generation, stamp: u.stamp, counts: u.counts } : undefined;
-  }
-
-  /**
-   * A pair carried from an earlier run of the platform in this process (a recovery from a read-only
-   * card that failed): held as if just received here, offered to the database at the next retry.
-   */
-  adopt(c: CarriedTokenPair, receivedAtMs: number | undefined): void {
-    this.#unsaved = {
-      held: { pair: c.pair, generation: c.generation, receivedAtMs },
-      stamp: c.stamp,
-      counts: { ...c.counts },
-      triedAtMs: this.#o.clock.monotonicMs(),
-    };
   }
 
   /** Stores a new pair (counting it under `counter`); when that fails, keeps it to be stored later. */
@@ -115,6 +84,24 @@ export class UnsavedPair {
       );
     } catch {
       // Still not writable: tried again later.
+    }
+  }
+
+  /**
+   * The records were swapped under the platform (store-handle.ts): the pair kept in memory goes in,
+   * or, when none is, the pair in use, if the records hold an older one (a salvage carries no token
+   * row over; the pair in memory was never in the damaged file's care).
+   */
+  storeInto(inUse: HeldToken | undefined, bootClock: BootClock): void {
+    this.retry(true);
+    if (this.#unsaved || !inUse || inUse.receivedAtMs === undefined) return;
+    try {
+      if ((this.#o.store.read()?.generation ?? 0) >= inUse.generation) return;
+      const wallMs = this.#o.clock.wallMs() - (bootClock.nowMs() - inUse.receivedAtMs);
+      this.#o.store.commit(inUse.pair, inUse.generation, { wallMs, bootId: bootClock.bootId, bootMs: inUse.receivedAtMs }, {});
+      this.#o.logger.info({ generation: inUse.generation }, 'the token pair in use is stored in the new database');
+    } catch {
+      // A read-only copy: the pair stays in use from memory; a later renewal stores its successor.
     }
   }
 }

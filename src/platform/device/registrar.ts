@@ -7,7 +7,7 @@ import { probeHardwareId, type IdentityProbes } from '../../system/identity.js';
 import type { AuthorizedRequester, DeviceIdentity, RegisteredDevice, RegistrationState } from '../contracts.js';
 import { bodyHash, deviceBody, type DeviceSection } from './body.js';
 import { DeviceClient } from './client.js';
-import type { DeviceRecords } from './device-records.js';
+import type { DeviceRecords, StoredRegistration } from './device-records.js';
 import type { StartSpread } from './start-spread.js';
 import { registrationDelayMs, type RegistrationRetryTuning } from './registration-delay.js';
 
@@ -65,6 +65,8 @@ export class DeviceRegistrar implements RegistrationState {
   /** Ends the wait between attempts when the clock that TLS judged the certificate by is set. */
   readonly #clockStep: ClockStepWatch;
   #clockSet = new AbortController();
+  /** The registration this process made, to be stored again in a swapped database (storeHeld). */
+  #saved: StoredRegistration | undefined;
 
   constructor(options: DeviceRegistrarOptions) {
     this.#o = options;
@@ -97,7 +99,10 @@ export class DeviceRegistrar implements RegistrationState {
       stored.externalDeviceId === identity.externalDeviceId;
     // deviceUUID never changes for the same (externalSystemId, externalDeviceId) (platform contract, Device registration), so a
     // pending update does not hold up the uploader.
-    if (sameDevice && stored) this.#setCurrent({ ...identity, deviceUUID: stored.deviceUUID }, stored.registeredAt);
+    if (sameDevice && stored) {
+      this.#saved = stored;
+      this.#setCurrent({ ...identity, deviceUUID: stored.deviceUUID }, stored.registeredAt);
+    }
     if (sameDevice && stored?.configHash === bodyHash(body)) {
       this.#o.logger.info(
         { deviceUUID: stored.deviceUUID, externalDeviceId: identity.externalDeviceId },
@@ -274,7 +279,26 @@ export class DeviceRegistrar implements RegistrationState {
    * it is kept in memory and upserted once more at the next start (the upsert is
    * idempotent: platform contract, Device registration), rather than upserted again and again while the store refuses.
    */
+  /**
+   * The records were swapped under the platform (store-handle.ts): a salvage carries neither the
+   * identity nor the registration over, and a read-only spell could not store them; the ones in
+   * use go in, so that the next start neither probes again nor upserts again.
+   */
+  storeHeld(): void {
+    const identity = this.#identity;
+    try {
+      if (identity && identity.source !== 'config' && !this.#store.identity())
+        this.#store.keepIdentity(identity.externalDeviceId, identity.source, this.#o.clock.wallMs());
+      const saved = this.#saved;
+      if (saved && this.#store.registration()?.deviceUUID !== saved.deviceUUID) this.#store.saveRegistration(saved);
+    } catch (e) {
+      if (isCorrupt(e)) throw e;
+      // A read-only copy: kept in memory, tried at the next swap.
+    }
+  }
+
   #saveRegistration(r: Parameters<DeviceRecords['saveRegistration']>[0]): void {
+    this.#saved = r;
     try {
       this.#store.saveRegistration(r);
     } catch (e) {

@@ -63,8 +63,6 @@ export class Outbox implements FixSink {
   #withCommit: (() => void)[] = [];
   readonly #dataVersion = new DataVersion();
   #externalChanges = 0;
-  /** What release() handed over; deliveries after it go there. */
-  #released: { held: readonly OutboxRow[]; delivered: Set<string> } | undefined;
 
   constructor(options: OutboxOptions) {
     this.#o = options;
@@ -106,10 +104,9 @@ export class Outbox implements FixSink {
   }
 
   /**
-   * The database goes away (damaged, or a read-only card's copy): stop writing to it and hand over
-   * what only memory knows, the fixes not committed yet and the deliveries since the last delete,
-   * by event id (carried-fixes.ts). The set stays live: answers to requests still in flight land in
-   * it until the uploader has stopped.
+   * The database goes away (damaged, a read-only card's copy, a recovery): stop writing to it and
+   * hand over what only memory knows, the fixes not committed yet and the deliveries since the last
+   * delete, by event id (carried-fixes.ts). Answers that land later are the store handle's to carry.
    */
   release(): CarriedFixes {
     if (this.#timer) clearInterval(this.#timer);
@@ -118,39 +115,58 @@ export class Outbox implements FixSink {
     const held = this.#buffer;
     this.#buffer = [];
     const delivered = new Set<string>();
-    this.#released = { held, delivered };
-    for (const seq of this.#delivered) this.#carryDelivery(seq);
-    return this.#released;
+    for (const seq of this.#delivered) {
+      try {
+        const id = this.#st.eventId.get(seq)?.event_id;
+        if (id) delivered.add(eventIdKey(id));
+      } catch {
+        // The database is unreadable: that fix is sent again, under its own id.
+      }
+    }
+    return { held, delivered };
   }
 
   /**
-   * What a released outbox held (a store restart that failed, agent.ts): its fixes are held here
-   * again, after this outbox's own, renumbered, with their event ids; the rows of this database it
-   * saw delivered are deleted at the next commit.
+   * What a released outbox held (a recovery that fell back to the read-only copy): its fixes are
+   * held here again, after this outbox's own, renumbered, with their event ids; the rows of this
+   * database it saw delivered are deleted at the next commit.
    */
   hold(carry: CarriedFixes): void {
-    try {
-      for (const seq of seqsOfEventIds(this.#o.db, carry.delivered)) this.#delivered.add(seq);
-    } catch (e) {
-      this.#o.logger.warn(
-        { err: errInfo(e) },
-        'the deliveries carried over could not be matched with the stored fixes: they are sent again',
-      );
-    }
+    this.deliveredByEventId(carry.delivered, { count: false });
     const held = undelivered(carry).map((r) => ({ ...r, seq: this.#nextSeq++ }));
     this.#buffer = [...this.#buffer, ...held];
     for (const l of this.#listeners) l();
   }
 
-  /** A delivery after release(): named by the event id of the held fix or stored row it was. */
-  #carryDelivery(seq: number): void {
-    const released = this.#released!;
-    const i = indexOfSeq(released.held, seq);
+  /**
+   * Deliveries named by event id (keys of carried-fixes.ts eventIdKey): answers to entries an
+   * earlier database handed out, whose seqs mean nothing here. `count`: they were not counted yet.
+   */
+  deliveredByEventId(ids: ReadonlySet<string>, options: { count: boolean }): void {
+    if (ids.size === 0) return;
+    const before = this.#buffer.length;
+    this.#buffer = this.#buffer.filter((r) => !ids.has(eventIdKey(r.event_id)));
+    let found = before - this.#buffer.length;
     try {
-      const id = i >= 0 ? released.held[i]!.event_id : this.#st.eventId.get(seq)?.event_id;
-      if (id) released.delivered.add(eventIdKey(id));
+      for (const seq of seqsOfEventIds(this.#o.db, ids)) {
+        if (this.#delivered.has(seq) || this.#dead.has(seq)) continue;
+        this.#delivered.add(seq);
+        found++;
+      }
+    } catch (e) {
+      this.#o.logger.warn({ err: errInfo(e) }, 'deliveries by event id could not be matched with the stored fixes: they are sent again');
+    }
+    if (options.count) for (let i = 0; i < found; i++) this.#counters.sent(this.#o.clock.wallMs());
+  }
+
+  /** This database's seq of an event id, if it still queues it (a dead letter an earlier database handed out). */
+  seqOfEventId(id: string): number | undefined {
+    const held = this.#buffer.find((r) => eventIdKey(r.event_id) === id);
+    if (held) return held.seq;
+    try {
+      return seqsOfEventIds(this.#o.db, new Set([id])).find((seq) => !this.#gone(seq));
     } catch {
-      // The database is closed (the uploader outlived it): that fix is sent again, under its own id.
+      return undefined;
     }
   }
 
@@ -225,9 +241,9 @@ export class Outbox implements FixSink {
   }
 
   /** The platform has this fix (2xx): forget it. */
-  delivered(seq: number): void {
+  delivered(entry: Pick<QueueEntry, 'seq'>): void {
     this.#counters.sent(this.#o.clock.wallMs());
-    if (this.#released) return this.#carryDelivery(seq);
+    const seq = entry.seq;
     const i = indexOfSeq(this.#buffer, seq);
     if (i >= 0) this.#buffer.splice(i, 1);
     else this.#delivered.add(seq);

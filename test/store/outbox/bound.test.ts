@@ -111,7 +111,7 @@ describe('outbox on a full disk (SQLITE_FULL)', () => {
     expect(outbox.newest()!.time).toBe(fixAt(N - 1).time);
 
     // Delivery goes on; deleting what was delivered frees the pages the waiting fixes take.
-    for (const e of outbox.after(0, 5000)) outbox.delivered(e.seq);
+    for (const e of outbox.after(0, 5000)) outbox.delivered(e);
     outbox.flush();
     s = outbox.status();
     expect(s.buffered).toBeLessThan(N - fitted - 500);

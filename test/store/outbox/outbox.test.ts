@@ -89,7 +89,7 @@ describe('outbox: batching, ids, delivery', () => {
     const { db, outbox } = await openOutbox(tempDir());
     outbox.record(fixAt(1));
     outbox.record(fixAt(2));
-    outbox.delivered(outbox.newest()!.seq);
+    outbox.delivered(outbox.newest()!);
     expect(outbox.pendingCount()).toBe(1);
     outbox.flush();
     expect(db.prepare('SELECT fix_time FROM outbox').all()).toEqual([{ fix_time: fixAt(1).time }]);
@@ -103,7 +103,7 @@ describe('outbox: batching, ids, delivery', () => {
     o.outbox.record(fixAt(0));
     o.outbox.flush();
     o.clock.advance(5_000);
-    o.outbox.delivered(o.outbox.after(0, 1)[0]!.seq);
+    o.outbox.delivered(o.outbox.after(0, 1)[0]!);
     const deliveredAt = o.clock.wallMs();
     o.outbox.flush();
     expect(o.meta.get(DELIVERY_META.lastSuccessAt)).toBeUndefined(); // not a transaction per delivery
@@ -119,11 +119,11 @@ describe('outbox: batching, ids, delivery', () => {
     o.outbox.flush();
     const entries = o.outbox.after(0, 100);
     expect(entries.map((e) => e.time)).toEqual([...Array(10).keys()].map((i) => fixAt(i).time));
-    for (const e of entries.slice(0, 4)) o.outbox.delivered(e.seq);
+    for (const e of entries.slice(0, 4)) o.outbox.delivered(e);
     expect(o.outbox.after(0, 100)).toHaveLength(6);
     // Delivered but not yet deleted: the oldest pending fix is already the fifth.
     expect(o.outbox.status().oldestPendingFixTime).toBe(new Date(fixAt(4).time).toISOString());
-    for (const e of entries.slice(4)) o.outbox.delivered(e.seq);
+    for (const e of entries.slice(4)) o.outbox.delivered(e);
     expect(o.outbox.status()).toMatchObject({ pending: 0 });
     expect(o.outbox.status().oldestPendingFixTime).toBeUndefined();
     o.outbox.flush({ final: true });
@@ -138,7 +138,7 @@ describe('outbox: batching, ids, delivery', () => {
     for (let i = 0; i < 10; i++) o.outbox.record(fixAt(i));
     o.outbox.flush();
     const entries = o.outbox.after(0, 100);
-    for (const e of entries.slice(0, 4)) o.outbox.delivered(e.seq);
+    for (const e of entries.slice(0, 4)) o.outbox.delivered(e);
     expect(rowCount(o.db)).toBe(10);
     o.outbox.flush();
     expect(rowCount(o.db)).toBe(10); // a delete a second would rewrite the pages an insert just wrote
@@ -161,21 +161,21 @@ describe('outbox: batching, ids, delivery', () => {
     for (let i = 0; i < 2500; i++) o.outbox.record(fixAt(i));
     o.outbox.flush();
     o.clock.advance(1_000);
-    for (const e of o.outbox.after(0, 1999)) o.outbox.delivered(e.seq);
+    for (const e of o.outbox.after(0, 1999)) o.outbox.delivered(e);
     o.outbox.flush();
     expect(rowCount(o.db)).toBe(2500);
-    o.outbox.delivered(o.outbox.after(0, 1)[0]!.seq); // the 2,000th
+    o.outbox.delivered(o.outbox.after(0, 1)[0]!); // the 2,000th
     o.outbox.flush();
     expect(rowCount(o.db)).toBe(500);
     // At the bound, delivered rows go before anything is thinned, and they never count as thinned.
     o.clock.advance(1_000);
-    for (const e of o.outbox.after(0, 100)) o.outbox.delivered(e.seq);
+    for (const e of o.outbox.after(0, 100)) o.outbox.delivered(e);
     for (let i = 2500; i < 5050; i++) o.outbox.record(fixAt(i)); // 500 + 2,550 > 3,000
     o.outbox.flush();
     expect(rowCount(o.db)).toBe(2950);
     expect(o.outbox.status()).toMatchObject({ thinned: 0, pending: 2950 });
     o.clock.advance(1_000);
-    for (const e of o.outbox.after(0, 5)) o.outbox.delivered(e.seq);
+    for (const e of o.outbox.after(0, 5)) o.outbox.delivered(e);
     await o.outbox.stop();
     expect(rowCount(o.db)).toBe(2945);
     o.db.close();
