@@ -1,0 +1,118 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { configSchema } from '../../src/config/schema.js';
+import { silentLogger } from '../../src/log.js';
+import { carryOver } from '../../src/store/carried-fixes.js';
+import { openDatabase } from '../../src/store/database.js';
+import { MetaStore } from '../../src/store/meta.js';
+import { Outbox } from '../../src/store/outbox/outbox.js';
+import { StoreHandle } from '../../src/store/store-handle.js';
+import { openStores } from '../../src/store/stores.js';
+import { systemClock } from '../../src/system/clock.js';
+import { Uploader } from '../../src/upload/uploader.js';
+import { startPlatform } from '../platform/fixture.js';
+import { DEVICE, TestRegistration } from '../upload/harness.js';
+import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+import { defaultStorage, fixAt, IDENTITY, rowCount } from './outbox/helpers.js';
+
+/**
+ * The store handle swapped under one running uploader (the real simulator and token manager, real
+ * database files): the uploader is never rebuilt, answers to entries of the older database are
+ * matched by event id, and an event recorded while detached is committed with its state and
+ * delivered once.
+ */
+describe('a swap of the database under one uploader', () => {
+  it('held fixes numbered like the next file rows: nothing deleted that was not delivered, every fix and the detached event delivered once', async () => {
+    const platform = await startPlatform({}, {});
+    platform.sim.setFaults('events', { latencyMs: 150 });
+    const handle = new StoreHandle(silentLogger());
+    const outboxOn = async (dir: string) => {
+      const db = openDatabase({ dataDir: dir, logger: silentLogger() });
+      const outbox = new Outbox({
+        db,
+        meta: new MetaStore(db),
+        identity: IDENTITY,
+        dataDir: dir,
+        clock: systemClock,
+        logger: silentLogger(),
+        freeBytes: () => Number.MAX_SAFE_INTEGER,
+        storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
+      });
+      await outbox.start();
+      handle.attach(db, openStores(db));
+      handle.attachOutbox(outbox);
+      return { db, outbox };
+    };
+    // The file: 30 fixes queued, seqs 1..30, written while the card was still writable.
+    const fileDir = tempDir();
+    const seed = await outboxOn(fileDir);
+    for (let i = 0; i < 30; i++) seed.outbox.record(fixAt(i));
+    seed.outbox.flush({ final: true });
+    handle.detach();
+    seed.outbox.release();
+    seed.db.close();
+
+    // A copy that does not hold the file (too large to read): held fixes from seq 1 on.
+    const copy = await outboxOn(tempDir());
+    const registration = new TestRegistration();
+    const uploader = new Uploader({
+      queue: handle.queue,
+      requester: platform.agent().client,
+      registration,
+      eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
+      upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 1000 },
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    await uploader.start();
+    onTestFinished(() => uploader.stop(100));
+    for (let i = 100; i < 120; i++) handle.queue.record(fixAt(i));
+    registration.register(DEVICE);
+    await waitFor('some held fixes delivered, some in flight', () => platform.sim.events.size >= 5 && uploader.status().inFlight > 0);
+
+    // The swap, with answers still in flight: release, what the copy held stored into the file.
+    handle.detach();
+    const carry = copy.outbox.release();
+    copy.db.close();
+    const event = { eventType: 'stopMovingEvent' as const, time: fixAt(200).time, lat: 52, lon: 5, odometerM: 4321 };
+    const state = { movement: 'stopped', odometerM: 4321 };
+    handle.queue.recordEvent(event, () => handle.stores.meta.setJson('motion.test', state));
+    const file = openDatabase({ dataDir: fileDir, logger: silentLogger() });
+    carryOver(
+      file,
+      carry.held.filter((r) => !carry.delivered.has(Buffer.from(r.event_id).toString('hex'))),
+    );
+    const back = new Outbox({
+      db: file,
+      meta: new MetaStore(file),
+      identity: IDENTITY,
+      dataDir: fileDir,
+      clock: systemClock,
+      logger: silentLogger(),
+      freeBytes: () => Number.MAX_SAFE_INTEGER,
+      storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
+    });
+    await back.start();
+    handle.attach(file, openStores(file));
+    handle.attachOutbox(back);
+
+    const all = 30 + 20;
+    await waitFor(
+      'everything delivered',
+      () => platform.sim.events.size >= all && platform.sim.vehicleEvents.size >= 1 && back.pendingCount() === 0,
+      {
+        timeoutMs: 60_000,
+      },
+    );
+    back.flush({ final: true });
+    expect(platform.sim.events.size).toBe(all);
+    expect(platform.sim.stats.duplicates).toBe(0);
+    expect([...platform.sim.vehicleEvents.values()].map((r) => r.deliveries)).toEqual([1]);
+    expect(new MetaStore(file).getJson('motion.test')).toEqual(state);
+    // Every row left was never delivered: none (all arrived, each once).
+    expect(rowCount(file)).toBe(0);
+    await uploader.stop(100);
+    await back.stop();
+    file.close();
+  });
+});
