@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { freePort } from '../helpers/gpsd.js';
+import { freePort } from '../helpers/ports.js';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { cliEnv, runCli, spawnCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -260,12 +260,14 @@ export async function startPtyDaemon(
   upload: Record<string, unknown> = {},
   /** The daemon's gnss section; default the pty's device itself. Runs before the daemon starts (a gpsd on the pty, say). */
   gnss: (pty: PtyPair) => Record<string, unknown> = (pty) => ({ path: pty.device, baudRate: 115200 }),
+  /** simPort: the simulator's port, for a test that stops it and starts it again there (freePort in helpers/ports.ts). */
+  options: { simPort?: number } = {},
 ): Promise<PtyDaemon> {
   // Removed last, after the daemon has stopped (tempDir's afterEach, registered while a test runs, was never run).
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-e2e-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-  const urls = await sim.start();
+  const urls = await sim.start(options.simPort !== undefined ? { port: options.simPort } : {});
   cleanups.push(() => sim.stop());
   const pty = await ptyPair(dir);
   cleanups.push(() => pty.stop());

@@ -5,6 +5,7 @@ import type { PlatformSimulator } from '../../src/sim/index.js';
 import { eventIdBytes, formatUuid } from '../../src/store/event-id.js';
 import { requestSnapshot } from '../../src/status/status-client.js';
 import { DEVICE, HAVE_SOCAT, receivedByTime, startPtyDaemon, type Daemon } from './daemon.js';
+import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 
 if (!HAVE_SOCAT) process.stderr.write('skipping run e2e over a pty: socat is missing (apt-get install socat)\n');
@@ -30,9 +31,15 @@ async function feed(input: string, text: string, from: number, to: number, tickM
 
 const epochCount = (text: string) => text.split(/(?=\$G[PN]RMC)/).length;
 
+/**
+ * One snapshot the test needs (no poll to absorb a miss): a daemon draining its backlog on a loaded
+ * machine can take longer than the client's default second to answer.
+ */
+const ask = (socket: string) => requestSnapshot(socket, 10_000);
+
 /** Fixes the uploader's live lane has delivered, from the daemon's status snapshot. */
 async function liveSent(socket: string): Promise<number> {
-  const lanes = (await requestSnapshot(socket)).upload.lanes as { live?: { sent?: number } } | undefined;
+  const lanes = (await ask(socket)).upload.lanes as { live?: { sent?: number } } | undefined;
   return lanes?.live?.sent ?? 0;
 }
 
@@ -71,15 +78,17 @@ describe.skipIf(!HAVE_SOCAT)('telematics-agent run: NMEA over a real pty to the 
     expect(recorded).toBeGreaterThan(400);
     expectExactlyOnce(sim, recorded);
     expect(await liveSent(socket)).toBeGreaterThan(0);
-    const snap = await requestSnapshot(socket);
+    const snap = await ask(socket);
     expect(snap.upload.lastSuccessAt).toBeGreaterThan(0);
     expect(sim.stats.passwordGrants).toBe(1);
     await stopClean(daemon);
   });
 
   it('offline, then online: the fixes wait, then the live lane sends the newest before the backlog has drained', async () => {
-    const { sim, urls, pty, daemon, socket } = await startPtyDaemon(cleanups);
-    const port = Number(new URL(urls.planningUrl).port);
+    // A port outside the ephemeral range: while the simulator is down, the daemon's retries (or any
+    // other connection on the machine) could be handed a port from listen(0) and keep it from coming back.
+    const port = await freePort();
+    const { sim, pty, daemon, socket } = await startPtyDaemon(cleanups, {}, undefined, { simPort: port });
     await sim.stop(); // the platform is unreachable for the first part of the drive
     const text = driveText(generateDrive({ minutes: 1, hz: 10, seed: 2 }));
     const n = epochCount(text);
@@ -89,7 +98,7 @@ describe.skipIf(!HAVE_SOCAT)('telematics-agent run: NMEA over a real pty to the 
       async () => ((await requestSnapshot(socket, 1000).catch(() => undefined))?.outbox.pending ?? 0) > 100,
       { timeoutMs: 60_000, detail: daemon.log },
     );
-    const offline = await requestSnapshot(socket);
+    const offline = await ask(socket);
     expect(sim.events.size).toBe(0);
     await sim.start({ port });
     const rest = feed(pty.input, text, Math.floor(n / 2), n, 20, 1);

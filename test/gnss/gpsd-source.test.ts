@@ -12,7 +12,8 @@ import { GpsdSource, type GpsdConnector, type GpsdSocket } from '../../src/gnss/
 import { silentLogger } from '../../src/log.js';
 import { sentence } from '../../src/sim/receiver/nmea-format.js';
 import { HAVE_SOCAT, ptyPair } from '../e2e/daemon.js';
-import { HAVE_GPSD, freePort, startGpsd } from '../helpers/gpsd.js';
+import { HAVE_GPSD, startGpsd } from '../helpers/gpsd.js';
+import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 
 const FAST = { initialMs: 50, maxMs: 200, jitter: 0 };

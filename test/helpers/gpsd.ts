@@ -6,7 +6,6 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { onTestFinished } from 'vitest';
@@ -17,18 +16,6 @@ function have(cmd: string): boolean {
 
 export const HAVE_GPSD = have('gpsd') && have('gpsfake');
 if (!HAVE_GPSD) console.warn('gpsd tests: gpsd or gpsfake is not installed (apt-get install gpsd gpsd-clients); skipped');
-
-/** A loopback port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Spawned {
   child: ChildProcess;
