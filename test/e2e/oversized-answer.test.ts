@@ -34,7 +34,7 @@ describe('a 2xx with an oversized body is delivery, on the real daemon', () => {
       () => undefined,
       (e: Error) => e.message,
     );
-    const snap = await requestSnapshot(socket, 3000);
+    const snap = await requestSnapshot(socket, 10_000);
     const events = [...sim.events.values()];
     const deliveries = events.reduce((n, e) => n + e.deliveries, 0);
     const received = snap.network?.today.received ?? NaN;

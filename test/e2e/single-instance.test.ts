@@ -26,7 +26,7 @@ describe.skipIf(!HAVE_SOCAT)('one agent per dataDir, against a real run on a pty
 
     // The running daemon still owns its socket: same file, still answering as itself.
     expect(lstatSync(socket).ino).toBe(before);
-    const snap = await requestSnapshot(socket, 2000);
+    const snap = await requestSnapshot(socket, 10_000);
     expect(snap.daemon.pid).toBe(pid);
     const status = await runCli(['status', '--json', '--config', configFile]);
     expect((JSON.parse(status.stdout) as { daemon: { running: boolean; pid: number } }).daemon).toMatchObject({ running: true, pid });

@@ -55,7 +55,7 @@ describe('the status socket is bounded, on the real daemon', () => {
     expect((await requestSnapshot(socket, 3000)).source).toBe('daemon');
     // Idle clients (no request line) are closed by the daemon, which then answers again.
     await waitFor('the idle clients closed by the daemon', () => all.every((c) => c.isClosed()), { timeoutMs: 20_000, detail: log });
-    const snap = await requestSnapshot(socket, 2000);
+    const snap = await requestSnapshot(socket, 10_000);
     expect(snap.source).toBe('daemon');
   });
 
@@ -64,7 +64,8 @@ describe('the status socket is bounded, on the real daemon', () => {
     const reader = await open(socket, '{"subscribe":"fixes"}');
     const stuck = await open(socket, '{"subscribe":"fixes"}');
     stuck.socket.pause();
-    const start = (await requestSnapshot(socket)).receiver?.fixesRead ?? 0;
+    // A daemon decoding 300 fixes a second for two subscribers on a loaded machine: more than the default second.
+    const start = (await requestSnapshot(socket, 10_000)).receiver?.fixesRead ?? 0;
     // 3,000 fix lines are about a megabyte: far past the kernel's socket buffer and the daemon's queue.
     await waitFor(
       '3000 more fixes decoded',
