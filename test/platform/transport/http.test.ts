@@ -68,7 +68,9 @@ describe('PlatformHttp: hygiene of every platform call', () => {
   it('a slow-drip answer (one byte every 200 ms) is cut off by the total deadline, not held for ever', async () => {
     const { sim: s, http, token, eventsUrl } = await sim();
     s.faults.set('events', { dripMs: 200 });
-    const e = await http({ timeoutMs: 1000 })
+    // The answer (the event echoed, over 100 bytes) takes 20 s and more: a 3 s deadline cuts it
+    // and still leaves a loaded machine time to hand the request to the server before it fires.
+    const e = await http({ timeoutMs: 3000 })
       .send({
         method: 'PUT',
         url: eventsUrl,
