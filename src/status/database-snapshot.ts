@@ -8,6 +8,7 @@ import { WIRE_META_KEY, type WireUsage } from '../platform/transport/wire-counte
 import { databasePath } from '../store/database.js';
 import { DatabaseReader } from '../store/database-reader.js';
 import { DELIVERY_META } from '../store/outbox/counters.js';
+import { MOTION_META_KEY, ODOMETER_SETTING_KEY, type MotionRecord, type OdometerSetting } from '../motion/motion-record.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
 import { repairedFacts } from './store-view.js';
@@ -23,6 +24,11 @@ export interface DatabaseSnapshotOptions {
    * identity and stores none then, so the database alone cannot say where the id came from.
    */
   configuredDeviceId?: string;
+  /**
+   * From the configuration: false with motion.enabled false (no motion line), else whether an
+   * ignition input is wired; absent when the configuration could not be read.
+   */
+  motion?: { ignitionWired: boolean } | false;
 }
 
 /** Meta keys and counter names written by the platform and upload code (see their stores). */
@@ -47,7 +53,10 @@ export function databaseSnapshot(o: DatabaseSnapshotOptions): StatusSnapshot {
   let store: DatabaseReader | undefined;
   try {
     store = DatabaseReader.open(o.dataDir);
-    if (store) fill(store, snapshot, o.wallMs);
+    if (store) {
+      fill(store, snapshot, o.wallMs);
+      if (o.motion !== false) storedMotion(store, snapshot, o.motion);
+    }
     if (o.configuredDeviceId !== undefined && snapshot.registration.externalDeviceId === o.configuredDeviceId)
       snapshot.registration.externalDeviceIdSource = 'config';
   } catch (e) {
@@ -134,4 +143,29 @@ function fill(db: DatabaseReader, s: StatusSnapshot, wallMs: number): void {
   if (Number.isFinite(lastSuccess) && lastSuccess > 0) s.upload.lastSuccessAt = lastSuccess;
   const lastError = metaJson<{ code: string; class: string; message: string; at?: number }>(UPLOAD_FACT_KEYS.lastError);
   if (lastError?.code) s.upload.lastError = lastError;
+}
+
+/**
+ * The motion state the daemon stored (the tracker's MotionRecord), marked last known. An
+ * installer's `odometer set` the daemon has not applied yet is the odometer it will start from.
+ */
+function storedMotion(db: DatabaseReader, s: StatusSnapshot, o: { ignitionWired: boolean } | undefined): void {
+  const record = db.metaJson<MotionRecord>(MOTION_META_KEY);
+  const setting = db.metaJson<OdometerSetting>(ODOMETER_SETTING_KEY);
+  const pending = setting && Number.isFinite(setting.metres) && setting.setAt !== record?.appliedSettingAt ? setting : undefined;
+  if (!record && !pending) return;
+  const movement = record?.movement;
+  // Without the configuration, an ignition the daemon stored a state for was wired.
+  const wired = o?.ignitionWired ?? record?.ignition !== undefined;
+  s.motion = {
+    state: movement?.state ?? 'unknown',
+    ...(movement?.since !== undefined ? { since: new Date(movement.since).toISOString() } : {}),
+    odometerM: Math.round(pending ? pending.metres : (record?.odometerM ?? 0)),
+    ignition: wired ? (record?.ignition ?? 'off') : 'not wired',
+    lastKnown: true,
+  };
+  if (pending)
+    (s.notes ??= []).push(
+      `odometer set to ${(pending.metres / 1000).toFixed(1)} km by the installer: the daemon starts from it at its next start`,
+    );
 }

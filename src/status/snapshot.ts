@@ -183,6 +183,11 @@ export interface MotionSummary {
   since?: string;
   odometerM: number;
   ignition: 'on' | 'off' | 'not wired';
+  /**
+   * Read from the database with the daemon stopped: the state it stored when it last ran (at its
+   * last stop or shutdown; a crash loses the distance since the last stop), not a live one.
+   */
+  lastKnown?: true;
 }
 
 export interface StatusSnapshot {

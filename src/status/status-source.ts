@@ -32,6 +32,8 @@ export interface StatusTarget {
   configProblem?: string;
   /** The configuration file this user may not read: only the service's socket can still answer. */
   unreadableConfig?: string;
+  /** motion.enabled false: false; else whether an ignition input is wired (for the stored motion state). */
+  motion?: { ignitionWired: boolean } | false;
 }
 
 /**
@@ -69,6 +71,7 @@ export function statusTarget(configPath: string | undefined, env: NodeJS.Process
     socketPath: statusSocketPath(config, runDir(env)),
     minFreeBytes: config.storage.minFreeBytes,
     ...(config.device.externalDeviceId !== undefined ? { configuredDeviceId: config.device.externalDeviceId } : {}),
+    motion: config.motion.enabled ? { ignitionWired: config.ignition !== undefined } : false,
   };
 }
 
@@ -90,6 +93,7 @@ export async function fetchSnapshot(target: StatusTarget, clock: Pick<Clock, 'wa
       wallMs: clock.wallMs(),
       ...(target.minFreeBytes !== undefined ? { minFreeBytes: target.minFreeBytes } : {}),
       ...(target.configuredDeviceId !== undefined ? { configuredDeviceId: target.configuredDeviceId } : {}),
+      ...(target.motion !== undefined ? { motion: target.motion } : {}),
     });
     if (e.code !== 'DAEMON_NOT_RUNNING') (snapshot.notes ??= []).unshift(e.message);
   }

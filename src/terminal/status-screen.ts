@@ -242,9 +242,12 @@ export function drainLine(pending: number, d: NonNullable<StatusSnapshot['upload
   return `${pending} to send at ${d.ratePerS.toFixed(1)}/s, ${eta}; ${flight}, ${DRAIN_LIMITS[d.limit] ?? d.limit}${latency}`;
 }
 
-/** `stopped since 08:12:03Z  odometer 123,456.7 km  ignition off`: the vehicle's day on one line. */
+/**
+ * `stopped since 08:12:03Z  odometer 123,456.7 km  ignition off`: the vehicle's day on one line;
+ * with the daemon stopped, what it stored, said as such.
+ */
 function motionLine(m: NonNullable<StatusSnapshot['motion']>): string {
   const since = m.since ? ` since ${m.since.slice(11, 19)}Z` : '';
   const km = (m.odometerM / 1000).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-  return `${m.state}${since}  odometer ${km} km  ignition ${m.ignition}`;
+  return `${m.lastKnown ? 'last known: ' : ''}${m.state}${since}  odometer ${km} km  ignition ${m.ignition}${m.lastKnown ? ' (stored)' : ''}`;
 }

@@ -9,6 +9,9 @@ import { DaemonFixFeed } from '../../src/fix-feed/daemon-feed.js';
 import { StatusServer } from '../../src/socket/server.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
 import { tempDir } from '../helpers/tmp.js';
+import { MetaStore } from '../../src/store/meta.js';
+import { openDatabase } from '../../src/store/database.js';
+import { MOTION_META_KEY, type MotionRecord } from '../../src/motion/motion-record.js';
 import { liveSnapshot, seedDatabase, writeConfig } from './fixtures.js';
 import { waitFor } from '../helpers/wait.js';
 import { cliEnv, runCli, spawnCli } from '../helpers/run-cli.js';
@@ -70,6 +73,47 @@ describe('status CLI', () => {
     expect(s.disk.freeBytes).toBeGreaterThan(0);
     expect(s.health.level).toBe('failing');
     expect(j.stdout).not.toMatch(/SECRET/);
+  });
+
+  it('down: the motion state the daemon stored, marked last known, with its odometer; an unapplied odometer set shown with a note', async () => {
+    const dir = tempDir();
+    const dataDir = path.join(dir, 'data');
+    const config = writeConfig(dir, { ignition: { file: path.join(dir, 'ignition'), onAbove: 0 } });
+    seedDatabase(dataDir, Date.now());
+    // As the tracker stores it at a stop and at shutdown (motion-tracker.ts #record).
+    const record: MotionRecord = {
+      movement: { state: 'stopped', since: Date.UTC(2026, 10, 22, 8, 12, 3), at: { lat: 52.09, lon: 5.12 } },
+      odometerM: 123_456_789.4,
+      ignition: 'off',
+    };
+    const db = openDatabase({ dataDir, logger: silentLogger() });
+    new MetaStore(db).setJson(MOTION_META_KEY, record);
+    db.close();
+    const r = await status(['status', '--config', config]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^vehicle\s+last known: stopped since 08:12:03Z {2}odometer 123,456\.8 km {2}ignition off \(stored\)$/m);
+    const j = JSON.parse((await status(['status', '--json', '--config', config])).stdout) as StatusSnapshot;
+    expect(j.motion).toEqual({
+      state: 'stopped',
+      since: '2026-11-22T08:12:03.000Z',
+      odometerM: 123_456_789,
+      ignition: 'off',
+      lastKnown: true,
+    });
+
+    const odo = await runCli(['odometer', 'set', '200000', '--config', config]);
+    expect(odo.code, odo.stderr).toBe(0);
+    const after = await status(['status', '--config', config]);
+    expect(after.stdout).toMatch(/odometer 200,000\.0 km {2}ignition off \(stored\)$/m);
+    expect(after.stdout).toMatch(/odometer set to 200000\.0 km by the installer: the daemon starts from it at its next start/);
+    // Without an ignition in the configuration (the same file rewritten) it is not wired, whatever was stored; motion.enabled false: no line.
+    expect((await status(['status', '--config', writeConfig(dir)])).stdout).toMatch(/^vehicle\s+.*ignition not wired \(stored\)$/m);
+    expect((await status(['status', '--config', writeConfig(dir, { motion: { enabled: false } })])).stdout).not.toMatch(/^vehicle/m);
+
+    const none = tempDir();
+    seedDatabase(path.join(none, 'data'), Date.now());
+    // A database no daemon with motion ever wrote to has no motion line.
+    expect((await status(['status', '--config', writeConfig(none)])).stdout).not.toMatch(/^vehicle/m);
   });
 
   it('down with a stale socket file left by a crash still falls back to the database', async () => {
