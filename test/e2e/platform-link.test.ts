@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { runCli } from '../helpers/run-cli.js';
+import { freePort } from '../helpers/ports.js';
 import { waitFor } from '../helpers/wait.js';
 import { startDaemon, writeConfig, stopWhenFinished } from './daemon.js';
 
@@ -30,7 +31,9 @@ describe('status and doctor see the platform link, not only the outbox', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-e2e-link-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], accessTtlS: 60 });
-    const urls = await sim.start();
+    // Stopped later while the daemon keeps connecting to its port: one outside the ephemeral range,
+    // which no connection of the machine can be handed as its own (a connect to itself is no ECONNREFUSED).
+    const urls = await sim.start({ port: await freePort() });
     let simUp = true;
     cleanups.push(async () => {
       if (simUp) await sim.stop();
