@@ -57,7 +57,8 @@ describe('sd_notify', () => {
   it.skipIf(!canRun)('delivers READY=1, WATCHDOG=1 and STOPPING=1 as datagrams to NOTIFY_SOCKET', async () => {
     const r = await receiver(tempDir());
     try {
-      const n = new SdNotify({ env: { NOTIFY_SOCKET: r.sock, PATH: process.env.PATH }, logger: silentLogger(), timeoutMs: 3000 });
+      // The helper's default 10 s before it is killed: three spawned at once on a loaded machine may need more than 3 s.
+      const n = new SdNotify({ env: { NOTIFY_SOCKET: r.sock, PATH: process.env.PATH }, logger: silentLogger() });
       n.ready('recording');
       n.watchdog();
       n.stopping();
