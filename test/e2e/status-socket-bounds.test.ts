@@ -59,7 +59,8 @@ describe('the status socket is bounded, on the real daemon', () => {
     expect(snap.source).toBe('daemon');
   });
 
-  it('drops a fix subscriber that does not read, while one that reads keeps its feed', async () => {
+  // Its waits (a daemon start, 3,000 fixes decoded, the drop, the feed) add up past vitest's default 60 s.
+  it('drops a fix subscriber that does not read, while one that reads keeps its feed', { timeout: 150_000 }, async () => {
     const { socket, log } = await replayDaemon();
     const reader = await open(socket, '{"subscribe":"fixes"}');
     const stuck = await open(socket, '{"subscribe":"fixes"}');
