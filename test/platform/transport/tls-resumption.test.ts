@@ -6,6 +6,7 @@ import { PlatformHttp } from '../../../src/platform/transport/http.js';
 import { PlatformSimulator } from '../../../src/sim/index.js';
 import type { SimTlsOptions } from '../../../src/sim/server.js';
 import { makeThrowawayCa, type ThrowawayCa } from '../../../src/sim/throwaway-ca.js';
+import { freePort } from '../../helpers/ports.js';
 import { tempDir } from '../../helpers/tmp.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -95,7 +96,8 @@ describe('platform dispatcher: every reconnect resumes the TLS session', () => {
 
   it('a restarted server with a new ticket key refuses the ticket: one full handshake, then resumptions again', async () => {
     const ca = makeThrowawayCa(tempDir('ta-ca-'));
-    const first = await simulator(ca, 'h2');
+    // Restarted on its port: one outside the ephemeral range, which nothing else is handed meanwhile.
+    const first = await simulator(ca, 'h2', {}, await freePort());
     const { dispatcher, get } = client(ca);
     const stats = () => get(`${first.urls.adminUrl}/stats`);
     await reconnect(dispatcher, stats);
@@ -110,7 +112,7 @@ describe('platform dispatcher: every reconnect resumes the TLS session', () => {
   it('a restarted server that keeps its ticket key (ticketKeys) resumes the tickets of the previous one', async () => {
     const ca = makeThrowawayCa(tempDir('ta-ca-'));
     const ticketKeys = randomBytes(48);
-    const first = await simulator(ca, 'http/1.1', { ticketKeys });
+    const first = await simulator(ca, 'http/1.1', { ticketKeys }, await freePort());
     const { dispatcher, get } = client(ca);
     const stats = () => get(`${first.urls.adminUrl}/stats`);
     await reconnect(dispatcher, stats);
