@@ -147,7 +147,9 @@ export async function untilStatusSocket(daemon: Daemon, socket: string): Promise
     'status socket',
     async () => {
       if (daemon.child.exitCode !== null) throw new Error(`the daemon exited with ${daemon.child.exitCode}:\n${daemon.log()}`);
-      return requestSnapshot(socket, 500).then(
+      // 2 s a look: a socket nobody listens on fails at once anyway, and a daemon that answers
+      // every look in more than half a second (a full-speed replay on a loaded machine) is up.
+      return requestSnapshot(socket, 2000).then(
         () => true,
         () => false,
       );

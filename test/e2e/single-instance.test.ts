@@ -38,7 +38,7 @@ describe.skipIf(!HAVE_SOCAT)('one agent per dataDir, against a real run on a pty
     stopWhenFinished(third);
     await waitFor(
       'the new daemon on the same dataDir',
-      async () => (await requestSnapshot(socket, 500).catch(() => undefined))?.daemon.pid === third.child.pid,
+      async () => (await requestSnapshot(socket, 2000).catch(() => undefined))?.daemon.pid === third.child.pid,
       { timeoutMs: 60_000, detail: third.log },
     );
     third.child.kill('SIGTERM');

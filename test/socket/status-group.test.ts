@@ -81,7 +81,7 @@ describe.skipIf(!IS_ROOT)('status for the service group', () => {
     await waitFor(
       'the daemon on the run directory socket',
       () =>
-        requestSnapshot(socket, 500).then(
+        requestSnapshot(socket, 2000).then(
           () => true,
           () => false,
         ),

@@ -44,7 +44,7 @@ describe('status right after a restart', () => {
     const first = start(dir, config);
     await waitFor(
       'deliveries',
-      async () => sim.events.size > 5 && (await requestSnapshot(socket, 500).catch(() => undefined))?.upload.lastSuccessAt !== undefined,
+      async () => sim.events.size > 5 && (await requestSnapshot(socket, 2000).catch(() => undefined))?.upload.lastSuccessAt !== undefined,
       {
         timeoutMs: 60_000,
         detail: first.log,
@@ -58,7 +58,7 @@ describe('status right after a restart', () => {
     await waitFor(
       'the restarted daemon',
       () =>
-        requestSnapshot(socket, 500).then(
+        requestSnapshot(socket, 2000).then(
           () => true,
           () => false,
         ),
