@@ -31,6 +31,7 @@ const LIVE_SCAN = 16;
 export class UploadLanes {
   readonly #queue: UploadQueue;
   readonly #order: Config['upload']['order'];
+  readonly #onStartOver: (() => void) | undefined;
   /** Requeued dead letters take seqs below the others (store/outbox/dead-letters.ts): start below any. */
   #cursor = Number.MIN_SAFE_INTEGER;
   #externalChanges = 0;
@@ -42,9 +43,11 @@ export class UploadLanes {
   readonly #liveInFlight = new Set<number>();
   readonly #stats: Record<Lane, { sent: number; lastFixTime?: number }> = { live: { sent: 0 }, backlog: { sent: 0 } };
 
-  constructor(queue: UploadQueue, order: Config['upload']['order']) {
+  /** `onStartOver`: told when a change of the queue made the lanes start over (uploader.ts). */
+  constructor(queue: UploadQueue, order: Config['upload']['order'], onStartOver?: () => void) {
     this.#queue = queue;
     this.#order = order;
+    this.#onStartOver = onStartOver;
   }
 
   /** Live fixes in flight. */
@@ -84,15 +87,20 @@ export class UploadLanes {
     const changes = this.#queue.externalChanges?.() ?? 0;
     if (changes !== this.#externalChanges) {
       // Another process put fixes back (requeued dead letters) below the cursor, or the store
-      // swapped its database (seqs are per database): start over. The outbox answers only
-      // undelivered fixes, so nothing is offered twice.
+      // swapped its database (seqs are per database): start over.
       this.#externalChanges = changes;
-      this.#cursor = Number.MIN_SAFE_INTEGER;
-      this.#lastLiveSeq = Number.MIN_SAFE_INTEGER;
-      this.#lastLiveTime = undefined;
-      this.#page = [];
-      this.#retry = [];
+      this.startOver();
+      this.#onStartOver?.();
     }
+  }
+
+  /** The backlog from its start again. The outbox answers only undelivered fixes, so nothing is offered twice. */
+  startOver(): void {
+    this.#cursor = Number.MIN_SAFE_INTEGER;
+    this.#lastLiveSeq = Number.MIN_SAFE_INTEGER;
+    this.#lastLiveTime = undefined;
+    this.#page = [];
+    this.#retry = [];
   }
 
   sent(lane: Lane, entry: QueueEntry): void {

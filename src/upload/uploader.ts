@@ -20,6 +20,9 @@ import { waitingFor } from './waiting-for.js';
 export type { UploadQueue } from './upload-queue.js';
 export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 
+/** A request in flight; `sentAt`: when the exchange went out, after any wait for a token (monotonic ms). */
+type Flight = { lane: Lane; eventId: string; promise: Promise<void>; startedAt: number; limited: boolean; sentAt?: number };
+
 /**
  * Delivers queued fixes as OTM5 events, one `PUT {planningUrl}{eventsPath}` each (docs/platform-contract.md),
  * through the AuthorizedRequester (bearer, one refresh and retry on 401), at most upload.concurrency
@@ -30,10 +33,9 @@ export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from
 export class Uploader {
   readonly #o: UploaderOptions;
   readonly #lanes: UploadLanes;
-  /** `sentAt`: when the exchange went out, after any wait for a token (monotonic ms). */
-  readonly #inFlight = new Map<number, { lane: Lane; promise: Promise<void>; startedAt: number; limited: boolean; sentAt?: number }>();
-  /** Event ids of the requests in flight (a fix renumbered by a swap of the database is still busy). */
-  readonly #inFlightIds = new Set<string>();
+  readonly #inFlight = new Map<number, Flight>();
+  /** Ids in flight when the seqs changed (a swap): their fix under a new seq waits, then the lanes start over. */
+  #staleIds = new Set<string>();
   #abort = new AbortController();
   #device: RegisteredDevice | undefined;
   #running = false;
@@ -68,7 +70,9 @@ export class Uploader {
     this.#o = options;
     this.#backoff = options.backoff ?? UPLOAD_BACKOFF;
     this.#timers = options.timers ?? systemTimers;
-    this.#lanes = new UploadLanes(options.queue, options.upload.order);
+    this.#lanes = new UploadLanes(options.queue, options.upload.order, () => {
+      this.#staleIds = new Set([...this.#inFlight.values()].map((f) => f.eventId));
+    });
     this.#pacer = new BacklogPacer(options.upload.backlogMaxRatePerS ?? 0, options.clock.monotonicMs());
     this.#drain = new DrainMeter({
       // One request of upload.concurrency is kept for the live lane.
@@ -197,9 +201,7 @@ export class Uploader {
     const probing = this.#failures > 0 || this.#streamsRefused;
     const slots = this.#slots();
     // Refused events are the uploader's, not the lanes', until the rejection rule sends them back.
-    // By event id too: after a swap of the database the same fix comes back under another seq
-    // while its request of before the swap may still be in flight (store-queue.ts).
-    const busy = (e: QueueEntry) => this.#inFlight.has(e.seq) || this.#refusals.has(e.seq) || this.#inFlightIds.has(e.eventId);
+    const busy = (e: QueueEntry) => this.#inFlight.has(e.seq) || this.#refusals.has(e.seq) || this.#staleIds.has(e.eventId);
     for (;;) {
       if (probing && this.#inFlight.size >= 1) return;
       const live = this.#lanes.liveInFlight;
@@ -262,11 +264,10 @@ export class Uploader {
     this.#waitingSince ??= startedAt;
     const promise = this.#send(entry, lane, startedAt, limited).finally(() => {
       this.#inFlight.delete(entry.seq);
-      this.#inFlightIds.delete(entry.eventId);
+      if (this.#staleIds.delete(entry.eventId) && this.#staleIds.size === 0) this.#lanes.startOver();
       this.#pump();
     });
-    this.#inFlight.set(entry.seq, { lane, promise, startedAt, limited });
-    this.#inFlightIds.add(entry.eventId);
+    this.#inFlight.set(entry.seq, { lane, eventId: entry.eventId, promise, startedAt, limited });
   }
 
   async #send(entry: QueueEntry, lane: Lane, startedAt: number, limited: boolean): Promise<void> {
