@@ -53,9 +53,9 @@ export class TokenLock {
       try {
         r = store.tryLock(this.#owner, clock.wallMs(), (h) => this.#isStale(h));
       } catch (e) {
-        // A damaged file is being salvaged (agent.ts): a password grant now would be lost with this
-        // token manager; the one after the salvage is the one that is justified.
-        if (isCorrupt(e)) throw e;
+        // A damaged file, or the store detached for a swap (store-handle.ts): no stored pair is
+        // readable, and renewing from none would be a password grant the refresh token we hold forbids.
+        if (isCorrupt(e) || (e as { code?: unknown }).code === 'STORE_RESTARTING') throw e;
         logger.warn(
           { code: storeErrorCode(e) },
           'the token lock cannot be written to the database (disk full?): renewing under the in-process lock only',
