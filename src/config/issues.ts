@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ConfigIssue } from '../errors.js';
-import { defaultAt, knownKeys } from './schema-keys.js';
+import { defaultAt, ignoredKeys, knownKeys as allKeys, retiredKeys } from './schema-keys.js';
 
 /**
  * Turns the schema's issues into ones that name the key and say how to fix it, with an example
@@ -29,9 +29,19 @@ export function toIssues(issues: readonly z.core.$ZodIssue[], json: unknown): Co
     .map((issue) => toIssue(issue, json));
 }
 
+/** The keys to offer at a path: an earlier version's keys are accepted, never suggested. */
+function knownKeys(keyPath: string[]): string[] {
+  const retired = retiredKeys();
+  return allKeys(keyPath).filter((k) => !retired.includes([...keyPath, k].join('.')));
+}
+
 function toIssue(issue: z.core.$ZodIssue, json: unknown): ConfigIssue {
   const keys = issue.path.map(String);
   const keyPath = keys.join('.');
+  // A key the agent no longer reads, with a value an earlier version would have refused too:
+  // the fix is to remove it, not to correct a value nothing reads.
+  if (issue.code !== 'unrecognized_keys' && ignoredKeys().includes(keyPath))
+    return { path: keyPath, message: 'is no longer read (a key of an earlier version, still accepted as a number): remove the key' };
   const value = valueAt(json, keys);
   // zod's own wording starts like this; messages the schema words itself are kept as they are.
   const raw = /^(Invalid input|Invalid option|Too small|Too big|Invalid string)/.test(issue.message);

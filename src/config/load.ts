@@ -7,6 +7,7 @@ import { jsonSyntaxProblem } from './json-syntax.js';
 import { resolvePassword, type Credentials } from './password.js';
 import { resolveAddresses, resolveFilePaths, type ResolvedPlatform } from './resolve-paths.js';
 import { configSchema, type RawConfig } from './schema.js';
+import { retiredKeys } from './schema-keys.js';
 import { Secret } from './secret.js';
 
 /*
@@ -105,13 +106,22 @@ function deepFreeze<T>(value: T): T {
  * The effective configuration as a file of this schema, every secret masked, for `config check`: it
  * reads back as valid (no `source`, no `passwordSource`), and names only the password key in use,
  * so a password file that is not there yet is shown as that file, never as a masked password.
+ * Keys of an earlier version are left out: the agent does not read them (backlogRatePerS shows as
+ * the backlogMaxRatePerS it became), and a file copied from this output starts without warnings.
  */
 export function maskedConfig(config: Config): Record<string, unknown> {
   const { source: _source, credentials, ...rest } = config;
   const shown: Record<string, unknown> = { username: credentials.username };
   if (credentials.passwordSource === 'config') shown.password = credentials.password;
   if (credentials.passwordSource === 'passwordFile') shown.passwordFile = credentials.passwordFile;
-  return JSON.parse(JSON.stringify({ ...rest, credentials: shown })) as Record<string, unknown>;
+  const out = JSON.parse(JSON.stringify({ ...rest, credentials: shown })) as Record<string, unknown>;
+  for (const key of retiredKeys()) {
+    const parts = key.split('.');
+    const leaf = parts.pop() as string;
+    const parent = parts.reduce<unknown>((node, k) => (node as Record<string, unknown> | undefined)?.[k], out);
+    if (parent !== null && typeof parent === 'object') delete (parent as Record<string, unknown>)[leaf];
+  }
+  return out;
 }
 
 /** Where the password comes from when the file does not say it (the environment, a systemd credential); else undefined. */

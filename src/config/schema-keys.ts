@@ -33,6 +33,29 @@ export function leafKeys(node: unknown = configSchema, prefix = ''): string[] {
   return Object.entries(shape).flatMap(([k, v]) => leafKeys(v, prefix ? `${prefix}.${k}` : k));
 }
 
+/**
+ * Keys of an earlier version that this one accepts only so that an old file still starts: their
+ * schema text begins "No longer read" or "Replaced by" (warnings.ts says what the agent does now).
+ * `config check` leaves them out of the effective configuration and no hint offers them.
+ */
+export function retiredKeys(schema: unknown = configSchema): string[] {
+  return leafKeys(schema).filter((k) => /^(No longer read|Replaced by)\b/.test(nodeAt(k.split('.'), schema)?.description ?? ''));
+}
+
+/** The retired keys whose value the agent ignores (not those read under a new name). */
+export function ignoredKeys(schema: unknown = configSchema): string[] {
+  return leafKeys(schema).filter((k) => /^No longer read\b/.test(nodeAt(k.split('.'), schema)?.description ?? ''));
+}
+
+function nodeAt(keyPath: string[], schema: unknown): { description?: string } | undefined {
+  let node: unknown = schema;
+  for (const k of keyPath) {
+    node = shapeOf(node)?.[k];
+    if (!node) return undefined;
+  }
+  return node as { description?: string };
+}
+
 /** The schema's default at a dotted path (`undefined` where there is none), for examples in messages. */
 export function defaultAt(keyPath: string[], schema: unknown = configSchema): unknown {
   let node: unknown = schema;

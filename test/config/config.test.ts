@@ -478,4 +478,30 @@ describe('retry bounds of an earlier version (now constants, shortened only thro
     expect(p.pingIntervalS).toBe(0);
     expect(text('platform.pingIntervalS')).toContain('sends no HTTP/2 PING');
   });
+
+  it("config check's effective configuration leaves them out: nothing reads them, and a copy of it starts without warnings", () => {
+    const all = set(validConfig(), 'upload.backlogRatePerS', 3);
+    for (const key of [...RETIRED, 'platform.tokenRefreshMarginS', 'platform.registrationConfigRetryS']) set(all, key, 60);
+    expect(replacedKeyWarnings(parse(all))).toHaveLength(12);
+    const shown = maskedConfig(parse(all)) as { platform: Json; upload: Json };
+    expect(JSON.stringify(shown)).not.toMatch(
+      /RetryM|BackoffMs|pingIntervalS|tokenRefreshMarginS|registrationConfigRetryS|backlogRatePerS/,
+    );
+    expect(shown.upload.backlogMaxRatePerS).toBe(3);
+    expect(replacedKeyWarnings(parse(shown))).toEqual([]);
+  });
+
+  it('an unknown key is never offered one of them, and a value of the wrong type is told to remove the key', () => {
+    const typo = issuesOf(() => parse(set(validConfig(), 'platform.pingIntervallS', 45)))[0];
+    expect(typo?.path).toBe('platform.pingIntervallS');
+    expect(typo?.message).not.toMatch(/did you mean/);
+    expect(typo?.message).toContain('allowed here: authUrl,');
+    expect(typo?.message).not.toMatch(/pingIntervalS|RetryM/);
+    expect(issuesOf(() => parse(set(validConfig(), 'upload.minBackoffMs', '1s')))).toEqual([
+      {
+        path: 'upload.minBackoffMs',
+        message: 'is no longer read (a key of an earlier version, still accepted as a number): remove the key',
+      },
+    ]);
+  });
 });
