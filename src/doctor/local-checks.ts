@@ -7,12 +7,15 @@ import { databaseNotAFile } from '../store/database.js';
 import { accessSync, constants, statSync, statfsSync, type Stats } from 'node:fs';
 import nodePath from 'node:path';
 import { loadConfig, type Config } from '../config/load.js';
+import { replacedKeyWarnings } from '../config/warnings.js';
 import { describeError } from '../errors.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
 export function checkConfig(path: string | undefined, env: NodeJS.ProcessEnv): { result: CheckResult; config?: Config } {
   try {
     const config = loadConfig({ ...(path !== undefined ? { path } : {}), env });
+    const old = oldKeys(config);
+    if (old !== undefined) return { result: old, config };
     return { result: pass('configuration', `${config.source} is valid`), config };
   } catch (e) {
     // Every problem, on one line (the renderer wraps it on a terminal).
@@ -23,6 +26,24 @@ export function checkConfig(path: string | undefined, env: NodeJS.ProcessEnv): {
       .join('; ');
     return { result: fail('configuration', all, 'correct the keys named here (telematics-agent config check lists them)') };
   }
+}
+
+/** Keys of an earlier version start the agent, but a technician should hear that they do nothing. */
+function oldKeys(config: Config): CheckResult | undefined {
+  const old = replacedKeyWarnings(config).map((w) => w.path);
+  if (old.length === 0) return undefined;
+  // backlogRatePerS is read as the ceiling it became, unless that key is set too (then it wins).
+  const rename = config.upload.backlogRatePerS !== undefined && config.upload.backlogRatePerS === config.upload.backlogMaxRatePerS;
+  const removed = rename ? old.length - 1 : old.length;
+  const steps = [
+    ...(rename ? ['rename upload.backlogRatePerS to upload.backlogMaxRatePerS'] : []),
+    ...(removed === 0 ? [] : [`remove ${rename ? 'the others' : removed === 1 ? 'it' : 'them'}`]),
+  ];
+  return warn(
+    'configuration',
+    `${config.source} is valid, but sets ${old.length === 1 ? 'a key' : `${old.length} keys`} of an earlier version: ${old.join(', ')}`,
+    `${steps.join(', ')} (telematics-agent config check says what the agent does now)`,
+  );
 }
 
 export function checkPasswordFile(config: Config, stat: (f: string) => Stats = statSync): CheckResult {

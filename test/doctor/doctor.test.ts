@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.js';
 import { doctorExitCode, fail, pass, warn } from '../../src/doctor/check.js';
 import { checkReceiver } from '../../src/doctor/gnss-checks.js';
-import { checkDisk, checkPasswordFile } from '../../src/doctor/local-checks.js';
+import { checkConfig, checkDisk, checkPasswordFile } from '../../src/doctor/local-checks.js';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -31,6 +31,29 @@ describe('doctor checks', () => {
     const r = checkPasswordFile(config);
     expect(r.verdict).toBe('FAIL');
     expect(r.fix).toBe(`chmod 600 ${pw}`);
+  });
+
+  it('configuration: keys of an earlier version start the agent but warn, naming each and the fix', () => {
+    const dir = tempDir();
+    const write = (extra: Record<string, unknown>): string => {
+      const file = path.join(dir, 'c.json');
+      writeFileSync(file, JSON.stringify(base(dir, extra)), { mode: 0o600 });
+      return file;
+    };
+    expect(checkConfig(write({}), {}).result.verdict).toBe('PASS');
+    const old = checkConfig(write({ platform: { ...base(dir).platform, pingIntervalS: 45, passwordRetryMinS: 60 } }), {});
+    expect(old.config).toBeDefined();
+    expect(old.result).toMatchObject({
+      verdict: 'WARN',
+      detail: expect.stringMatching(
+        /is valid, but sets 2 keys of an earlier version: platform\.passwordRetryMinS, platform\.pingIntervalS$/,
+      ),
+      fix: 'remove them (telematics-agent config check says what the agent does now)',
+    });
+    const renamed = checkConfig(write({ upload: { backlogRatePerS: 5 } }), {}).result;
+    expect(renamed.fix).toBe(
+      'rename upload.backlogRatePerS to upload.backlogMaxRatePerS (telematics-agent config check says what the agent does now)',
+    );
   });
 
   it('disk: below the floor fails, near it warns', () => {
