@@ -21,10 +21,15 @@ type Attempt = { snapshot: StatusSnapshot } | { error: AgentError; again: boolea
  */
 export async function requestSnapshot(socketPath: string, timeoutMs = 1000): Promise<StatusSnapshot> {
   const deadline = performance.now() + timeoutMs;
+  let busy: AgentError | undefined;
   for (let attempt = 0; ; attempt++) {
     const left = deadline - performance.now();
     const outcome = await askOnce(socketPath, Math.max(1, left), timeoutMs);
     if ('snapshot' in outcome) return outcome.snapshot;
+    // A last attempt that ran out of the time left after "busy" answers says nothing new: the
+    // daemon is running and busy, not silent.
+    if (busy && outcome.error.code === 'DAEMON_NOT_ANSWERING') throw busy;
+    if (outcome.again) busy = outcome.error;
     // Jittered 10-60 ms, growing a little: a crowd of retrying clients does not come back in step.
     // A full listen backlog is asked again within a few ms: the place frees as soon as the daemon
     // accepts, and costs the daemon nothing until then.

@@ -76,6 +76,17 @@ describe('requestSnapshot: the status client', () => {
     expect(d.connections()).toBeGreaterThan(1);
   });
 
+  it('busy, then the time left runs out in the next attempt: still TOO_MANY_CLIENTS, not "did not answer"', async () => {
+    const busy = `${JSON.stringify({ error: { code: 'TOO_MANY_CLIENTS', message: 'queue full' } })}\n`;
+    // The next connection is held without a word: the attempt ends by the deadline, as a retry
+    // started with a few ms left does against a daemon that is busy all along.
+    const d = await daemon([answer(busy)], silent);
+    const e = await failure(d.socketPath, 1000);
+    expect(e.code, e.message).toBe('TOO_MANY_CLIENTS');
+    expect(e.message).toMatch(/^the daemon is busy: queue full/);
+    expect(d.connections()).toBe(2);
+  });
+
   it('final failures are not asked again: not JSON, an error answer, more than 1 MiB', async () => {
     const bad = await daemon([answer('<html>\n')]);
     expect((await failure(bad.socketPath, 2000)).code).toBe('DAEMON_BAD_ANSWER');
