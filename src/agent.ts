@@ -319,7 +319,7 @@ export class Agent {
     let carry: CarriedFixes | undefined;
     if (parts.outbox) {
       if (o.final) void parts.outbox.stop();
-      else carry = parts.outbox.release();
+      else carry = this.#handle.release(parts);
     }
     closeQuietly(parts.db, this.#storeLogger);
     return carry;

@@ -1,5 +1,6 @@
 import { AgentError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { CarriedFixes } from './carried-fixes.js';
 import type { Database } from './database.js';
 import type { Outbox, OutboxCommitState, OutboxStatus } from './outbox/outbox.js';
 import { StoreQueue } from './store-queue.js';
@@ -88,6 +89,17 @@ export class StoreHandle {
     this.queue.detach();
     this.#parts = undefined;
     return parts;
+  }
+
+  /**
+   * Releases the outbox of parts detach() gave (what only its memory held, to be carried), and
+   * keeps the state writes of vehicle events it had not committed for the next outbox's commit.
+   */
+  release(parts: StoreParts): CarriedFixes | undefined {
+    if (!parts.outbox) return undefined;
+    const carry = parts.outbox.release();
+    this.queue.commitWithNext(parts.outbox.takeCommitWith());
+    return carry;
   }
 
   #current(): StoreParts {

@@ -21,7 +21,7 @@ export const MAX_WAITING_FIXES = Math.floor(MAX_HELD_HEAP_BYTES / WAITING_FIX_HE
 const SLOT = 2 ** 36;
 const SLOTS = 2 ** 16;
 
-type Waiting = { fix: RecordedFix } | { event: VehicleEvent; persist: (() => void) | undefined };
+type Waiting = { fix: RecordedFix } | { event: VehicleEvent; persist: (() => void) | undefined } | { persist: () => void };
 
 /** A QueueEntry's event id as carried-fixes.ts keys it (lower-case hex of its 16 bytes). */
 export function entryIdKey(entry: Pick<QueueEntry, 'eventId'>): string {
@@ -92,7 +92,8 @@ export class StoreQueue implements UploadQueue, FixSink {
     }
     for (const w of this.#waiting.splice(0)) {
       if ('fix' in w) outbox.record(w.fix);
-      else outbox.recordEvent(w.event, w.persist);
+      else if ('event' in w) outbox.recordEvent(w.event, w.persist);
+      else outbox.commitWith(w.persist);
     }
     this.#waitingFixes = 0;
     outbox.onChange(() => {
@@ -104,6 +105,14 @@ export class StoreQueue implements UploadQueue, FixSink {
   /** From here fixes and events wait, and answers are kept by event id. */
   detach(): void {
     this.#outbox = undefined;
+  }
+
+  /**
+   * State writes of vehicle events a released outbox had not committed (its event rows are carried
+   * with the fixes): committed by the next outbox, before anything recorded after the release.
+   */
+  commitWithNext(persists: readonly (() => void)[]): void {
+    for (const persist of persists) this.#waiting.push({ persist });
   }
 
   record(fix: RecordedFix): void {

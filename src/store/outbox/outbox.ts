@@ -126,6 +126,17 @@ export class Outbox implements FixSink {
     return { held, delivered };
   }
 
+  /** The state writes of vehicle events not committed yet (a released outbox's, for the next one). */
+  takeCommitWith(): (() => void)[] {
+    return this.#withCommit.splice(0);
+  }
+
+  /** A state write for the next commit (an event's, released uncommitted by an earlier outbox). */
+  commitWith(persist: () => void): void {
+    if (this.#stopped) return;
+    this.#withCommit.push(persist);
+  }
+
   /**
    * What a released outbox held (a recovery that fell back to the read-only copy): its fixes are
    * held here again, after this outbox's own, renumbered, with their event ids; the rows of this
