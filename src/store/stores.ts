@@ -4,9 +4,10 @@ import { MetaStore } from './meta.js';
 import { TokenStore } from './token-store.js';
 
 /**
- * The record stores over one open database, built once by the composition root (src/agent.ts, the
- * CLI context) and handed to the components as the small interfaces they declare (TokenRecords,
- * DeviceRecords, SessionRecords): nothing outside store/ sees the driver.
+ * The record stores over one open database, built by the CLI context and by the daemon at each
+ * open of its store (src/agent.ts, under the store handle the components hold: store-handle.ts),
+ * and handed to the components as the small interfaces they declare (TokenRecords, DeviceRecords,
+ * SessionRecords): nothing outside store/ sees the driver.
  *
  * Their constructors prepare SQL, which reads the schema: called right after openDatabase (whose
  * migrations read it first), a damaged schema surfaces here, in the root's start-up path that
