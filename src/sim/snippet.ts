@@ -13,7 +13,8 @@ export const SIM_CONFIG_PLACEHOLDERS = {
  */
 export function configSnippet(urls: SimUrls, user: { username: string; password: string }): Record<string, unknown> {
   return {
-    platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl },
+    // One agent against its own simulator: no fleet to spread, so its first contact is at once.
+    platform: { authUrl: urls.authUrl, deviceUrl: urls.deviceUrl, planningUrl: urls.planningUrl, startupJitterS: 0 },
     credentials: { username: user.username, password: user.password },
     device: { externalSystemId: 'simulator', carrierCode: 'SIM' },
     gnss: { replayFile: SIM_CONFIG_PLACEHOLDERS.replayFile },

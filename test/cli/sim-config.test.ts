@@ -42,8 +42,13 @@ describe('sim', () => {
     expect(filled.stderr).toContain(`configuration ${file} is valid`);
     expect(filled.code).toBe(0);
     // The password the simulator was started with, and its addresses on loopback.
-    const effective = JSON.parse(filled.stdout) as { platform: { authUrl: string }; credentials: { username: string } };
+    const effective = JSON.parse(filled.stdout) as {
+      platform: { authUrl: string; startupJitterS: number };
+      credentials: { username: string };
+    };
     expect(effective.credentials.username).toBe('agent');
+    // A single agent: its first token and registration at once, not after up to the fleet's 30 s.
+    expect(effective.platform.startupJitterS).toBe(0);
     expect(effective.platform.authUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
   });
 
