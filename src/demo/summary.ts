@@ -51,10 +51,15 @@ export function renderSummary(s: DemoSummary): string {
     ['duplicates', n(s.duplicates)],
     ['password grants', n(s.passwordGrants)],
     ['token refreshes', n(s.refreshes)],
-    ['outage refusals', `${s.outageRefusals} (backlog peaked at ${s.peakBacklog} fixes, then drained)`],
+    ['outage refusals', `${s.outageRefusals} (backlog peaked at ${s.peakBacklog} ${s.peakBacklog === 1 ? 'fix' : 'fixes'}, then drained)`],
   ];
   if (s.trips !== undefined)
-    rows.push(['trips', s.trips.length === 0 ? 'no stop of 60 s or more in this drive (motion.stopAfterS)' : `${s.trips.length} events:`]);
+    rows.push([
+      'trips',
+      s.trips.length === 0
+        ? 'no stop of 60 s or more in this drive (motion.stopAfterS)'
+        : `${s.trips.length} ${s.trips.length === 1 ? 'event' : 'events'}:`,
+    ]);
   const problems = demoProblems(s);
   return [
     'demo summary',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DemoHeader } from '../../src/demo/header.js';
 import { DemoOutage } from '../../src/demo/outage.js';
 import { demoFrame, DemoScreen } from '../../src/demo/screen.js';
+import { renderSummary } from '../../src/demo/summary.js';
 import { liveSnapshot } from '../status/fixtures.js';
 
 const ESC = '\u001b[';
@@ -96,5 +97,17 @@ describe('demo screen', () => {
     expect(o.phase({ haveFix: true, driveEnded: true })).toBe('draining');
     o.update(1, 0, 6000);
     expect(o.phase({ haveFix: true, driveEnded: true })).toBe('drive ended');
+  });
+});
+
+describe('demo summary', () => {
+  it('counts in words that agree with the number: 1 fix, 2 events', () => {
+    const s = { fixesRead: 119, recorded: 6, delivered: 6, duplicates: 0, passwordGrants: 1, refreshes: 0, outageRefusals: 5, dead: 0 };
+    const one = renderSummary({ ...s, peakBacklog: 1, trips: ['a'] });
+    expect(one).toContain('outage refusals  5 (backlog peaked at 1 fix, then drained)');
+    expect(one).toContain('trips            1 event:');
+    const two = renderSummary({ ...s, peakBacklog: 6, trips: ['a', 'b'] });
+    expect(two).toContain('(backlog peaked at 6 fixes, then drained)');
+    expect(two).toContain('trips            2 events:');
   });
 });
