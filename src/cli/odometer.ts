@@ -31,7 +31,8 @@ export function registerOdometerCommands(program: Command): void {
         const current = meta.getJson<{ odometerM?: number }>(MOTION_META_KEY)?.odometerM;
         const before = meta.getJson<{ metres: number; setAt: number }>(ODOMETER_SETTING_KEY);
         meta.setJson(ODOMETER_SETTING_KEY, { metres: Math.round(value * 1000), setAt: Date.now() });
-        const was = current === undefined ? '' : ` (the agent counted ${(current / 1000).toFixed(1)} km)`;
+        // Stored at each movement event and at shutdown: a running daemon's own count is further on.
+        const was = current === undefined ? '' : ` (the agent's last stored count: ${(current / 1000).toFixed(1)} km)`;
         const again = before
           ? `; replaces the reading of ${(before.metres / 1000).toFixed(1)} km set ${new Date(before.setAt).toISOString()}`
           : '';
