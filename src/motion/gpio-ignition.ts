@@ -64,6 +64,11 @@ export class GpioIgnitionInput {
     return this.#watching;
   }
 
+  /** Why the line is not watched now (the last failure, until gpiomon holds the line again). */
+  fault(): string | undefined {
+    return this.#lastFault;
+  }
+
   /** Edges gpiomon has reported since the start, before the debounce. */
   get edges(): number {
     return this.#edges;

@@ -36,6 +36,7 @@ export class FileIgnitionInput {
   #stopped = true;
   readonly #debounce: IgnitionDebounce;
   #failing = false;
+  #lastError: string | undefined;
 
   constructor(options: IgnitionInputOptions) {
     this.#o = options;
@@ -44,6 +45,11 @@ export class FileIgnitionInput {
 
   get state(): boolean | undefined {
     return this.#debounce.state;
+  }
+
+  /** Why the value file cannot be read now (undefined while it can). */
+  fault(): string | undefined {
+    return this.#failing ? this.#lastError : undefined;
   }
 
   async start(): Promise<void> {
@@ -65,12 +71,14 @@ export class FileIgnitionInput {
       const on = (await (this.#o.read ?? readIgnitionValue)(this.#o.file)) > this.#o.onAbove;
       if (this.#failing) this.#o.logger.info({ file: this.#o.file }, 'ignition input readable again');
       this.#failing = false;
+      this.#lastError = undefined;
       this.#debounce.reading(on, this.#o.clock.monotonicMs());
     } catch (e) {
       // Said once per spell: a missing file every 200 ms is one fact, not a log line each time.
       if (!this.#failing)
         this.#o.logger.warn({ file: this.#o.file, err: (e as Error).message }, 'ignition input unreadable: engine state kept');
       this.#failing = true;
+      this.#lastError = `${this.#o.file}: ${(e as Error).message}`;
     }
     if (!this.#stopped) this.#timer = this.#o.timers.setTimeout(() => void this.#poll(), this.#o.pollMs);
   }

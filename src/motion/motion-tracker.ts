@@ -9,7 +9,8 @@ export interface VehicleEventSink {
   recordEvent(event: VehicleEvent, persist?: () => void): void;
 }
 
-export type IgnitionState = 'on' | 'off' | 'not wired';
+/** 'unknown': an input is configured but cannot be read now (ignitionFault says why). */
+export type IgnitionState = 'on' | 'off' | 'not wired' | 'unknown';
 
 export interface MotionStatus {
   state: MovementState;
@@ -17,6 +18,8 @@ export interface MotionStatus {
   since?: string;
   odometerM: number;
   ignition: IgnitionState;
+  /** Why the configured input cannot be read now (a missing tool, chip or file, no permission). */
+  ignitionFault?: string;
 }
 
 export interface MotionTrackerOptions {
@@ -25,7 +28,7 @@ export interface MotionTrackerOptions {
   /** Whether an ignition input is configured (else status says "not wired"). */
   ignitionWired: boolean;
   /** The ignition input (ignition.ts), started and stopped with the tracker. */
-  ignitionInput?: { start(): Promise<void>; stop(): void };
+  ignitionInput?: { start(): Promise<void>; stop(): void; fault(): string | undefined };
 }
 
 /**
@@ -115,8 +118,16 @@ export class MotionTracker {
       state: this.#movement.state,
       ...(since !== undefined ? { since: new Date(since).toISOString() } : {}),
       odometerM: Math.round(this.#odometer.metres),
-      ignition: !this.#o.ignitionWired ? 'not wired' : (this.#ignition ?? 'off'),
+      ...this.#ignitionStatus(),
     };
+  }
+
+  /** A failing input is said as such: the state kept from before is not a reading. */
+  #ignitionStatus(): Pick<MotionStatus, 'ignition' | 'ignitionFault'> {
+    if (!this.#o.ignitionWired) return { ignition: 'not wired' };
+    const fault = this.#o.ignitionInput?.fault();
+    if (fault !== undefined) return { ignition: 'unknown', ignitionFault: fault };
+    return { ignition: this.#ignition ?? 'unknown' };
   }
 
   #emit(eventType: VehicleEventKind, time: number, at: Place): void {

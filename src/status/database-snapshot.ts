@@ -161,7 +161,7 @@ function storedMotion(db: DatabaseReader, s: StatusSnapshot, o: { ignitionWired:
     state: movement?.state ?? 'unknown',
     ...(movement?.since !== undefined ? { since: new Date(movement.since).toISOString() } : {}),
     odometerM: Math.round(pending ? pending.metres : (record?.odometerM ?? 0)),
-    ignition: wired ? (record?.ignition ?? 'off') : 'not wired',
+    ignition: wired ? (record?.ignition ?? 'unknown') : 'not wired',
     lastKnown: true,
   };
   if (pending)

@@ -79,6 +79,9 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   if ((s.outbox.oldestPendingAgeS ?? 0) > t.backlogAgeS)
     degraded.push(`backlog of ${s.outbox.pending} fixes, oldest ${formatAge(s.outbox.oldestPendingAgeS ?? 0)}`);
 
+  if (s.daemon.running && s.motion?.ignitionFault)
+    degraded.push(`ignition input not read: ${s.motion.ignitionFault}; no engine events until it is`);
+
   const d = s.disk;
   const held = d.heldInMemory ? `, ${d.heldInMemory} fixes held in memory` : '';
   const failingFor = d.commitFailing ? `, commits failing for ${formatAge(d.commitFailing.forS)}` : '';

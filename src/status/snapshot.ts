@@ -182,7 +182,9 @@ export interface MotionSummary {
   /** ISO time (GNSS) of the last change; absent while unknown. */
   since?: string;
   odometerM: number;
-  ignition: 'on' | 'off' | 'not wired';
+  /** 'unknown': configured but not readable now (ignitionFault says why). */
+  ignition: 'on' | 'off' | 'not wired' | 'unknown';
+  ignitionFault?: string;
   /**
    * Read from the database with the daemon stopped: the state it stored when it last ran (at its
    * last stop or shutdown; a crash loses the distance since the last stop), not a live one.

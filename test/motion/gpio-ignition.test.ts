@@ -12,6 +12,8 @@ import { ManualClock, systemClock, systemTimers } from '../../src/system/clock.j
 import { captureLogger } from '../helpers/capture-logger.js';
 import { fakeGpiod } from '../helpers/fake-gpiod.js';
 import { waitFor } from '../helpers/wait.js';
+import { assessHealth } from '../../src/status/health.js';
+import { liveSnapshot } from '../status/fixtures.js';
 
 /** The input on a manual clock (debounce and backoff), its tools real child processes. */
 async function rig(o: { level: 0 | 1; activeLow?: boolean; logger?: Logger; start?: boolean }) {
@@ -128,6 +130,30 @@ describe('ignition from a GPIO line (gpiod tools as children)', () => {
     await tracker.start();
     expect(tracker.status().ignition).toBe('on');
     await waitFor('gpiomon holding the line', () => gpiod.gpiomonPids().length === 1);
+  });
+
+  it('without the tools the ignition is "unknown" with the reason, not the "off" of an input never read; status is DEGRADED', async () => {
+    const config = {
+      motion: configSchema.shape.motion.parse({}),
+      ignition: configSchema.shape.ignition.parse({ gpio: { line: 17 } }),
+      recording: { stoppedSpeedKmh: 2 },
+    } as unknown as Config;
+    const tracker = buildMotion({
+      config,
+      logger: silentLogger(),
+      clock: systemClock,
+      lastEpoch: () => undefined,
+      gpiodTools: { gpioget: '/nonexistent/gpioget', gpiomon: '/nonexistent/gpiomon' },
+    })!;
+    onTestFinished(() => tracker.stop());
+    await tracker.start();
+    const status = tracker.status();
+    expect(status.ignition).toBe('unknown');
+    expect(status.ignitionFault).toMatch(/gpioget/);
+    const snapshot = { ...liveSnapshot(Date.now(), '/var/lib/telematics-agent'), motion: status };
+    const health = assessHealth(snapshot);
+    expect(health.level).not.toBe('healthy');
+    expect(health.reasons.join('\n')).toMatch(/^ignition input not read: .*gpioget.*no engine events until it is$/m);
   });
 
   it("explains the tools' real failures in one sentence each; a missing tool names Debian's gpiod", async () => {
