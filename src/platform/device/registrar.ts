@@ -290,7 +290,9 @@ export class DeviceRegistrar implements RegistrationState {
       if (identity && identity.source !== 'config' && !this.#store.identity())
         this.#store.keepIdentity(identity.externalDeviceId, identity.source, this.#o.clock.wallMs());
       const saved = this.#saved;
-      if (saved && this.#store.registration()?.deviceUUID !== saved.deviceUUID) this.#store.saveRegistration(saved);
+      // An update upserted meanwhile keeps the deviceUUID: the configuration hash tells it apart.
+      const stored = this.#store.registration();
+      if (saved && (stored?.deviceUUID !== saved.deviceUUID || stored.configHash !== saved.configHash)) this.#store.saveRegistration(saved);
     } catch (e) {
       if (isCorrupt(e)) throw e;
       // A read-only copy: kept in memory, tried at the next swap.
