@@ -94,11 +94,17 @@ export class UnsavedPair {
    */
   storeInto(inUse: HeldToken | undefined, bootClock: BootClock): void {
     this.retry(true);
-    if (this.#unsaved || !inUse || inUse.receivedAtMs === undefined) return;
+    if (this.#unsaved || !inUse) return;
     try {
       if ((this.#o.store.read()?.generation ?? 0) >= inUse.generation) return;
-      const wallMs = this.#o.clock.wallMs() - (bootClock.nowMs() - inUse.receivedAtMs);
-      this.#o.store.commit(inUse.pair, inUse.generation, { wallMs, bootId: bootClock.bootId, bootMs: inUse.receivedAtMs }, {});
+      // A pair of an earlier boot not renewed yet (platform unreachable) is stored as of no boot:
+      // read back it is due at once, as now, and its refresh token is not lost to a password grant.
+      const received = inUse.receivedAtMs;
+      const stamp =
+        received === undefined
+          ? { wallMs: this.#o.clock.wallMs() - inUse.pair.expiresInS * 1000, bootId: '', bootMs: 0 }
+          : { wallMs: this.#o.clock.wallMs() - (bootClock.nowMs() - received), bootId: bootClock.bootId, bootMs: received };
+      this.#o.store.commit(inUse.pair, inUse.generation, stamp, {});
       this.#o.logger.info({ generation: inUse.generation }, 'the token pair in use is stored in the new database');
     } catch {
       // A read-only copy: the pair stays in use from memory; a later renewal stores its successor.

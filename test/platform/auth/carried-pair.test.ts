@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { heldFromStored } from '../../../src/platform/auth/held-token.js';
 import { UnsavedPair } from '../../../src/platform/auth/unsaved-pair.js';
 import { openDatabase } from '../../../src/store/database.js';
 import { StoreHandle } from '../../../src/store/store-handle.js';
@@ -40,5 +41,23 @@ describe('a token pair kept in memory on a read-only database, stored once the s
     expect(handle.stores.tokens.read()).toMatchObject({ pair: { refreshToken: 'r2' }, generation: 2 });
     expect(handle.stores.meta.counter('auth.refreshes')).toBe(1);
     file.close();
+  });
+});
+
+describe('the pair in use stored into a salvaged database', () => {
+  it('a pair of an earlier boot, not renewed yet, goes in too (due at once when read back), so its refresh token is kept', () => {
+    const dir = tempDir();
+    const db = openDatabase({ dataDir: dir, logger: silentLogger() });
+    onTestFinished(() => {
+      db.close();
+    });
+    const tokens = openStores(db).tokens;
+    const unsaved = new UnsavedPair({ store: tokens, clock: new ManualClock(), logger: silentLogger() });
+    const pair = { accessToken: 'a7', refreshToken: 'r7', tokenType: 'Bearer', expiresInS: 3600 };
+    const boot = { bootId: 'boot-2', nowMs: () => 50_000 };
+    unsaved.storeInto({ pair, generation: 7, receivedAtMs: undefined }, boot);
+    const stored = tokens.read();
+    expect(stored).toMatchObject({ pair: { refreshToken: 'r7' }, generation: 7 });
+    expect(heldFromStored(stored!, boot).receivedAtMs).toBeUndefined();
   });
 });
