@@ -10,7 +10,7 @@
  *
  * Beside it, in the same run and with the same environment and node flags, the baselines: a bare `node` and a
  * `node` that has loaded the daemon's two large libraries (better-sqlite3 with a database open,
- * undici with a dispatcher), idle. Figures:
+ * undici's dispatcher files with a pool, as the daemon imports them), idle. Figures:
  * - RSS when the status socket first answers, the peak (VmHWM: start included), at each minute.
  * - Start: from spawn to the status socket answering (polled every 25 ms).
  * - Storage writes per driving hour: write_bytes of /proc/PID/io (what the process sends to the
@@ -154,10 +154,12 @@ async function main(): Promise<void> {
 
     // The baselines first, so that their start does not share the CPU with the daemon's.
     const idle = 'setInterval(() => {}, 1 << 30);';
+    // undici's dispatcher files, as platform/transport/dispatcher.ts imports them: its index (fetch,
+    // WebSocket, mocks, caches) is 10 MB more RSS that the daemon never loads.
     const libs =
-      "import Database from 'better-sqlite3'; import { Agent } from 'undici';" +
+      "import Database from 'better-sqlite3'; import Pool from 'undici/lib/dispatcher/pool.js';" +
       ` const db = new Database(${JSON.stringify(path.join(dir, 'libs.db'))}); db.pragma('journal_mode = WAL');` +
-      ' const agent = new Agent(); ' +
+      " const pool = new Pool('http://127.0.0.1:9'); " +
       idle;
     const nodeArgs = unitNodeArgs();
     const bare = spawn(process.execPath, [...nodeArgs, '-e', idle], { env, stdio: 'ignore' });
