@@ -32,6 +32,8 @@ export interface EpochAssemblerOptions {
   correctTime?: (timeMs: number) => number;
   /** Attach the satellites in view to each fix (the status tools want them; `nmea decode` does not). */
   satellites?: boolean;
+  /** Without `satellites`: keep the sky's used marks for `satellites()` (the daemon's status) per epoch. */
+  sky?: boolean;
 }
 
 const HALF_DAY_MS = DAY_MS / 2;
@@ -228,6 +230,7 @@ export class EpochAssembler {
     if (e.vdop !== undefined) fix.vdop = e.vdop;
     if (e.quality !== undefined) fix.quality = e.quality;
     if (this.#options.satellites) fix.satellites = this.sky.snapshot(e.used, [...e.used].join());
+    else if (this.#options.sky) this.sky.mark(e.used, [...e.used].join());
     this.#previous = fix;
     return fix;
   }

@@ -72,7 +72,8 @@ export class GnssPipeline {
     this.#rollover = new WeekRolloverCorrector({ ...quality, clock: this.#clock });
     this.#decoder = createDecoder({
       maxLineLength: options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
-      satellites: true,
+      // The sky for status only: fixes that carried it kept every epoch's view alive into old space.
+      sky: true,
       // The live agent corrects the GPS week rollover (gpsd does the same); `nmea decode` does not.
       correctTime: this.#rollover.correct,
       onFix: (fix) => this.#onFix(fix),

@@ -66,6 +66,25 @@ export class Sky {
    * returned array is shared until the sky or the used set changes: callers must not modify it.
    */
   snapshot(used: ReadonlySet<string>, usedKey: string): SatelliteInView[] {
+    this.#age();
+    if (this.#view !== undefined && usedKey === this.#usedKey) return this.#view;
+    return this.#build(used, usedKey);
+  }
+
+  /**
+   * An epoch's end as `snapshot` counts it, without building the view: `current()` builds it when
+   * asked. A view built at every epoch and held by the fixes that carry it outlives two scavenges
+   * and is promoted: 10 kB/s of old-space garbage at 10 Hz (docs/decisions/daemon-memory.md).
+   */
+  mark(used: ReadonlySet<string>, usedKey: string): void {
+    this.#age();
+    if (usedKey === this.#usedKey) return;
+    this.#used = used;
+    this.#usedKey = usedKey;
+    this.#view = undefined;
+  }
+
+  #age(): void {
     this.#epoch++;
     for (const [key, g] of this.#complete) {
       if (this.#epoch - g.epoch > STALE_EPOCHS) {
@@ -73,8 +92,6 @@ export class Sky {
         this.#view = undefined;
       }
     }
-    if (this.#view !== undefined && usedKey === this.#usedKey) return this.#view;
-    return this.#build(used, usedKey);
   }
 
   #build(used: ReadonlySet<string>, usedKey: string): SatelliteInView[] {

@@ -125,44 +125,52 @@ describe('epochs', () => {
     expect(decoder.counters.epochs.truncated).toBe(1);
   });
 
-  it('marks satellites in view as used from GSA, per constellation and signal (NMEA 4.10)', () => {
-    const { decoder } = run(
-      [
-        rmc('100000.00'),
-        gga('100000.00'),
-        cs('GNGSA,A,3,05,12,,,,,,,,,,,1.2,0.7,1.0,1'),
-        cs('GNGSA,A,3,66,,,,,,,,,,,,1.2,0.7,1.0,2'),
-        cs('GPGSV,1,1,02,05,40,083,46,12,17,308,41,1'),
-        cs('GLGSV,1,1,02,66,20,100,30,67,10,200,,1'),
-        rmc('100001.00'),
-        gga('100001.00'),
-        cs('GNGSA,A,3,05,12,,,,,,,,,,,1.2,0.7,1.0,1'),
-        cs('GNGSA,A,3,66,,,,,,,,,,,,1.2,0.7,1.0,2'),
-        rmc('100002.00'),
-      ],
-      { satellites: true },
-    );
-    const sats = decoder.satellites();
-    expect(sats).toEqual([
-      { constellation: 'GPS', id: 5, elevation: 40, azimuth: 83, snr: 46, used: true, signalId: 1 },
-      { constellation: 'GPS', id: 12, elevation: 17, azimuth: 308, snr: 41, used: true, signalId: 1 },
-      { constellation: 'GLONASS', id: 66, elevation: 20, azimuth: 100, snr: 30, used: true, signalId: 1 },
-      { constellation: 'GLONASS', id: 67, elevation: 10, azimuth: 200, used: false, signalId: 1 },
-    ]);
-  });
+  // `sky`: the daemon's way, the marks kept for satellites() without a view on every fix.
+  it.each([{ satellites: true }, { sky: true }])(
+    'marks satellites in view as used from GSA, per constellation and signal (NMEA 4.10): %o',
+    (options) => {
+      const { decoder, fixes } = run(
+        [
+          rmc('100000.00'),
+          gga('100000.00'),
+          cs('GNGSA,A,3,05,12,,,,,,,,,,,1.2,0.7,1.0,1'),
+          cs('GNGSA,A,3,66,,,,,,,,,,,,1.2,0.7,1.0,2'),
+          cs('GPGSV,1,1,02,05,40,083,46,12,17,308,41,1'),
+          cs('GLGSV,1,1,02,66,20,100,30,67,10,200,,1'),
+          rmc('100001.00'),
+          gga('100001.00'),
+          cs('GNGSA,A,3,05,12,,,,,,,,,,,1.2,0.7,1.0,1'),
+          cs('GNGSA,A,3,66,,,,,,,,,,,,1.2,0.7,1.0,2'),
+          rmc('100002.00'),
+        ],
+        options,
+      );
+      expect(fixes.every((f) => (f.satellites !== undefined) === (options.satellites === true))).toBe(true);
+      const sats = decoder.satellites();
+      expect(sats).toEqual([
+        { constellation: 'GPS', id: 5, elevation: 40, azimuth: 83, snr: 46, used: true, signalId: 1 },
+        { constellation: 'GPS', id: 12, elevation: 17, azimuth: 308, snr: 41, used: true, signalId: 1 },
+        { constellation: 'GLONASS', id: 66, elevation: 20, azimuth: 100, snr: 30, used: true, signalId: 1 },
+        { constellation: 'GLONASS', id: 67, elevation: 10, azimuth: 200, used: false, signalId: 1 },
+      ]);
+    },
+  );
 
-  it('a read of the satellites between a GSV group and the end of its epoch keeps the used marks', () => {
-    const decoder = createDecoder({ satellites: true });
-    const gsv = cs('GPGSV,1,1,02,05,40,083,46,12,17,308,41,1');
-    for (const l of [rmc('100000.00'), gga('100000.00'), gsa(), gsv, rmc('100001.00'), gga('100001.00'), gsa()]) decoder.push(l);
-    const used = (): number[] =>
-      decoder
-        .satellites()
-        .filter((s) => s.used)
-        .map((s) => s.id);
-    expect(used()).toEqual([5, 12]);
-    // The next second's sky arrives; the epoch is still open (no end seen yet) when status asks.
-    decoder.push(gsv);
-    expect(used()).toEqual([5, 12]);
-  });
+  it.each([{ satellites: true }, { sky: true }])(
+    'a read of the satellites between a GSV group and the end of its epoch keeps the used marks: %o',
+    (options) => {
+      const decoder = createDecoder(options);
+      const gsv = cs('GPGSV,1,1,02,05,40,083,46,12,17,308,41,1');
+      for (const l of [rmc('100000.00'), gga('100000.00'), gsa(), gsv, rmc('100001.00'), gga('100001.00'), gsa()]) decoder.push(l);
+      const used = (): number[] =>
+        decoder
+          .satellites()
+          .filter((s) => s.used)
+          .map((s) => s.id);
+      expect(used()).toEqual([5, 12]);
+      // The next second's sky arrives; the epoch is still open (no end seen yet) when status asks.
+      decoder.push(gsv);
+      expect(used()).toEqual([5, 12]);
+    },
+  );
 });
