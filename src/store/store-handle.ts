@@ -48,11 +48,13 @@ export class StoreHandle {
       devices: forward(() => this.#current().stores.devices),
     };
     const view = (): OutboxView | undefined => this.#parts?.outbox;
+    // Never throws while detached: status is asked exactly then (the supervisor's `restarting` says why).
+    const last = (): OutboxStatus => this.#lastView?.status ?? this.#noView();
     this.outbox = {
-      status: () => view()?.status() ?? this.#lastView?.status ?? this.#current().outbox!.status(),
+      status: () => view()?.status() ?? last(),
       commitState: () => view()?.commitState() ?? this.#lastView?.commitState ?? { buffered: 0, bound: 0, lowDisk: false },
-      pendingCount: () => view()?.pendingCount() ?? this.#lastView?.status.pending ?? 0,
-      oldestPendingAgeMs: () => view()?.oldestPendingAgeMs() ?? this.#lastView?.status.oldestPendingAgeMs ?? 0,
+      pendingCount: () => view()?.pendingCount() ?? last().pending,
+      oldestPendingAgeMs: () => view()?.oldestPendingAgeMs() ?? last().oldestPendingAgeMs ?? 0,
     };
   }
 
@@ -100,6 +102,23 @@ export class StoreHandle {
     const carry = parts.outbox.release();
     this.queue.commitWithNext(parts.outbox.takeCommitWith());
     return carry;
+  }
+
+  /** No figures from the outbox before (a damaged file that never answered): what the queue holds. */
+  #noView(): OutboxStatus {
+    const waiting = this.queue.waiting;
+    return {
+      pending: waiting,
+      buffered: waiting,
+      bound: 0,
+      lowDisk: false,
+      sentTotal: 0,
+      sentToday: 0,
+      thinned: 0,
+      deadLetters: 0,
+      noPosition: 0,
+      diskFullEvents: 0,
+    };
   }
 
   #current(): StoreParts {

@@ -60,6 +60,11 @@ export class StoreQueue implements UploadQueue, FixSink {
     return this.#generation;
   }
 
+  /** Fixes and vehicle events waiting for the next outbox. */
+  get waiting(): number {
+    return this.#waiting.filter((w) => 'fix' in w || 'event' in w).length;
+  }
+
   /** Fixes that did not fit while no outbox took them. */
   get dropped(): number {
     return this.#dropped;
