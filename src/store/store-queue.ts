@@ -164,6 +164,14 @@ export class StoreQueue implements UploadQueue, FixSink {
     if (seq !== undefined) outbox.deadLetter({ ...entry, seq }, status, error);
   }
 
+  renumber(entry: QueueEntry): QueueEntry | undefined {
+    const outbox = this.#outbox;
+    if (!outbox) return undefined;
+    if (this.#ours(entry.seq)) return entry;
+    const seq = outbox.seqOfEventId(entryIdKey(entry));
+    return seq === undefined ? undefined : { ...entry, seq: seq + this.#base };
+  }
+
   onChange(listener: () => void): void {
     this.#listeners.push(listener);
   }

@@ -18,7 +18,7 @@ function isVehicleEventRefusal(r: Refusal): boolean {
 }
 
 export interface RefusalsOptions {
-  queue: Pick<UploadQueue, 'deadLetter'>;
+  queue: Pick<UploadQueue, 'deadLetter' | 'renumber'>;
   clock: Clock;
   timers: Timers;
   logger: Logger;
@@ -40,8 +40,8 @@ export class Refusals {
   /** The current run of first refusals since the last acceptance. */
   #run = { count: 0, systemic: false };
   readonly #refused = new Map<number, Refusal>();
-  /** Seqs refused at least once (this process): their further refusals are no evidence about the platform. */
-  readonly #everRefused = new Set<number>();
+  /** Event ids refused at least once (this process): their further refusals are no evidence about the platform. */
+  readonly #everRefused = new Set<string>();
   /** Refused events not shown to be at fault: sent again after the longest backoff (monotonic ms). */
   readonly #held = new Map<number, { entry: QueueEntry; notBefore: number }>();
   #heldTimer: unknown;
@@ -72,6 +72,25 @@ export class Refusals {
     return this.#refused.has(seq) || this.#held.has(seq);
   }
 
+  /**
+   * The store swapped its database: the events set aside take the seqs it gave them, so the lanes
+   * see them busy and a verdict reaches their row once; one it no longer holds is settled.
+   */
+  renumbered(): void {
+    const queue = this.#o.queue;
+    if (!queue.renumber) return;
+    for (const [seq, r] of [...this.#refused]) {
+      this.#refused.delete(seq);
+      const entry = queue.renumber(r.entry);
+      if (entry) this.#refused.set(entry.seq, { ...r, entry });
+    }
+    for (const [seq, h] of [...this.#held]) {
+      this.#held.delete(seq);
+      const entry = queue.renumber(h.entry);
+      if (entry) this.#held.set(entry.seq, { ...h, entry });
+    }
+  }
+
   stop(): void {
     if (this.#heldTimer) this.#o.timers.clearTimeout(this.#heldTimer);
   }
@@ -80,11 +99,13 @@ export class Refusals {
    * A refusal: set the event aside and count the run. True when the run is systemic (the platform
    * refuses everything): the fault is set, and the uploader probes one at a time.
    */
-  refused(entry: QueueEntry, response: PlatformResponse, error: PlatformError | undefined): boolean {
+  refused(answered: QueueEntry, response: PlatformResponse, error: PlatformError | undefined): boolean {
+    // Sent before a swap, answered after it: kept under the seq its row has now.
+    const entry = this.#o.queue.renumber?.(answered) ?? answered;
     // A platform that does not take movement or engine events refuses only those: no evidence that
     // it refuses everything, so they never make a systemic run that would hold back the positions.
-    const first = !this.#everRefused.has(entry.seq) && entry.eventType === undefined;
-    this.#everRefused.add(entry.seq);
+    const first = !this.#everRefused.has(entry.eventId) && entry.eventType === undefined;
+    this.#everRefused.add(entry.eventId);
     if (first) this.#run.count++;
     this.#refused.set(entry.seq, {
       entry,
@@ -105,8 +126,8 @@ export class Refusals {
   }
 
   /** The event was delivered: a refusal of it before is forgotten. */
-  delivered(seq: number): void {
-    this.#everRefused.delete(seq);
+  delivered(entry: QueueEntry): void {
+    this.#everRefused.delete(entry.eventId);
   }
 
   /**
@@ -131,12 +152,12 @@ export class Refusals {
       });
       if (verdict === 'dead-letter' && r.entry.eventType !== undefined) {
         this.#o.queue.deadLetter(r.entry, r.status, r.reason);
-        this.#everRefused.delete(r.entry.seq);
+        this.#everRefused.delete(r.entry.eventId);
         this.#deadLettered++;
         this.#vehicleEventRefused(r);
       } else if (verdict === 'dead-letter') {
         this.#o.queue.deadLetter(r.entry, r.status, r.reason);
-        this.#everRefused.delete(r.entry.seq);
+        this.#everRefused.delete(r.entry.eventId);
         this.#deadLettered++;
         this.#o.logger.warn(
           { eventId: r.entry.eventId, fixTime: new Date(r.entry.time).toISOString(), status: r.status, reason: r.reason },

@@ -14,6 +14,11 @@ export interface UploadQueue {
   delivered(entry: QueueEntry): void;
   deadLetter(entry: QueueEntry, status: number | undefined, error: string): void;
   onChange(listener: () => void): void;
+  /**
+   * The entry as the database of the moment numbers it (a store swap renumbers every row), or
+   * undefined when that database holds no such row (delivered, dead-lettered) or none is attached.
+   */
+  renumber?(entry: QueueEntry): QueueEntry | undefined;
   /** Grows when another process changed the outbox (requeued dead letters). */
   externalChanges?(): number;
 }

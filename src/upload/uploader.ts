@@ -72,6 +72,7 @@ export class Uploader {
     this.#timers = options.timers ?? systemTimers;
     this.#lanes = new UploadLanes(options.queue, options.upload.order, () => {
       this.#staleIds = new Set([...this.#inFlight.values()].map((f) => f.eventId));
+      this.#refusals.renumbered();
     });
     this.#pacer = new BacklogPacer(options.upload.backlogMaxRatePerS ?? 0, options.clock.monotonicMs());
     this.#drain = new DrainMeter({
@@ -346,7 +347,7 @@ export class Uploader {
         this.#resume.clockWorks();
         this.#lastSuccessAt = this.#o.clock.wallMs();
         this.#lastSuccessMono = this.#o.clock.monotonicMs();
-        this.#refusals.delivered(entry.seq);
+        this.#refusals.delivered(entry);
         for (const again of this.#refusals.accepted()) this.#lanes.requeue(again);
         return;
       case 'refused':

@@ -1,0 +1,93 @@
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { configSchema } from '../../src/config/schema.js';
+import { silentLogger } from '../../src/log.js';
+import { openDatabase } from '../../src/store/database.js';
+import { MetaStore } from '../../src/store/meta.js';
+import { Outbox } from '../../src/store/outbox/outbox.js';
+import { StoreHandle } from '../../src/store/store-handle.js';
+import { openStores } from '../../src/store/stores.js';
+import { systemClock } from '../../src/system/clock.js';
+import { Uploader } from '../../src/upload/uploader.js';
+import { startPlatform } from '../platform/fixture.js';
+import { DEVICE, TestRegistration } from '../upload/harness.js';
+import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
+import { defaultStorage, fixAt, IDENTITY } from './outbox/helpers.js';
+
+/**
+ * An event refused before a swap comes back from the next database under a new seq: the
+ * uploader's refusal still holds it, so it is not sent again before the verdict, and the verdict
+ * dead-letters its row once (real simulator, real database file reopened as a salvage does).
+ */
+describe('a refused event across a swap of the database', () => {
+  it('is sent once and dead-lettered once', async () => {
+    const platform = await startPlatform({}, {});
+    platform.sim.setFaults('events', { rejectEvents: 1 });
+    const handle = new StoreHandle(silentLogger());
+    const dir = tempDir();
+    const outboxOn = async () => {
+      const db = openDatabase({ dataDir: dir, logger: silentLogger() });
+      const outbox = new Outbox({
+        db,
+        meta: new MetaStore(db),
+        identity: IDENTITY,
+        dataDir: dir,
+        clock: systemClock,
+        logger: silentLogger(),
+        freeBytes: () => Number.MAX_SAFE_INTEGER,
+        storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
+      });
+      await outbox.start();
+      handle.attach(db, openStores(db));
+      handle.attachOutbox(outbox);
+      return { db, outbox };
+    };
+    const first = await outboxOn();
+    first.outbox.record(fixAt(1));
+    first.outbox.flush({ final: true });
+    const registration = new TestRegistration();
+    const uploader = new Uploader({
+      queue: handle.queue,
+      requester: platform.agent().client,
+      registration,
+      eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
+      upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 1000 },
+      clock: systemClock,
+      logger: silentLogger(),
+    });
+    await uploader.start();
+    onTestFinished(() => uploader.stop(100));
+    registration.register(DEVICE);
+    // The only event is refused: no acceptance yet, so it waits for its verdict.
+    await waitFor('the event refused', () => uploader.status().held === 1 && uploader.status().inFlight === 0);
+    expect(platform.sim.stats.requests.events).toBe(1);
+
+    // The swap: the same file reopened, its rows numbered in the next slot.
+    const parts = handle.detach()!;
+    handle.release(parts);
+    await first.outbox.stop();
+    first.db.close();
+    const next = await outboxOn();
+    onTestFinished(() => {
+      if (next.db.open) next.db.close();
+    });
+    // Another fix accepted: the verdict on the refused one (it names a field) is the dead letters.
+    next.outbox.record(fixAt(2));
+    await waitFor(
+      'the other fix delivered and the refusal judged',
+      () => platform.sim.events.size === 1 && uploader.status().deadLettered >= 1,
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    await waitFor('nothing in flight', () => uploader.status().inFlight === 0);
+    next.outbox.flush({ final: true });
+    expect(platform.sim.stats.requests.events).toBe(2);
+    expect(uploader.status()).toMatchObject({ deadLettered: 1, held: 0 });
+    expect(next.db.prepare('SELECT count(*) AS n FROM dead_letter').get()).toEqual({ n: 1 });
+    expect(next.outbox.pendingCount()).toBe(0);
+    await uploader.stop(100);
+    await next.outbox.stop();
+    next.db.close();
+  });
+});
