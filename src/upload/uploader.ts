@@ -271,6 +271,12 @@ export class Uploader {
     this.#inFlight.set(entry.seq, { lane, eventId: entry.eventId, promise, startedAt, limited });
   }
 
+  /** Offered again; one sent before a swap is met under its new seq when the lanes start over (by its old one too, it went out twice). */
+  #requeue(entry: QueueEntry): void {
+    if (this.#staleIds.has(entry.eventId)) this.#lanes.done(entry);
+    else this.#lanes.requeue(entry);
+  }
+
   async #send(entry: QueueEntry, lane: Lane, startedAt: number, limited: boolean): Promise<void> {
     const device = this.#o.registration.current() ?? this.#device!;
     const event = toOtmEvent(entry, device, {
@@ -325,7 +331,7 @@ export class Uploader {
       };
     }
     if (this.#abort.signal.aborted && !response) {
-      this.#lanes.requeue(entry); // abandoned at shutdown: still queued, sent after the restart
+      this.#requeue(entry); // abandoned at shutdown: still queued, sent after the restart
       return;
     }
     const endedAt = this.#o.clock.monotonicMs();
@@ -355,7 +361,7 @@ export class Uploader {
         this.#refusedAnswer(entry, response!, error);
         return;
       case 'retry': {
-        this.#lanes.requeue(entry);
+        this.#requeue(entry);
         this.#note(error, decision.errorClass);
         if (decision.errorClass === 'config' && response) this.#refusals.setFault('config', response.status, error);
         if (startedAt >= this.#lastFailureAt && !decision.holdBackoff) this.#failures = failures;
