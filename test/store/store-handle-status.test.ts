@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { openDatabase } from '../../src/store/database.js';
-import { MetaStore } from '../../src/store/meta.js';
-import { Outbox } from '../../src/store/outbox/outbox.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
-import { openStores } from '../../src/store/stores.js';
-import { systemClock } from '../../src/system/clock.js';
 import { tempDir } from '../helpers/tmp.js';
-import { defaultStorage, fixAt, IDENTITY } from './outbox/helpers.js';
+import { attachOutboxOn } from './swap-rig.js';
+import { fixAt } from './outbox/helpers.js';
 
 /**
  * A first salvage whose damaged file cannot answer the outbox's status: status is asked exactly
@@ -17,20 +13,7 @@ describe('the outbox view while detached', () => {
   it('answers with what waits in the queue when the damaged outbox gave no figures', async () => {
     const handle = new StoreHandle(silentLogger());
     const dir = tempDir();
-    const db = openDatabase({ dataDir: dir, logger: silentLogger() });
-    const outbox = new Outbox({
-      db,
-      meta: new MetaStore(db),
-      identity: IDENTITY,
-      dataDir: dir,
-      clock: systemClock,
-      logger: silentLogger(),
-      freeBytes: () => Number.MAX_SAFE_INTEGER,
-      storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
-    });
-    await outbox.start();
-    handle.attach(db, openStores(db));
-    handle.attachOutbox(outbox);
+    const { db, outbox } = await attachOutboxOn(handle, dir);
     // The file stops answering (as a damaged one does): its status throws at the detach.
     db.close();
     expect(() => outbox.status()).toThrow();

@@ -12,6 +12,7 @@ import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform } from '../platform/fixture.js';
 import { DEVICE, TestRegistration } from '../upload/harness.js';
 import { tempDir } from '../helpers/tmp.js';
+import { attachOutboxOn } from './swap-rig.js';
 import { waitFor } from '../helpers/wait.js';
 import { defaultStorage, fixAt, IDENTITY, rowCount } from './outbox/helpers.js';
 
@@ -26,23 +27,7 @@ describe('a swap of the database under one uploader', () => {
     const platform = await startPlatform({}, {});
     platform.sim.setFaults('events', { latencyMs: 150 });
     const handle = new StoreHandle(silentLogger());
-    const outboxOn = async (dir: string) => {
-      const db = openDatabase({ dataDir: dir, logger: silentLogger() });
-      const outbox = new Outbox({
-        db,
-        meta: new MetaStore(db),
-        identity: IDENTITY,
-        dataDir: dir,
-        clock: systemClock,
-        logger: silentLogger(),
-        freeBytes: () => Number.MAX_SAFE_INTEGER,
-        storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
-      });
-      await outbox.start();
-      handle.attach(db, openStores(db));
-      handle.attachOutbox(outbox);
-      return { db, outbox };
-    };
+    const outboxOn = (dir: string) => attachOutboxOn(handle, dir);
     // The file: 30 fixes queued, seqs 1..30, written while the card was still writable.
     const fileDir = tempDir();
     const seed = await outboxOn(fileDir);

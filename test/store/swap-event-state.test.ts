@@ -3,12 +3,10 @@ import { silentLogger } from '../../src/log.js';
 import { carryOver } from '../../src/store/carried-fixes.js';
 import { openDatabase } from '../../src/store/database.js';
 import { MetaStore } from '../../src/store/meta.js';
-import { Outbox } from '../../src/store/outbox/outbox.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
-import { openStores } from '../../src/store/stores.js';
-import { systemClock } from '../../src/system/clock.js';
 import { tempDir } from '../helpers/tmp.js';
-import { defaultStorage, fixAt, IDENTITY } from './outbox/helpers.js';
+import { attachOutboxOn } from './swap-rig.js';
+import { fixAt } from './outbox/helpers.js';
 
 /**
  * A movement event whose commit failed (the file refusing, as a damaged page or a read-only card
@@ -18,23 +16,7 @@ import { defaultStorage, fixAt, IDENTITY } from './outbox/helpers.js';
 describe('a vehicle event released uncommitted at a swap', () => {
   it('its state is committed by the next outbox, with the event', async () => {
     const handle = new StoreHandle(silentLogger());
-    const outboxOn = async (dir: string) => {
-      const db = openDatabase({ dataDir: dir, logger: silentLogger() });
-      const outbox = new Outbox({
-        db,
-        meta: new MetaStore(db),
-        identity: IDENTITY,
-        dataDir: dir,
-        clock: systemClock,
-        logger: silentLogger(),
-        freeBytes: () => Number.MAX_SAFE_INTEGER,
-        storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
-      });
-      await outbox.start();
-      handle.attach(db, openStores(db));
-      handle.attachOutbox(outbox);
-      return { db, outbox };
-    };
+    const outboxOn = (dir: string) => attachOutboxOn(handle, dir);
     const first = await outboxOn(tempDir());
     first.db.pragma('query_only = ON');
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(10).time, lat: 52, lon: 5, odometerM: 4321 };

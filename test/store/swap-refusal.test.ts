@@ -1,18 +1,15 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { configSchema } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
-import { openDatabase } from '../../src/store/database.js';
-import { MetaStore } from '../../src/store/meta.js';
-import { Outbox } from '../../src/store/outbox/outbox.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
-import { openStores } from '../../src/store/stores.js';
 import { systemClock } from '../../src/system/clock.js';
 import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform } from '../platform/fixture.js';
 import { DEVICE, TestRegistration } from '../upload/harness.js';
 import { tempDir } from '../helpers/tmp.js';
+import { attachOutboxOn } from './swap-rig.js';
 import { waitFor } from '../helpers/wait.js';
-import { defaultStorage, fixAt, IDENTITY } from './outbox/helpers.js';
+import { fixAt } from './outbox/helpers.js';
 
 /**
  * An event refused before a swap comes back from the next database under a new seq: the
@@ -25,23 +22,7 @@ describe('a refused event across a swap of the database', () => {
     platform.sim.setFaults('events', { rejectEvents: 1 });
     const handle = new StoreHandle(silentLogger());
     const dir = tempDir();
-    const outboxOn = async () => {
-      const db = openDatabase({ dataDir: dir, logger: silentLogger() });
-      const outbox = new Outbox({
-        db,
-        meta: new MetaStore(db),
-        identity: IDENTITY,
-        dataDir: dir,
-        clock: systemClock,
-        logger: silentLogger(),
-        freeBytes: () => Number.MAX_SAFE_INTEGER,
-        storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
-      });
-      await outbox.start();
-      handle.attach(db, openStores(db));
-      handle.attachOutbox(outbox);
-      return { db, outbox };
-    };
+    const outboxOn = () => attachOutboxOn(handle, dir);
     const first = await outboxOn();
     first.outbox.record(fixAt(1));
     first.outbox.flush({ final: true });
