@@ -1,3 +1,4 @@
+import type { Logger } from '../log.js';
 import type { Clock, Timers } from './clock.js';
 import { CLOCK_AGREES_MS } from './clock-offset.js';
 
@@ -17,13 +18,16 @@ export class ClockStepWatch {
   readonly #clock: Clock;
   readonly #timers: Timers;
   readonly #onStep: (stepMs: number) => void;
+  readonly #said: { logger: Logger; then: string };
   #armedAt: number | undefined;
   #timer: unknown;
 
-  constructor(options: { clock: Clock; timers: Timers; onStep: (stepMs: number) => void }) {
+  /** `then`: what the owner does now, for the one log line a step gets ("retrying the upload now"). */
+  constructor(options: { clock: Clock; timers: Timers; logger: Logger; then: string; onStep: (stepMs: number) => void }) {
     this.#clock = options.clock;
     this.#timers = options.timers;
     this.#onStep = options.onStep;
+    this.#said = { logger: options.logger, then: options.then };
   }
 
   /** Watches from now (the clock as it reads now is the wrong one); arming again keeps the first reading. */
@@ -51,6 +55,7 @@ export class ClockStepWatch {
     const step = this.#offset() - this.#armedAt;
     if (Math.abs(step) <= CLOCK_STEP_MS) return false;
     this.disarm();
+    this.#said.logger.info({ stepS: Math.round(step / 1000) }, `the system clock was set: ${this.#said.then} instead of after its backoff`);
     this.#onStep(step);
     return true;
   }

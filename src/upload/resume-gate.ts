@@ -21,11 +21,9 @@ export class ResumeGate {
     this.#watch = new ClockStepWatch({
       clock: o.clock,
       timers: o.timers,
-      onStep: (stepMs) => {
-        o.logger.info(
-          { stepS: Math.round(stepMs / 1000) },
-          'the system clock was set: retrying the upload now instead of after its backoff',
-        );
+      logger: o.logger,
+      then: 'retrying the upload now',
+      onStep: () => {
         this.#at = 0;
         o.onClockSet();
         this.wakeIn(0);

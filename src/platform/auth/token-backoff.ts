@@ -55,11 +55,9 @@ export class TokenBackoff {
     this.#clockStep = new ClockStepWatch({
       clock: clockSet.clock,
       timers: clockSet.timers,
-      onStep: (stepMs) => {
-        clockSet.logger.info(
-          { stepS: Math.round(stepMs / 1000) },
-          'the system clock was set: the token service is asked at the next request instead of after its backoff',
-        );
+      logger: clockSet.logger,
+      then: 'the token service is asked at the next request',
+      onStep: () => {
         // The failures were the clock's: the next one is a first again.
         this.#service = undefined;
       },

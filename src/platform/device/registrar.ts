@@ -75,11 +75,9 @@ export class DeviceRegistrar implements RegistrationState {
     this.#clockStep = new ClockStepWatch({
       clock: options.clock,
       timers: options.timers ?? systemTimers,
-      onStep: (stepMs) => {
-        options.logger.info(
-          { stepS: Math.round(stepMs / 1000) },
-          'the system clock was set: retrying the device registration now instead of after its backoff',
-        );
+      logger: options.logger,
+      then: 'retrying the device registration now',
+      onStep: () => {
         // The failures were the clock's: the next one is a first again.
         this.#failures = 0;
         this.#clockSet.abort();
