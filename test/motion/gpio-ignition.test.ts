@@ -44,6 +44,19 @@ async function rig(o: { level: 0 | 1; activeLow?: boolean; logger?: Logger; star
   return { gpiod, clock, changes, input, edge };
 }
 
+/** The motion tracker the daemon builds from ignition.gpio (line 17), on these tools, started. */
+async function startedTracker(gpiodTools: GpiodTools) {
+  const config = {
+    motion: configSchema.shape.motion.parse({}),
+    ignition: configSchema.shape.ignition.parse({ gpio: { line: 17 } }),
+    recording: { stoppedSpeedKmh: 2 },
+  } as unknown as Config;
+  const tracker = buildMotion({ config, logger: silentLogger(), clock: systemClock, lastEpoch: () => undefined, gpiodTools })!;
+  onTestFinished(() => tracker.stop());
+  await tracker.start();
+  return tracker;
+}
+
 describe('ignition from a GPIO line (gpiod tools as children)', () => {
   it('the state at start from gpioget, then edges: a cranking dip is no change, a stop held 2 s is one, dated at its edge; stop ends gpiomon', async () => {
     const r = await rig({ level: 1 });
@@ -114,39 +127,13 @@ describe('ignition from a GPIO line (gpiod tools as children)', () => {
 
   it('the daemon builds it from ignition.gpio (AgentOptions.gpiodTools for the tools): status says the ignition it read', async () => {
     const gpiod = fakeGpiod(1);
-    const config = {
-      motion: configSchema.shape.motion.parse({}),
-      ignition: configSchema.shape.ignition.parse({ gpio: { line: 17 } }),
-      recording: { stoppedSpeedKmh: 2 },
-    } as unknown as Config;
-    const tracker = buildMotion({
-      config,
-      logger: silentLogger(),
-      clock: systemClock,
-      lastEpoch: () => undefined,
-      gpiodTools: gpiod.tools,
-    })!;
-    onTestFinished(() => tracker.stop());
-    await tracker.start();
+    const tracker = await startedTracker(gpiod.tools);
     expect(tracker.status().ignition).toBe('on');
     await waitFor('gpiomon holding the line', () => gpiod.gpiomonPids().length === 1);
   });
 
   it('without the tools the ignition is "unknown" with the reason, not the "off" of an input never read; status is DEGRADED', async () => {
-    const config = {
-      motion: configSchema.shape.motion.parse({}),
-      ignition: configSchema.shape.ignition.parse({ gpio: { line: 17 } }),
-      recording: { stoppedSpeedKmh: 2 },
-    } as unknown as Config;
-    const tracker = buildMotion({
-      config,
-      logger: silentLogger(),
-      clock: systemClock,
-      lastEpoch: () => undefined,
-      gpiodTools: { gpioget: '/nonexistent/gpioget', gpiomon: '/nonexistent/gpiomon' },
-    })!;
-    onTestFinished(() => tracker.stop());
-    await tracker.start();
+    const tracker = await startedTracker({ gpioget: '/nonexistent/gpioget', gpiomon: '/nonexistent/gpiomon' });
     const status = tracker.status();
     expect(status.ignition).toBe('unknown');
     expect(status.ignitionFault).toMatch(/gpioget/);
