@@ -17,7 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gatedFixes } from './gated-fixes.js';
 import type { Fix, RecordedFix } from '../src/fix/fix.js';
-import { RECORDING_DEFAULTS, RecordingPolicy, type RecordingPolicyOptions } from '../src/gnss/recording-policy.js';
+import { recordingDefaults, RecordingPolicy, type RecordingPolicyOptions } from '../src/gnss/recording-policy.js';
 import { trackFidelity, type Fidelity } from '../src/gnss/track-fidelity.js';
 import { speedKmhOf } from '../src/gnss/motion.js';
 import { toLocationUpdateEvent, type EventDetail } from '../src/platform/otm5/event.js';
@@ -119,7 +119,7 @@ const candidates: Candidate[] = [
   { name: 'path 10 m, heartbeat 120 s', options: { mode: 'path', pathToleranceM: 10, maxIntervalS: 120 } },
   { name: 'path 15 m, heartbeat 120 s', options: { mode: 'path', pathToleranceM: 15, maxIntervalS: 120 } },
 ];
-const DEFAULT_NAME = `path ${RECORDING_DEFAULTS.pathToleranceM} m, heartbeat ${RECORDING_DEFAULTS.maxIntervalS} s`;
+const DEFAULT_NAME = `path ${recordingDefaults().pathToleranceM} m, heartbeat ${recordingDefaults().maxIntervalS} s`;
 
 function replay(fixes: readonly Fix[], options: Partial<RecordingPolicyOptions>): RecordedFix[] {
   const policy = new RecordingPolicy(options);
@@ -164,7 +164,7 @@ function reasons(drives: readonly Drive[]): void {
   const hours = drives.reduce((s, d) => s + trackFidelity(d.fixes, []).durationS / 3600, 0);
   const rows: [string, Partial<RecordingPolicyOptions>][] = [
     ['former stop repeat (stopRepeatS 20)', { stopRepeatS: 20 }],
-    [`default (stopRepeatS ${RECORDING_DEFAULTS.stopRepeatS})`, {}],
+    [`default (stopRepeatS ${recordingDefaults().stopRepeatS})`, {}],
   ];
   const labels: Record<string, string> = {
     path: 'corners and speed changes (path)',
@@ -229,7 +229,7 @@ const device = {
   source: 'cpu-serial',
   deviceUUID: '3f1c2b9e-8a7d-4c1e-9b2a-5d6e7f801234',
 };
-const sample = replay(synthetic[0]!.fixes, RECORDING_DEFAULTS).map((f, i) => ({
+const sample = replay(synthetic[0]!.fixes, recordingDefaults()).map((f, i) => ({
   ...f,
   lat: f.lat!,
   lon: f.lon!,

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configSchema } from '../src/config/schema.js';
+import { configSchemas } from '../src/config/schema.js';
 import { openDatabase } from '../src/store/database.js';
 import { silentLogger } from '../src/log.js';
 import { toLocationUpdateEvent } from '../src/platform/otm5/event.js';
@@ -27,7 +27,7 @@ export async function drain(n: number, concurrency: number, external: boolean): 
     requester: p.client,
     registration: registered,
     eventsUrl: `${p.urls.planningUrl}/otm/api/v5/events`,
-    upload: { ...configSchema.shape.upload.parse({}), concurrency },
+    upload: { ...configSchemas().configSchema.shape.upload.parse({}), concurrency },
     clock: systemClock,
     logger: silentLogger(),
   });

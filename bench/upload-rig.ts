@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
-import { configSchema } from '../src/config/schema.js';
+import { configSchemas, type RawConfig } from '../src/config/schema.js';
 import { Secret } from '../src/config/secret.js';
 import type { RecordedFix } from '../src/fix/fix.js';
 import { silentLogger } from '../src/log.js';
@@ -48,7 +48,7 @@ export function benchDir(): string {
 
 export function openOutbox(
   dataDir: string,
-  storage: Partial<ReturnType<typeof configSchema.shape.storage.parse>> = {},
+  storage: Partial<RawConfig['storage']> = {},
   clock: Clock = systemClock,
 ): { db: Database; outbox: Outbox } {
   const db = openDatabase({ dataDir, logger: silentLogger() });
@@ -56,7 +56,7 @@ export function openOutbox(
     db,
     meta: new MetaStore(db),
     identity: IDENTITY,
-    storage: { ...configSchema.shape.storage.parse({}), ...storage },
+    storage: { ...configSchemas().configSchema.shape.storage.parse({}), ...storage },
     dataDir,
     clock,
     logger: silentLogger(),

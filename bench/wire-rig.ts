@@ -6,7 +6,7 @@ import path from 'node:path';
 import { rootCertificates, type TLSSocket } from 'node:tls';
 import { readFileSync } from 'node:fs';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { configSchema } from '../src/config/schema.js';
+import { configSchemas } from '../src/config/schema.js';
 import type { RecordedFix } from '../src/fix/fix.js';
 import { GnssPipeline } from '../src/gnss/pipeline.js';
 import type { NmeaSource } from '../src/gnss/sources/source.js';
@@ -34,7 +34,7 @@ export const PARKED_SPEEDUP = Number(process.env.WIRE_PARKED_SPEEDUP ?? 300);
 export const SERVER_IDLE_S = 60;
 export const HOURS_DRIVING_PER_MONTH = 10 * 22;
 export const HOURS_PARKED_PER_MONTH = 730 - HOURS_DRIVING_PER_MONTH;
-export const config = configSchema.parse({
+export const config = configSchemas().configSchema.parse({
   platform: { deviceUrl: 'https://127.0.0.1/api/public/v2/' },
   credentials: { username: 'agent', password: 'pw' },
   device: { externalSystemId: 'bench-fleet', carrierCode: 'BENCH' },

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchemas, type RawConfig } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import type { RegisteredDevice, RegistrationState } from '../../src/platform/contracts.js';
 import type { CapacitySpec } from '../../src/sim/capacity.js';
@@ -26,7 +26,7 @@ export interface DrainPlan {
   /** The recovery is watched this long at most. */
   recoveryMaxMin: number;
   /** The agent's upload settings over the schema defaults. */
-  upload: Partial<ReturnType<typeof configSchema.shape.upload.parse>>;
+  upload: Partial<RawConfig['upload']>;
   seed: number;
 }
 
@@ -70,7 +70,7 @@ export async function runDrainFleet(label: string, plan: DrainPlan): Promise<Dra
   const random = seededRandom(plan.seed);
   const platform = new ModelPlatform({ capacity: plan.capacity, rttMs: plan.rttMs, requestTimeoutMs: 30_000 }, time);
   const logger = createLogger({ destination: new Writable({ write: (_c, _e, done) => done() }), level: 'silent' });
-  const upload = { ...configSchema.shape.upload.parse({}), ...plan.upload };
+  const upload = { ...configSchemas().configSchema.shape.upload.parse({}), ...plan.upload };
   const vehicles: { queue: MemoryQueue; uploader: Uploader; drainedAt?: number }[] = [];
   let recorded = 0;
   let fixNo = 0;

@@ -38,17 +38,28 @@ export async function runDaemonEntry(configPath: string | undefined, extra: Pick
  * configuration (their shorter retry waits); `run` passes nothing.
  */
 export async function runDaemon(configPath: string | undefined, extra: Pick<AgentOptions, 'tuning'> = {}): Promise<void> {
-  const [{ Agent }, { loadCliConfig }, { createLogger }, { ensureDataDir }, { DaemonLocks }, { runDir }, { assertNativeModules }] =
-    await Promise.all([
-      import('../agent.js'),
-      import('./context.js'),
-      import('../log.js'),
-      import('../store/database.js'),
-      import('../system/daemon-locks.js'),
-      import('../socket/path.js'),
-      import('../system/native-modules.js'),
-    ]);
+  const [
+    { Agent },
+    { loadCliConfig },
+    { createLogger },
+    { ensureDataDir },
+    { DaemonLocks },
+    { runDir },
+    { assertNativeModules },
+    { releaseConfigSchemas },
+  ] = await Promise.all([
+    import('../agent.js'),
+    import('./context.js'),
+    import('../log.js'),
+    import('../store/database.js'),
+    import('../system/daemon-locks.js'),
+    import('../socket/path.js'),
+    import('../system/native-modules.js'),
+    import('../config/schema.js'),
+  ]);
   const config = loadCliConfig(configPath);
+  // The daemon never validates again: zod and the schemas go (about 4 MB of its memory).
+  releaseConfigSchemas();
   // The daemon's logger is not the one-shot commands' cliLogger: its lines are the service's
   // journal (stdout, at log.level, asynchronous), not a command's stderr kept quiet at info; and
   // the Agent opens the database itself (openCliDatabase is for commands beside a running daemon).

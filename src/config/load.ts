@@ -6,7 +6,7 @@ import { placeholderIssues } from './placeholders.js';
 import { jsonSyntaxProblem } from './json-syntax.js';
 import { resolvePassword, type Credentials } from './password.js';
 import { resolveAddresses, resolveFilePaths, type ResolvedPlatform } from './resolve-paths.js';
-import { configSchema, type RawConfig } from './schema.js';
+import { configSchemas, type RawConfig } from './schema.js';
 import { retiredKeys } from './schema-keys.js';
 import { Secret } from './secret.js';
 
@@ -68,7 +68,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
 export function parseConfig(json: unknown, options: { source: string; env?: NodeJS.ProcessEnv }): Config {
   const env = options.env ?? process.env;
   const placeholders = placeholderIssues(json);
-  const result = configSchema.safeParse(json);
+  const result = configSchemas().configSchema.safeParse(json);
   if (!result.success || placeholders.length > 0) {
     const left = new Set(placeholders.map((i) => i.path));
     const schemaIssues = result.success ? [] : toIssues(result.error.issues, json).filter((i) => !left.has(i.path));

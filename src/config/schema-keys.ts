@@ -1,4 +1,4 @@
-import { configSchema } from './schema.js';
+import { configSchemas } from './schema.js';
 
 /**
  * Walks the configuration schema by key. Used for "did you mean" hints on unknown keys and by the
@@ -17,7 +17,7 @@ function shapeOf(node: unknown): Record<string, unknown> | undefined {
 }
 
 /** The keys the schema allows at a dotted path (`[]` for the top level). */
-export function knownKeys(keyPath: string[], schema: unknown = configSchema): string[] {
+export function knownKeys(keyPath: string[], schema: unknown = configSchemas().configSchema): string[] {
   let node: unknown = schema;
   for (const k of keyPath) {
     node = shapeOf(node)?.[k];
@@ -27,7 +27,7 @@ export function knownKeys(keyPath: string[], schema: unknown = configSchema): st
 }
 
 /** Every leaf key of the schema, as a dotted path (records such as device.attributes are leaves). */
-export function leafKeys(node: unknown = configSchema, prefix = ''): string[] {
+export function leafKeys(node: unknown = configSchemas().configSchema, prefix = ''): string[] {
   const shape = shapeOf(node);
   if (!shape) return [prefix];
   return Object.entries(shape).flatMap(([k, v]) => leafKeys(v, prefix ? `${prefix}.${k}` : k));
@@ -38,12 +38,12 @@ export function leafKeys(node: unknown = configSchema, prefix = ''): string[] {
  * schema text begins "No longer read" or "Replaced by" (warnings.ts says what the agent does now).
  * `config check` leaves them out of the effective configuration and no hint offers them.
  */
-export function retiredKeys(schema: unknown = configSchema): string[] {
+export function retiredKeys(schema: unknown = configSchemas().configSchema): string[] {
   return leafKeys(schema).filter((k) => /^(No longer read|Replaced by)\b/.test(nodeAt(k.split('.'), schema)?.description ?? ''));
 }
 
 /** The retired keys whose value the agent ignores (not those read under a new name). */
-export function ignoredKeys(schema: unknown = configSchema): string[] {
+export function ignoredKeys(schema: unknown = configSchemas().configSchema): string[] {
   return leafKeys(schema).filter((k) => /^No longer read\b/.test(nodeAt(k.split('.'), schema)?.description ?? ''));
 }
 
@@ -57,7 +57,7 @@ function nodeAt(keyPath: string[], schema: unknown): { description?: string } | 
 }
 
 /** The schema's default at a dotted path (`undefined` where there is none), for examples in messages. */
-export function defaultAt(keyPath: string[], schema: unknown = configSchema): unknown {
+export function defaultAt(keyPath: string[], schema: unknown = configSchemas().configSchema): unknown {
   let node: unknown = schema;
   for (const k of keyPath) {
     node = shapeOf(node)?.[k];

@@ -1,8 +1,13 @@
-import { z } from 'zod';
 import { isDotSegment, URL_PATH_ID_PROBLEM } from './url-path-id.js';
+import type { Zod } from './zod.js';
 
-/** A string that must hold something other than whitespace. */
-export const nonEmpty = z.string().trim().min(1, 'must not be empty');
+/** Pieces the sections share, built with the schemas (schema.ts). */
+export function schemaParts(z: Zod) {
+  /** A string that must hold something other than whitespace. */
+  const nonEmpty = z.string().trim().min(1, 'must not be empty');
+  /** An id the agent puts into a platform URL path: never a dot segment (url-path-id.ts). */
+  const urlPathId = nonEmpty.refine((v) => !isDotSegment(v), { message: URL_PATH_ID_PROBLEM });
+  return { nonEmpty, urlPathId };
+}
 
-/** An id the agent puts into a platform URL path: never a dot segment (url-path-id.ts). */
-export const urlPathId = nonEmpty.refine((v) => !isDotSegment(v), { message: URL_PATH_ID_PROBLEM });
+export type SchemaParts = ReturnType<typeof schemaParts>;

@@ -1,11 +1,10 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 
 import { platformSchema } from './platform-schema.js';
-import { nonEmpty, urlPathId } from './schema-parts.js';
-import { ignitionSchema, motionSchema } from './motion-schema.js';
+import { schemaParts } from './schema-parts.js';
+import { motionSchemas } from './motion-schema.js';
+import { loadZod, unloadZod, type Zod } from './zod.js';
 import { parseGpsdAddress } from './gpsd-address.js';
-
-export { platformSchema };
 
 /**
  * The configuration schema: every key, its type, its default and what it means, in one place.
@@ -14,44 +13,6 @@ export { platformSchema };
  *
  * Sections use `.prefault({})` so that an absent section still gets every inner default.
  */
-
-export const credentialsSchema = z
-  .strictObject({
-    username: nonEmpty.describe('Platform user name (per environment).'),
-    password: z
-      .string()
-      .min(1, 'must not be empty')
-      .optional()
-      .describe('Platform password. Prefer passwordFile, the TELEMATICS_AGENT_PASSWORD variable or a systemd credential.'),
-    passwordFile: z
-      .string()
-      .min(1, 'must not be empty')
-      .optional()
-      .describe('File holding the password (mode 0600); read again before every password grant, so a corrected file needs no restart.'),
-  })
-  .refine((c) => c.password === undefined || c.passwordFile === undefined, {
-    path: ['password'],
-    message: 'set either credentials.password or credentials.passwordFile, not both',
-    // Also when another credentials key is wrong, so that one run reports every problem.
-    when: (payload) => {
-      const v = payload.value as { password?: unknown; passwordFile?: unknown } | undefined;
-      return typeof v === 'object' && v !== null && v.password !== undefined && v.passwordFile !== undefined;
-    },
-  })
-  .describe(
-    'Platform credentials. Exactly one of password and passwordFile, unless TELEMATICS_AGENT_PASSWORD or $CREDENTIALS_DIRECTORY/password supplies it.',
-  );
-
-export const deviceSchema = z.strictObject({
-  externalSystemId: urlPathId.describe('Identifier of the source system (shipper or carrier).'),
-  externalDeviceId: urlPathId.optional().describe('This device in the source system. Default: the hardware serial (or /etc/machine-id).'),
-  carrierCode: nonEmpty.describe('Carrier code the platform matches the device with.'),
-  customerDeviceId: nonEmpty.optional().describe('Default: externalDeviceId.'),
-  licensePlate: urlPathId.optional().describe('Licence plate of the vehicle; also sent inline with each position.'),
-  driverName: nonEmpty.optional(),
-  attributes: z.record(z.string(), z.unknown()).optional().describe('Free-form attributes sent with registration.'),
-  active: z.boolean().default(true),
-});
 
 /**
  * `gnss.path`: a device node under /dev only. provision.sh writes it into a systemd drop-in
@@ -68,177 +29,6 @@ const GNSS_SOURCE_KEYS = ['path', 'replayFile', 'gpsd'] as const;
 const GNSS_SOURCE_HINT =
   "path: the receiver, e.g. /dev/ttyACM0; replayFile: an NMEA log to replay; gpsd: gpsd's address, e.g. 127.0.0.1:2947";
 
-export const gnssSchema = z
-  .strictObject({
-    path: z
-      .string()
-      .regex(
-        DEVICE_PATH,
-        'must be a device path under /dev (letters, digits and . _ / : -), e.g. /dev/ttyACM0 or /dev/serial/by-id/usb-u-blox_GNSS-if00',
-      )
-      .refine((p) => !p.split('/').includes('..'), 'must not contain ".." (name the device itself, e.g. /dev/ttyACM0)')
-      .optional()
-      .describe('Serial device of the receiver, e.g. /dev/ttyACM0 (a path under /dev).'),
-    baudRate: z
-      .number()
-      .int()
-      .refine((b) => [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600].includes(b), {
-        message: 'must be one of 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600',
-      })
-      .default(9600),
-    replayFile: z.string().min(1).optional().describe('Replay an NMEA log instead of a serial port.'),
-    gpsd: z
-      .string()
-      .refine(
-        (a) => parseGpsdAddress(a) !== undefined,
-        'must be host:port (127.0.0.1:2947, [::1]:2947), a host (port 2947) or an absolute Unix socket path',
-      )
-      .optional()
-      .describe(
-        "Read the receiver through gpsd at this address (e.g. 127.0.0.1:2947): gpsd shares it with chrony and its tools; the agent asks for the receiver's raw NMEA.",
-      ),
-    gpsdDevice: z
-      .string()
-      .regex(DEVICE_PATH, 'must be a device path under /dev, as gpsd lists it (e.g. /dev/ttyACM0)')
-      .optional()
-      .describe('With gnss.gpsd: watch only this receiver when gpsd serves several.'),
-    replaySpeed: z.number().min(0).default(1).describe('Replay pace: 1 = as recorded, 10 = ten times faster, 0 = as fast as possible.'),
-    maxLineLength: z
-      .number()
-      .int()
-      .min(82)
-      .max(65_536)
-      .default(DEFAULT_MAX_LINE_LENGTH)
-      .describe('Longest line kept; longer runs without a newline are dropped and counted.'),
-  })
-  .prefault({})
-  .superRefine((g, ctx) => {
-    // Exactly one source. Two would be ambiguous: a leftover replay file beside a receiver once
-    // made the agent upload an old log instead of the vehicle's positions.
-    const set = GNSS_SOURCE_KEYS.filter((k) => g[k] !== undefined);
-    if (set.length === 0)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['path'],
-        message: `set exactly one GNSS source: ${GNSS_SOURCE_KEYS.map((k) => `gnss.${k}`).join(', ')} (${GNSS_SOURCE_HINT})`,
-      });
-    else if (set.length > 1)
-      for (const k of set.slice(1))
-        ctx.addIssue({
-          code: 'custom',
-          path: [k],
-          message: `gnss.${set[0]} and gnss.${k} are both set; set exactly one GNSS source (${GNSS_SOURCE_KEYS.map((s) => `gnss.${s}`).join(', ')}) and remove the other`,
-        });
-    if (g.gpsdDevice !== undefined && g.gpsd === undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['gpsdDevice'],
-        message: 'gnss.gpsdDevice picks a receiver of gnss.gpsd; set gnss.gpsd too, or remove it',
-      });
-  });
-
-export const qualitySchema = z
-  .strictObject({
-    minMode: z
-      .union([z.literal(2), z.literal(3)])
-      .default(2)
-      .describe('Lowest fix mode accepted (2 = 2D, 3 = 3D).'),
-    maxHdop: z.number().positive().default(20).describe('Fixes with a larger HDOP are rejected.'),
-    maxSpeedKmh: z.number().positive().default(300).describe('A jump between fixes implying more than this speed is rejected.'),
-    minDateMarginDays: z
-      .number()
-      .int()
-      .min(0)
-      .default(365)
-      .describe('Dates more than this before the release date are corrected for the GPS week rollover or rejected.'),
-  })
-  .prefault({});
-
-export const recordingSchema = z
-  .strictObject({
-    mode: z
-      .enum(['path', 'adaptive', 'all'])
-      .default('path')
-      .describe(
-        '"path" records where the path bends (the delivered track stays within pathToleranceM) and several positions at every stop; "adaptive" records like a classic hardware tracker (time, distance, heading, speed triggers; about five times the events); "all" records every fix that passes the gate.',
-      ),
-    pathToleranceM: z
-      .number()
-      .min(1)
-      .max(1000)
-      .default(10)
-      .describe("path: largest deviation of the delivered track (interpolated in time) from the receiver's while moving."),
-    maxIntervalS: z.number().positive().max(3600).default(60).describe('path and adaptive: while moving, record at least this often.'),
-    minDistanceM: z.number().positive().default(100).describe('adaptive: while moving, record after this distance.'),
-    minHeadingChangeDeg: z
-      .number()
-      .positive()
-      .max(180)
-      .default(10)
-      .describe('adaptive: while moving, record after this change of heading.'),
-    minSpeedChangeKmh: z.number().positive().default(10).describe('adaptive: while moving, record after this change of speed.'),
-    minIntervalS: z.number().min(0).default(1).describe('Never record more often than this.'),
-    stoppedSpeedKmh: z.number().min(0).default(3).describe('Below this speed the vehicle counts as stopped.'),
-    movingSpeedKmh: z.number().min(0).default(6).describe('Above this speed a stopped vehicle counts as moving again (hysteresis).'),
-    stopRepeatS: z
-      .number()
-      .positive()
-      .default(120)
-      .describe(
-        'path: one more position this long into a stop, for stops that last (deliveries); every stop already has two, arrival and the last still fix on moving off.',
-      ),
-    stoppedHeartbeatS: z
-      .number()
-      .positive()
-      .default(3600)
-      .describe(
-        'While stopped or parked: one heartbeat fix this often (3600 s: once an hour, with the hourly token refresh; a parked hour costs about 8 KB with real-length tokens; bench:wire).',
-      ),
-  })
-  .prefault({})
-  .superRefine((r, ctx) => {
-    if (r.movingSpeedKmh < r.stoppedSpeedKmh)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['movingSpeedKmh'],
-        message: `must be at least recording.stoppedSpeedKmh (${r.stoppedSpeedKmh}) so that stopped/moving has hysteresis`,
-      });
-  });
-
-export const storageSchema = z
-  .strictObject({
-    maxFixes: z
-      .number()
-      .int()
-      .min(1000)
-      .default(2_000_000)
-      .describe('Most fixes kept in the outbox; beyond it the oldest backlog is thinned.'),
-    minFreeBytes: z
-      .number()
-      .int()
-      .min(0)
-      .default(200 * 1024 * 1024)
-      .describe(
-        'Free-disk floor for the data directory; below it the outbox grows by at most a quarter of the space left, then thins its backlog.',
-      ),
-    commitIntervalMs: z
-      .number()
-      .int()
-      .min(50)
-      .max(60_000)
-      .default(1000)
-      .describe('Recorded fixes are committed at least this often (a power cut loses at most this much).'),
-    commitMaxFixes: z.number().int().min(1).max(10_000).default(100).describe('... or as soon as this many are waiting.'),
-    ballastBytes: z
-      .number()
-      .int()
-      .min(0)
-      .max(256 * 1024 * 1024)
-      .default(4 * 1024 * 1024)
-      .describe('Size of the reserve file dataDir/ballast, deleted on a full disk so the database stays writable; 0 = none.'),
-  })
-  .prefault({});
-
 /**
  * The backlog's latency target: the queueing delay above the base latency the backlog
  * lane tolerates before it yields. RFC 6817 (LEDBAT) caps its TARGET at 100 ms; bench:drain measured
@@ -249,95 +39,365 @@ export const LATENCY_TARGET_MS = 100;
 /** Requests in flight at most, both lanes (bench:drain, 300 ms RTT; README "Draining a backlog"). */
 export const UPLOAD_CONCURRENCY = 32;
 
-export const uploadSchema = z
-  .strictObject({
-    order: z
-      .enum(['live-first', 'oldest-first'])
-      .default('live-first')
-      .describe('"live-first": the newest fix at once, the backlog oldest-first behind it; "oldest-first": strictly in order.'),
-    concurrency: z
-      .number()
-      .int()
-      .min(1)
-      .max(64)
-      .default(UPLOAD_CONCURRENCY)
-      .describe(
-        'Event requests in flight at most, both lanes. The backlog grows its share (all but one, kept for the live lane) while the platform answers near its base latency, and yields on pushback; HTTP/2 carries them as streams of one connection, HTTP/1.1 on at most platform.maxConnections.',
-      ),
-    minBackoffMs: z
-      .number()
-      .optional()
-      .describe('No longer read: the first retry waits 1 s (UPLOAD_BACKOFF, doubling to 5 min). Still accepted, with a warning.'),
-    maxBackoffMs: z
-      .number()
-      .optional()
-      .describe('No longer read: retries double up to 5 min (UPLOAD_BACKOFF). Still accepted, with a warning.'),
-    latencyTargetMs: z
-      .number()
-      .int()
-      .min(5)
-      .max(10_000)
-      .default(LATENCY_TARGET_MS)
-      .describe(
-        'Backlog lane: the rise of request latency above its base (the least seen over 10 minutes) at which the backlog yields (the platform queue is growing); below it the backlog takes more requests in flight, above it halves them.',
-      ),
-    backlogMaxRatePerS: z
-      .number()
-      .min(0)
-      .max(1000)
-      .optional()
-      .describe(
-        'Backlog events per second at most, a ceiling over the adaptive drain. Default none (0): the drain adapts to the platform.',
-      ),
-    backlogRatePerS: z
-      .number()
-      .min(0)
-      .max(1000)
-      .optional()
-      .describe('Replaced by upload.backlogMaxRatePerS (the drain adapts; this is now a ceiling over it). Still read, with a warning.'),
-    eventDetail: z
-      .enum(['position', 'full'])
-      .default('position')
-      .describe(
-        '"position": each event carries what the platform needs to place it (id, GNSS time, position, speed, heading, the licence plate or else the device identity); "full" adds both identities, deviceUUID, altitude, HDOP and satellites used.',
-      ),
-  })
-  .prefault({});
+function buildSchemas(z: Zod) {
+  const { nonEmpty, urlPathId } = schemaParts(z);
+  const { motionSchema, ignitionSchema } = motionSchemas(z, { nonEmpty });
+  const platform = platformSchema(z);
 
-export const logSchema = z
-  .strictObject({
-    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  })
-  .prefault({});
+  const credentialsSchema = z
+    .strictObject({
+      username: nonEmpty.describe('Platform user name (per environment).'),
+      password: z
+        .string()
+        .min(1, 'must not be empty')
+        .optional()
+        .describe('Platform password. Prefer passwordFile, the TELEMATICS_AGENT_PASSWORD variable or a systemd credential.'),
+      passwordFile: z
+        .string()
+        .min(1, 'must not be empty')
+        .optional()
+        .describe('File holding the password (mode 0600); read again before every password grant, so a corrected file needs no restart.'),
+    })
+    .refine((c) => c.password === undefined || c.passwordFile === undefined, {
+      path: ['password'],
+      message: 'set either credentials.password or credentials.passwordFile, not both',
+      // Also when another credentials key is wrong, so that one run reports every problem.
+      when: (payload) => {
+        const v = payload.value as { password?: unknown; passwordFile?: unknown } | undefined;
+        return typeof v === 'object' && v !== null && v.password !== undefined && v.passwordFile !== undefined;
+      },
+    })
+    .describe(
+      'Platform credentials. Exactly one of password and passwordFile, unless TELEMATICS_AGENT_PASSWORD or $CREDENTIALS_DIRECTORY/password supplies it.',
+    );
 
-export const statusSchema = z
-  .strictObject({
-    socketPath: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        'Unix socket of the running daemon for status. Default: /run/telematics-agent/status.sock when a socket is there or the directory is writable, else <dataDir>/status.sock.',
-      ),
-  })
-  .prefault({});
+  const deviceSchema = z.strictObject({
+    externalSystemId: urlPathId.describe('Identifier of the source system (shipper or carrier).'),
+    externalDeviceId: urlPathId.optional().describe('This device in the source system. Default: the hardware serial (or /etc/machine-id).'),
+    carrierCode: nonEmpty.describe('Carrier code the platform matches the device with.'),
+    customerDeviceId: nonEmpty.optional().describe('Default: externalDeviceId.'),
+    licensePlate: urlPathId.optional().describe('Licence plate of the vehicle; also sent inline with each position.'),
+    driverName: nonEmpty.optional(),
+    attributes: z.record(z.string(), z.unknown()).optional().describe('Free-form attributes sent with registration.'),
+    active: z.boolean().default(true),
+  });
 
-export const configSchema = z.strictObject({
-  environment: z.enum(['production', 'staging']).default('production').describe('Selects the default platform addresses.'),
-  platform: platformSchema,
-  credentials: credentialsSchema,
-  device: deviceSchema,
-  gnss: gnssSchema,
-  quality: qualitySchema,
-  recording: recordingSchema,
-  storage: storageSchema,
-  upload: uploadSchema,
-  motion: motionSchema,
-  ignition: ignitionSchema,
-  dataDir: z.string().min(1).default('/var/lib/telematics-agent').describe('Where agent.db lives (created 0700).'),
-  log: logSchema,
-  status: statusSchema,
-});
+  const gnssSchema = z
+    .strictObject({
+      path: z
+        .string()
+        .regex(
+          DEVICE_PATH,
+          'must be a device path under /dev (letters, digits and . _ / : -), e.g. /dev/ttyACM0 or /dev/serial/by-id/usb-u-blox_GNSS-if00',
+        )
+        .refine((p) => !p.split('/').includes('..'), 'must not contain ".." (name the device itself, e.g. /dev/ttyACM0)')
+        .optional()
+        .describe('Serial device of the receiver, e.g. /dev/ttyACM0 (a path under /dev).'),
+      baudRate: z
+        .number()
+        .int()
+        .refine((b) => [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600].includes(b), {
+          message: 'must be one of 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600',
+        })
+        .default(9600),
+      replayFile: z.string().min(1).optional().describe('Replay an NMEA log instead of a serial port.'),
+      gpsd: z
+        .string()
+        .refine(
+          (a) => parseGpsdAddress(a) !== undefined,
+          'must be host:port (127.0.0.1:2947, [::1]:2947), a host (port 2947) or an absolute Unix socket path',
+        )
+        .optional()
+        .describe(
+          "Read the receiver through gpsd at this address (e.g. 127.0.0.1:2947): gpsd shares it with chrony and its tools; the agent asks for the receiver's raw NMEA.",
+        ),
+      gpsdDevice: z
+        .string()
+        .regex(DEVICE_PATH, 'must be a device path under /dev, as gpsd lists it (e.g. /dev/ttyACM0)')
+        .optional()
+        .describe('With gnss.gpsd: watch only this receiver when gpsd serves several.'),
+      replaySpeed: z.number().min(0).default(1).describe('Replay pace: 1 = as recorded, 10 = ten times faster, 0 = as fast as possible.'),
+      maxLineLength: z
+        .number()
+        .int()
+        .min(82)
+        .max(65_536)
+        .default(DEFAULT_MAX_LINE_LENGTH)
+        .describe('Longest line kept; longer runs without a newline are dropped and counted.'),
+    })
+    .prefault({})
+    .superRefine((g, ctx) => {
+      // Exactly one source. Two would be ambiguous: a leftover replay file beside a receiver once
+      // made the agent upload an old log instead of the vehicle's positions.
+      const set = GNSS_SOURCE_KEYS.filter((k) => g[k] !== undefined);
+      if (set.length === 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['path'],
+          message: `set exactly one GNSS source: ${GNSS_SOURCE_KEYS.map((k) => `gnss.${k}`).join(', ')} (${GNSS_SOURCE_HINT})`,
+        });
+      else if (set.length > 1)
+        for (const k of set.slice(1))
+          ctx.addIssue({
+            code: 'custom',
+            path: [k],
+            message: `gnss.${set[0]} and gnss.${k} are both set; set exactly one GNSS source (${GNSS_SOURCE_KEYS.map((s) => `gnss.${s}`).join(', ')}) and remove the other`,
+          });
+      if (g.gpsdDevice !== undefined && g.gpsd === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['gpsdDevice'],
+          message: 'gnss.gpsdDevice picks a receiver of gnss.gpsd; set gnss.gpsd too, or remove it',
+        });
+    });
+
+  const qualitySchema = z
+    .strictObject({
+      minMode: z
+        .union([z.literal(2), z.literal(3)])
+        .default(2)
+        .describe('Lowest fix mode accepted (2 = 2D, 3 = 3D).'),
+      maxHdop: z.number().positive().default(20).describe('Fixes with a larger HDOP are rejected.'),
+      maxSpeedKmh: z.number().positive().default(300).describe('A jump between fixes implying more than this speed is rejected.'),
+      minDateMarginDays: z
+        .number()
+        .int()
+        .min(0)
+        .default(365)
+        .describe('Dates more than this before the release date are corrected for the GPS week rollover or rejected.'),
+    })
+    .prefault({});
+
+  const recordingSchema = z
+    .strictObject({
+      mode: z
+        .enum(['path', 'adaptive', 'all'])
+        .default('path')
+        .describe(
+          '"path" records where the path bends (the delivered track stays within pathToleranceM) and several positions at every stop; "adaptive" records like a classic hardware tracker (time, distance, heading, speed triggers; about five times the events); "all" records every fix that passes the gate.',
+        ),
+      pathToleranceM: z
+        .number()
+        .min(1)
+        .max(1000)
+        .default(10)
+        .describe("path: largest deviation of the delivered track (interpolated in time) from the receiver's while moving."),
+      maxIntervalS: z.number().positive().max(3600).default(60).describe('path and adaptive: while moving, record at least this often.'),
+      minDistanceM: z.number().positive().default(100).describe('adaptive: while moving, record after this distance.'),
+      minHeadingChangeDeg: z
+        .number()
+        .positive()
+        .max(180)
+        .default(10)
+        .describe('adaptive: while moving, record after this change of heading.'),
+      minSpeedChangeKmh: z.number().positive().default(10).describe('adaptive: while moving, record after this change of speed.'),
+      minIntervalS: z.number().min(0).default(1).describe('Never record more often than this.'),
+      stoppedSpeedKmh: z.number().min(0).default(3).describe('Below this speed the vehicle counts as stopped.'),
+      movingSpeedKmh: z.number().min(0).default(6).describe('Above this speed a stopped vehicle counts as moving again (hysteresis).'),
+      stopRepeatS: z
+        .number()
+        .positive()
+        .default(120)
+        .describe(
+          'path: one more position this long into a stop, for stops that last (deliveries); every stop already has two, arrival and the last still fix on moving off.',
+        ),
+      stoppedHeartbeatS: z
+        .number()
+        .positive()
+        .default(3600)
+        .describe(
+          'While stopped or parked: one heartbeat fix this often (3600 s: once an hour, with the hourly token refresh; a parked hour costs about 8 KB with real-length tokens; bench:wire).',
+        ),
+    })
+    .prefault({})
+    .superRefine((r, ctx) => {
+      if (r.movingSpeedKmh < r.stoppedSpeedKmh)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['movingSpeedKmh'],
+          message: `must be at least recording.stoppedSpeedKmh (${r.stoppedSpeedKmh}) so that stopped/moving has hysteresis`,
+        });
+    });
+
+  const storageSchema = z
+    .strictObject({
+      maxFixes: z
+        .number()
+        .int()
+        .min(1000)
+        .default(2_000_000)
+        .describe('Most fixes kept in the outbox; beyond it the oldest backlog is thinned.'),
+      minFreeBytes: z
+        .number()
+        .int()
+        .min(0)
+        .default(200 * 1024 * 1024)
+        .describe(
+          'Free-disk floor for the data directory; below it the outbox grows by at most a quarter of the space left, then thins its backlog.',
+        ),
+      commitIntervalMs: z
+        .number()
+        .int()
+        .min(50)
+        .max(60_000)
+        .default(1000)
+        .describe('Recorded fixes are committed at least this often (a power cut loses at most this much).'),
+      commitMaxFixes: z.number().int().min(1).max(10_000).default(100).describe('... or as soon as this many are waiting.'),
+      ballastBytes: z
+        .number()
+        .int()
+        .min(0)
+        .max(256 * 1024 * 1024)
+        .default(4 * 1024 * 1024)
+        .describe('Size of the reserve file dataDir/ballast, deleted on a full disk so the database stays writable; 0 = none.'),
+    })
+    .prefault({});
+
+  const uploadSchema = z
+    .strictObject({
+      order: z
+        .enum(['live-first', 'oldest-first'])
+        .default('live-first')
+        .describe('"live-first": the newest fix at once, the backlog oldest-first behind it; "oldest-first": strictly in order.'),
+      concurrency: z
+        .number()
+        .int()
+        .min(1)
+        .max(64)
+        .default(UPLOAD_CONCURRENCY)
+        .describe(
+          'Event requests in flight at most, both lanes. The backlog grows its share (all but one, kept for the live lane) while the platform answers near its base latency, and yields on pushback; HTTP/2 carries them as streams of one connection, HTTP/1.1 on at most platform.maxConnections.',
+        ),
+      minBackoffMs: z
+        .number()
+        .optional()
+        .describe('No longer read: the first retry waits 1 s (UPLOAD_BACKOFF, doubling to 5 min). Still accepted, with a warning.'),
+      maxBackoffMs: z
+        .number()
+        .optional()
+        .describe('No longer read: retries double up to 5 min (UPLOAD_BACKOFF). Still accepted, with a warning.'),
+      latencyTargetMs: z
+        .number()
+        .int()
+        .min(5)
+        .max(10_000)
+        .default(LATENCY_TARGET_MS)
+        .describe(
+          'Backlog lane: the rise of request latency above its base (the least seen over 10 minutes) at which the backlog yields (the platform queue is growing); below it the backlog takes more requests in flight, above it halves them.',
+        ),
+      backlogMaxRatePerS: z
+        .number()
+        .min(0)
+        .max(1000)
+        .optional()
+        .describe(
+          'Backlog events per second at most, a ceiling over the adaptive drain. Default none (0): the drain adapts to the platform.',
+        ),
+      backlogRatePerS: z
+        .number()
+        .min(0)
+        .max(1000)
+        .optional()
+        .describe('Replaced by upload.backlogMaxRatePerS (the drain adapts; this is now a ceiling over it). Still read, with a warning.'),
+      eventDetail: z
+        .enum(['position', 'full'])
+        .default('position')
+        .describe(
+          '"position": each event carries what the platform needs to place it (id, GNSS time, position, speed, heading, the licence plate or else the device identity); "full" adds both identities, deviceUUID, altitude, HDOP and satellites used.',
+        ),
+    })
+    .prefault({});
+
+  const logSchema = z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    })
+    .prefault({});
+
+  const statusSchema = z
+    .strictObject({
+      socketPath: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'Unix socket of the running daemon for status. Default: /run/telematics-agent/status.sock when a socket is there or the directory is writable, else <dataDir>/status.sock.',
+        ),
+    })
+    .prefault({});
+
+  const configSchema = z.strictObject({
+    environment: z.enum(['production', 'staging']).default('production').describe('Selects the default platform addresses.'),
+    platform,
+    credentials: credentialsSchema,
+    device: deviceSchema,
+    gnss: gnssSchema,
+    quality: qualitySchema,
+    recording: recordingSchema,
+    storage: storageSchema,
+    upload: uploadSchema,
+    motion: motionSchema,
+    ignition: ignitionSchema,
+    dataDir: z.string().min(1).default('/var/lib/telematics-agent').describe('Where agent.db lives (created 0700).'),
+    log: logSchema,
+    status: statusSchema,
+  });
+
+  return {
+    configSchema,
+    platformSchema: platform,
+    motionSchema,
+    ignitionSchema,
+    credentialsSchema,
+    deviceSchema,
+    gnssSchema,
+    qualitySchema,
+    recordingSchema,
+    storageSchema,
+    uploadSchema,
+    logSchema,
+    statusSchema,
+  };
+}
+
+/** Every section's schema, and the whole file's (`configSchema`). */
+export type ConfigSchemas = ReturnType<typeof buildSchemas>;
 
 /** The file as parsed by the schema, before addresses and the password are resolved. */
-export type RawConfig = z.infer<typeof configSchema>;
+export type RawConfig = z.infer<ConfigSchemas['configSchema']>;
+
+let built: ConfigSchemas | undefined;
+let defaults: SchemaDefaults | undefined;
+
+/** The schemas, built at first use (zod is loaded then: zod.ts). */
+export function configSchemas(): ConfigSchemas {
+  return (built ??= buildSchemas(loadZod()));
+}
+
+/** The schema's defaults that modules outside the configuration use, as plain data. */
+export interface SchemaDefaults {
+  quality: RawConfig['quality'];
+  recording: RawConfig['recording'];
+  dataDir: string;
+}
+
+export function schemaDefaults(): SchemaDefaults {
+  if (defaults) return defaults;
+  const s = configSchemas();
+  return (defaults = {
+    quality: s.qualitySchema.parse({}),
+    recording: s.recordingSchema.parse({}),
+    dataDir: s.configSchema.shape.dataDir.parse(undefined),
+  });
+}
+
+/**
+ * Lets the schemas and zod go once the configuration is read (the daemon: about 4 MB of its
+ * heap; docs/decisions/daemon-memory.md). The defaults stay, as plain data; a later
+ * `configSchemas()` loads zod again.
+ */
+export function releaseConfigSchemas(): void {
+  schemaDefaults();
+  built = undefined;
+  unloadZod();
+}

@@ -1,4 +1,4 @@
-import { RECORDING_DEFAULTS } from '../gnss/recording-policy.js';
+import { recordingDefaults } from '../gnss/recording-policy.js';
 
 /** The demo's closing figures and the check that makes `npm start` (and its test) pass or fail. */
 export interface DemoSummary {
@@ -66,7 +66,7 @@ export function renderSummary(s: DemoSummary): string {
     ...rows.map(([k, v]) => `  ${k.padEnd(16)} ${v}`),
     ...(s.trips ?? []).map((l) => `    ${l}`),
     // Why so few of the fixes read became events: the first question a newcomer asks.
-    `why ${n(s.recorded)} of ${n(s.fixesRead)}: recording.mode "path" keeps the fixes where the track bends more than ${RECORDING_DEFAULTS.pathToleranceM} m from a straight line, and two at each stop; the platform's track stays within ${RECORDING_DEFAULTS.pathToleranceM} m ("all" keeps every fix)`,
+    `why ${n(s.recorded)} of ${n(s.fixesRead)}: recording.mode "path" keeps the fixes where the track bends more than ${recordingDefaults().pathToleranceM} m from a straight line, and two at each stop; the platform's track stays within ${recordingDefaults().pathToleranceM} m ("all" keeps every fix)`,
     problems.length === 0
       ? 'result: every recorded fix delivered exactly once, one password grant'
       : `result: FAILED: ${problems.join('; ')}`,

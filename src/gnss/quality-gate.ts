@@ -5,7 +5,7 @@
 import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
 import { earliestValidTime } from './rollover.js';
-import { qualitySchema } from '../config/schema.js';
+import { schemaDefaults } from '../config/schema.js';
 
 export interface QualityGateOptions {
   /** Lowest fix mode accepted (2 = 2D, 3 = 3D). */
@@ -20,7 +20,9 @@ export interface QualityGateOptions {
 }
 
 /** The schema's `quality.*` defaults (written once, in src/config/schema.ts). */
-export const QUALITY_DEFAULTS: QualityGateOptions = qualitySchema.parse({});
+export function qualityDefaults(): QualityGateOptions {
+  return schemaDefaults().quality;
+}
 
 export type RejectionReason =
   | 'noFix'
@@ -71,7 +73,7 @@ export class QualityGate {
   #candidateRun = 0;
 
   constructor(options: Partial<QualityGateOptions> = {}) {
-    this.#options = { ...QUALITY_DEFAULTS, ...options };
+    this.#options = { ...qualityDefaults(), ...options };
     this.#earliest = earliestValidTime(this.#options);
   }
 

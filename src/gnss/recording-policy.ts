@@ -11,7 +11,7 @@
 import { AdaptivePolicy } from './adaptive-policy.js';
 import type { Fix, RecordedFix } from '../fix/fix.js';
 import { PathPolicy } from './path-policy.js';
-import { recordingSchema } from '../config/schema.js';
+import { schemaDefaults } from '../config/schema.js';
 
 export type RecordingMode = 'path' | 'adaptive' | 'all';
 
@@ -36,7 +36,9 @@ export interface RecordingPolicyOptions {
 }
 
 /** The schema's `recording.*` defaults (written once, in src/config/schema.ts). */
-export const RECORDING_DEFAULTS: RecordingPolicyOptions = recordingSchema.parse({});
+export function recordingDefaults(): RecordingPolicyOptions {
+  return schemaDefaults().recording;
+}
 
 interface Policy {
   offer(fix: Fix): RecordedFix[];
@@ -47,7 +49,7 @@ export class RecordingPolicy {
   readonly #policy: Policy;
 
   constructor(options: Partial<RecordingPolicyOptions> = {}) {
-    const o = { ...RECORDING_DEFAULTS, ...options };
+    const o = { ...recordingDefaults(), ...options };
     this.#policy = o.mode === 'path' ? new PathPolicy(o) : o.mode === 'adaptive' ? new AdaptivePolicy(o) : new RecordAll();
   }
 

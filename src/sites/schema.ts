@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type { z as Z } from 'zod';
+import { loadZod } from '../config/zod.js';
 import { ADDRESS_FIELDS, CONTACT_TYPES, LOCATION_TYPES, UUID_PATTERN } from './site-types.js';
 
 /**
@@ -8,6 +9,9 @@ import { ADDRESS_FIELDS, CONTACT_TYPES, LOCATION_TYPES, UUID_PATTERN } from './s
  * forms, names, swapped coordinates) live in validate.ts because they must run even when a field
  * here is already wrong, so that all problems are reported at once.
  */
+
+// One zod per process: the configuration's (CommonJS, config/zod.ts), not a second copy as an ES module.
+const z = loadZod();
 
 /** zod's `error` callback for a type mismatch: "is required" or "must be a number, not ...". */
 function typeError(expected: 'string' | 'number' | 'object' | 'array') {
@@ -59,7 +63,7 @@ const addressShape = {
   postalCode: text().optional(),
   city: text().optional(),
   country: country.optional(),
-} satisfies Record<(typeof ADDRESS_FIELDS)[number], z.ZodType>;
+} satisfies Record<(typeof ADDRESS_FIELDS)[number], Z.ZodType>;
 
 export const addressSchema = z.strictObject(addressShape, { error: typeError('object') });
 

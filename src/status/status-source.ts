@@ -5,15 +5,12 @@ import { systemClock, type Clock } from '../system/clock.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, resolveConfigPath, type Config } from '../config/load.js';
-import { configSchema } from '../config/schema.js';
+import { schemaDefaults } from '../config/schema.js';
 import { AgentError, ConfigError, isAgentError } from '../errors.js';
 import { requestSnapshot } from './status-client.js';
 import { databaseSnapshot } from './database-snapshot.js';
 import type { StatusSnapshot } from './snapshot.js';
 import { runDir, statusSocketPath } from '../socket/path.js';
-
-/** dataDir when the configuration does not say (or cannot be read): the schema's own default. */
-const DEFAULT_DATA_DIR = configSchema.shape.dataDir.parse(undefined);
 
 /**
  * How long `status` keeps asking a busy daemon before it reads the database instead. A daemon
@@ -53,9 +50,9 @@ export function statusTarget(configPath: string | undefined, env: NodeJS.Process
       raw = JSON.parse(readFileSync(file, 'utf8')) as typeof raw;
     } catch (readError) {
       if ((readError as NodeJS.ErrnoException).code !== 'EACCES') throw e;
-      return { dataDir: DEFAULT_DATA_DIR, socketPath: path.join(runDir(env), 'status.sock'), unreadableConfig: file };
+      return { dataDir: schemaDefaults().dataDir, socketPath: path.join(runDir(env), 'status.sock'), unreadableConfig: file };
     }
-    const dataDir = path.resolve(path.dirname(file), typeof raw.dataDir === 'string' ? raw.dataDir : DEFAULT_DATA_DIR);
+    const dataDir = path.resolve(path.dirname(file), typeof raw.dataDir === 'string' ? raw.dataDir : schemaDefaults().dataDir);
     const socketPath = typeof raw.status?.socketPath === 'string' ? raw.status.socketPath : undefined;
     // status needs no password: a member of the service's group reads the configuration (0640)
     // but not the root-only password file, and that is no problem of the configuration.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configSchema, LATENCY_TARGET_MS, UPLOAD_CONCURRENCY } from '../../src/config/schema.js';
+import { configSchemas, LATENCY_TARGET_MS, UPLOAD_CONCURRENCY } from '../../src/config/schema.js';
 import { leafKeys } from '../../src/config/schema-keys.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
@@ -11,7 +11,7 @@ describe('README configuration table', () => {
     const row = (key: string) => readme.match(new RegExp(`^\\| \`upload\\.${key}\` \\| \`([^\`]+)\` \\|`, 'm'))?.[1];
     expect(row('latencyTargetMs')).toBe(String(LATENCY_TARGET_MS));
     expect(row('concurrency')).toBe(String(UPLOAD_CONCURRENCY));
-    const defaults = configSchema.shape.upload.parse({});
+    const defaults = configSchemas().configSchema.shape.upload.parse({});
     expect(defaults.latencyTargetMs).toBe(LATENCY_TARGET_MS);
     expect(defaults.concurrency).toBe(UPLOAD_CONCURRENCY);
     expect(defaults.backlogMaxRatePerS).toBeUndefined();
@@ -20,7 +20,7 @@ describe('README configuration table', () => {
   it('documents every configuration key of the schema, and no key that does not exist', () => {
     const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const documented = [...readme.matchAll(/^\| `([a-zA-Z0-9.]+)` \|/gm)].map((m) => m[1]);
-    const keys = leafKeys(configSchema);
+    const keys = leafKeys(configSchemas().configSchema);
     expect(keys.length).toBeGreaterThan(30);
     expect(
       keys.filter((k) => !documented.includes(k)),

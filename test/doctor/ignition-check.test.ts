@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchemas } from '../../src/config/schema.js';
 import type { Config } from '../../src/config/load.js';
 import { checkIgnition } from '../../src/doctor/ignition-check.js';
 import { fakeGpiod } from '../helpers/fake-gpiod.js';
@@ -9,8 +9,8 @@ import { tempDir } from '../helpers/tmp.js';
 
 /** The check reads only motion and ignition: the rest of the configuration as the schema defaults it. */
 function config(ignition: unknown, enabled = true): Config {
-  const parsed = configSchema.shape.ignition.parse(ignition);
-  return { motion: configSchema.shape.motion.parse({ enabled }), ignition: parsed } as unknown as Config;
+  const parsed = configSchemas().configSchema.shape.ignition.parse(ignition);
+  return { motion: configSchemas().configSchema.shape.motion.parse({ enabled }), ignition: parsed } as unknown as Config;
 }
 
 describe('doctor: the ignition input', () => {
@@ -36,13 +36,15 @@ describe('doctor: the ignition input', () => {
 
   it('config: a file without onAbove, both inputs, or none are refused naming the key and the fix; a gpio line is taken with its defaults', () => {
     const issues = (v: unknown) =>
-      configSchema.shape.ignition.safeParse(v).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
+      configSchemas()
+        .configSchema.shape.ignition.safeParse(v)
+        .error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`) ?? [];
     expect(issues({ file: '/sys/class/gpio/gpio17/value' })).toEqual([expect.stringMatching(/^onAbove: is required with ignition.file/)]);
     expect(issues({ gpio: { line: 17 }, file: '/x', onAbove: 0 })).toEqual([
       expect.stringMatching(/^gpio: ignition.file and ignition.gpio are two inputs/),
     ]);
     expect(issues({})).toEqual([expect.stringMatching(/names no input/)]);
-    expect(configSchema.shape.ignition.parse({ gpio: { line: 17 } })).toMatchObject({
+    expect(configSchemas().configSchema.shape.ignition.parse({ gpio: { line: 17 } })).toMatchObject({
       gpio: { chip: 'gpiochip0', line: 17, activeLow: false },
       debounceS: 2,
     });

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'n
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Config } from '../../src/config/load.js';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchemas } from '../../src/config/schema.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { buildMotion } from '../../src/motion/agent-motion.js';
 import { GpioIgnitionInput } from '../../src/motion/gpio-ignition.js';
@@ -47,8 +47,8 @@ async function rig(o: { level: 0 | 1; activeLow?: boolean; logger?: Logger; star
 /** The motion tracker the daemon builds from ignition.gpio (line 17), on these tools, started. */
 async function startedTracker(gpiodTools: GpiodTools) {
   const config = {
-    motion: configSchema.shape.motion.parse({}),
-    ignition: configSchema.shape.ignition.parse({ gpio: { line: 17 } }),
+    motion: configSchemas().configSchema.shape.motion.parse({}),
+    ignition: configSchemas().configSchema.shape.ignition.parse({ gpio: { line: 17 } }),
     recording: { stoppedSpeedKmh: 2 },
   } as unknown as Config;
   const tracker = buildMotion({ config, logger: silentLogger(), clock: systemClock, lastEpoch: () => undefined, gpiodTools })!;

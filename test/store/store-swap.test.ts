@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchemas } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
 import { carryOver } from '../../src/store/carried-fixes.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -45,7 +45,7 @@ describe('a swap of the database under one uploader', () => {
       requester: platform.agent().client,
       registration,
       eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
-      upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 1000 },
+      upload: { ...configSchemas().configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 1000 },
       clock: systemClock,
       logger: silentLogger(),
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { configSchema } from '../../src/config/schema.js';
+import { configSchemas } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
 import { systemClock } from '../../src/system/clock.js';
@@ -32,7 +32,7 @@ describe('a refused event across a swap of the database', () => {
       requester: platform.agent().client,
       registration,
       eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
-      upload: { ...configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 1000 },
+      upload: { ...configSchemas().configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 1000 },
       clock: systemClock,
       logger: silentLogger(),
     });

@@ -1,4 +1,4 @@
-import { configSchema } from '../../src/config/schema.js';
+import { configSchemas, type RawConfig } from '../../src/config/schema.js';
 import type { RegisteredDevice, RegistrationState } from '../../src/platform/contracts.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { systemClock, type ManualClock } from '../../src/system/clock.js';
@@ -43,7 +43,7 @@ export interface UploadRig extends OpenOutbox {
 /** The real simulator, token manager and requester, a real outbox file, and an uploader over them. */
 export async function uploadRig(
   /** upload.* keys, and the backoff bounds (AgentOptions.tuning in the daemon; default 100 .. 2000 ms here). */
-  upload: Partial<Omit<ReturnType<typeof configSchema.shape.upload.parse>, keyof BackoffPolicy> & BackoffPolicy> = {},
+  upload: Partial<Omit<RawConfig['upload'], keyof BackoffPolicy> & BackoffPolicy> = {},
   /** clock: the uploader's clock and its backoff timers (the simulator and the token manager stay on real time). */
   opts: { licensePlate?: string; tls?: 'h2' | 'http/1.1'; clock?: ManualClock; logger?: Logger } = {},
 ): Promise<UploadRig> {
@@ -58,7 +58,7 @@ export async function uploadRig(
     registration,
     eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
     ...(opts.licensePlate ? { licensePlate: opts.licensePlate } : {}),
-    upload: { ...configSchema.shape.upload.parse({}), ...keys },
+    upload: { ...configSchemas().configSchema.shape.upload.parse({}), ...keys },
     backoff: { minBackoffMs, maxBackoffMs },
     // Backoff waits are real timers (100 ms and up here) unless the test moves a manual clock.
     clock: opts.clock ?? systemClock,

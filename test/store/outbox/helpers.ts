@@ -1,4 +1,4 @@
-import { configSchema } from '../../../src/config/schema.js';
+import { configSchemas } from '../../../src/config/schema.js';
 import type { RecordedFix } from '../../../src/fix/fix.js';
 import { silentLogger } from '../../../src/log.js';
 import { openDatabase, type Database } from '../../../src/store/database.js';
@@ -26,7 +26,7 @@ export function fixAt(i: number, over: Partial<RecordedFix> = {}): RecordedFix {
   };
 }
 
-export const defaultStorage = () => configSchema.shape.storage.parse({});
+export const defaultStorage = () => configSchemas().configSchema.shape.storage.parse({});
 
 export interface OpenOutbox {
   db: Database;
