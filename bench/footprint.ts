@@ -1,5 +1,5 @@
 /**
- * npm run bench:footprint [-- --minutes 5 | --quick | --seconds 90] [--tls] [--held] [--env K=V ...] [--node-args "..."]
+ * npm run bench:footprint [-- --minutes 5 | --quick | --seconds 90] [--tls] [--held] [--env K=V ...] [--node-args "..."] [--root DIR]
  *
  * The daemon's footprint on a gateway: `run` started as the systemd unit starts it (the unit's
  * Environment= lines, NODE_OPTIONS included, and node's flags in its ExecStart, read from
@@ -27,9 +27,28 @@
  * (repeatable) adds to the unit's environment (MALLOC_ARENA_MAX=2, UV_THREADPOOL_SIZE=1);
  * `--seconds N` (or FOOTPRINT_SECONDS) a shorter run, sampled every 10 s; `--cli FILE` runs
  * another build's dist/cli/main.js.
+ * `--root DIR` (root only): the three processes run on another system's node, the one a package
+ * runs on: `chroot DIR /usr/bin/node ...` (major 20), each in its own mount namespace where the
+ * checkout (its node_modules too), the bench's temporary directory, /proc and /dev are mounted into
+ * DIR at the same paths; the kernel drops those mounts when the process exits, Ctrl-C included.
+ * chroot execs node, so the RSS is still read from the host's /proc/PID. A Debian 13 root with its
+ * nodejs (and ca-certificates, which it recommends and loads at start), made once:
+ *   mmdebstrap --variant=minbase --include=nodejs,ca-certificates trixie \
+ *     /var/tmp/telematics-agent-roots/trixie-amd64-nodejs http://deb.debian.org/debian
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +73,75 @@ const MB = 1e6;
 function stringArg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const ROOT = stringArg('root') === undefined ? undefined : path.resolve(stringArg('root')!);
+
+/** `--root`: refuses (one sentence, what to do) unless root, DIR/usr/bin/node exists and is major 20; its version. */
+function rootNodeVersion(root: string): string {
+  try {
+    return checkedRootNodeVersion(root);
+  } catch (e) {
+    process.stderr.write(`bench:footprint: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+}
+
+function checkedRootNodeVersion(root: string): string {
+  if (process.getuid?.() !== 0) throw new Error('--root needs root (chroot and mounts): run the bench as root, e.g. with sudo');
+  if (!existsSync(path.join(root, 'usr/bin/node')))
+    throw new Error(
+      `${root} has no /usr/bin/node: give --root a Debian 13 root made with nodejs (see this file's header for the mmdebstrap command)`,
+    );
+  const v = spawnSync('chroot', [root, '/usr/bin/node', '--version'], { encoding: 'utf8' });
+  if (v.error) throw new Error(`chroot did not run (${v.error.message}): put coreutils' chroot on PATH`);
+  const version = v.stdout.trim();
+  if (v.status !== 0 || !version.startsWith('v20.'))
+    throw new Error(
+      `the node in ${root} is ${version || `not runnable (${v.stderr.trim()})`}, not major 20: give --root a Debian 13 root (nodejs 20.19) instead`,
+    );
+  return version;
+}
+
+/** A checkout's directories a chrooted node reads: the checkout and its node_modules when that is a link out of it. */
+function checkoutDirs(checkout: string): string[] {
+  const real = realpathSync(checkout);
+  const modules = path.join(real, 'node_modules');
+  const realModules = existsSync(modules) ? realpathSync(modules) : modules;
+  return realModules.startsWith(`${real}/`) ? [real] : [real, realModules];
+}
+
+/**
+ * `node ARGS` in cwd: on this host's node, or with `--root` in a private mount namespace (unshare),
+ * the directories bound into the root at their own paths, then chroot; every step execs the next, so
+ * the PID is node's.
+ */
+function spawnNode(
+  args: string[],
+  opts: { env: Record<string, string>; cwd?: string; binds: string[]; stdio: 'ignore' | ['ignore', number, number] },
+): ChildProcess {
+  if (ROOT === undefined) return spawn(process.execPath, args, { env: opts.env, cwd: opts.cwd, stdio: opts.stdio });
+  const inside =
+    'set -e; R=$1; n=$2; shift 2; mount -t proc proc "$R/proc"; mount --rbind /dev "$R/dev"; ' +
+    'while [ "$n" -gt 0 ]; do mkdir -p "$R$1"; mount --rbind "$1" "$R$1"; shift; n=$((n - 1)); done; ' +
+    // coreutils' chroot changes to /; the root's own sh changes to cwd, then execs node.
+    `exec chroot "$R" /bin/sh -c 'cd "$0" && exec /usr/bin/node "$@"' "$@"`;
+  const binds = [...new Set(opts.binds)];
+  return spawn(
+    'unshare',
+    ['--mount', '--propagation', 'private', '/bin/sh', '-c', inside, 'sh', ROOT, String(binds.length), ...binds, opts.cwd ?? '/', ...args],
+    {
+      env: opts.env,
+      stdio: opts.stdio,
+    },
+  );
+}
+
+/** With `--root`, that PID is the root's node (chroot execed it), not a shell or chroot left between. */
+function checkRootNode(pid: number): void {
+  if (ROOT === undefined) return;
+  const exe = readlinkSync(`/proc/${pid}/exe`);
+  if (exe !== path.join(ROOT, 'usr/bin/node')) throw new Error(`PID ${pid} runs ${exe}, not the root's node: its RSS would not be node's`);
 }
 
 const UNIT = readFileSync(path.join(REPO, 'systemd/telematics-agent.service'), 'utf8');
@@ -115,13 +203,28 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-bench-footprint-'));
+  const nodeVersion = ROOT === undefined ? process.version : `${rootNodeVersion(ROOT)} (chroot ${ROOT})`;
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ta-bench-footprint-')));
+  const binds = [...checkoutDirs(REPO), ...checkoutDirs(path.resolve(path.dirname(CLI), '../..')), dir];
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, TMPDIR: dir, ...unitEnvironment() };
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
   const ca = TLS ? makeThrowawayCa(mkdtempSync(path.join(dir, 'ca-'))) : undefined;
   const urls = await sim.start(ca ? { tls: { key: ca.key, cert: ca.cert, protocols: 'h2' }, idleTimeoutMs: 60_000 } : {});
   const children: ChildProcess[] = [];
   let unmount = (): unknown => undefined;
+  const removeDirs = () => {
+    rmSync(dir, { recursive: true, force: true });
+    // The mount point made in the root for the temporary directory (the mounts went with the processes).
+    if (ROOT !== undefined && existsSync(path.join(ROOT, dir))) rmdirSync(path.join(ROOT, dir));
+  };
+  // Ctrl-C, or the bench alone killed: no process left behind (with --root, its mounts go with it).
+  const interrupted = (signal: NodeJS.Signals) => {
+    for (const c of children) c.kill('SIGKILL');
+    unmount();
+    removeDirs();
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     const replay = path.join(dir, 'drive.nmea');
     writeFileSync(replay, driveText(generateDrive({ minutes: (MINUTES + 2) * (HELD ? HELD_SPEED : 1), hz: 10 })));
@@ -162,14 +265,14 @@ async function main(): Promise<void> {
       " const pool = new Pool('http://127.0.0.1:9'); " +
       idle;
     const nodeArgs = unitNodeArgs();
-    const bare = spawn(process.execPath, [...nodeArgs, '-e', idle], { env, stdio: 'ignore' });
-    const withLibs = spawn(process.execPath, [...nodeArgs, '--input-type=module', '-e', libs], { env, cwd: REPO, stdio: 'ignore' });
+    const bare = spawnNode([...nodeArgs, '-e', idle], { env, binds, stdio: 'ignore' });
+    const withLibs = spawnNode([...nodeArgs, '--input-type=module', '-e', libs], { env, cwd: REPO, binds, stdio: 'ignore' });
     children.push(bare, withLibs);
     await sleep(3000);
 
     const log = openSync(path.join(dir, 'daemon.log'), 'a');
     const t0 = performance.now();
-    const daemon = spawn(process.execPath, [...nodeArgs, CLI, 'run', '--config', configFile], { env, stdio: ['ignore', log, log] });
+    const daemon = spawnNode([...nodeArgs, CLI, 'run', '--config', configFile], { env, binds, stdio: ['ignore', log, log] });
     children.push(daemon);
     const pid = daemon.pid!;
     let readyMs = Number.NaN;
@@ -187,13 +290,14 @@ async function main(): Promise<void> {
       if (performance.now() - t0 > 60_000) throw new Error('the status socket did not answer within 60 s');
       await sleep(25);
     }
+    checkRootNode(pid);
     const rssReady = procStatus(pid, 'VmRSS');
     const peakReady = procStatus(pid, 'VmHWM');
     const write0 = writeBytes(pid);
     const cpu0 = cpuSeconds(pid);
     const tReady = performance.now();
     say(
-      `footprint: ${fmt(MINUTES, 2)} min at ${HELD ? `${HELD_SPEED * 10} Hz, fixes held (read-only card, platform down)` : '10 Hz'}, ${TLS ? 'TLS h2' : 'plain HTTP'}, NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}, node ${process.version}`,
+      `footprint: ${fmt(MINUTES, 2)} min at ${HELD ? `${HELD_SPEED * 10} Hz, fixes held (read-only card, platform down)` : '10 Hz'}, ${TLS ? 'TLS h2' : 'plain HTTP'}, NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}, node ${nodeVersion}`,
     );
     const extra = Object.entries(env).filter(([k]) => !['PATH', 'HOME', 'TMPDIR', 'NODE_OPTIONS'].includes(k));
     say(`  environment: ${extra.map(([k, v]) => `${k}=${v}`).join(' ')}; node arguments: ${nodeArgs.join(' ') || 'none'}`);
@@ -221,6 +325,8 @@ async function main(): Promise<void> {
     const peak = procStatus(pid, 'VmHWM');
     const writesPerHour = ((writeBytes(pid) - write0) / seconds) * 3600;
     const cpuShare = (cpuSeconds(pid) - cpu0) / seconds;
+    checkRootNode(bare.pid!);
+    checkRootNode(withLibs.pid!);
     const bareRss = procStatus(bare.pid!, 'VmRSS');
     const libsRss = procStatus(withLibs.pid!, 'VmRSS');
     const parts = (p: number) => `anon ${mb(procStatus(p, 'RssAnon'))}, file ${mb(procStatus(p, 'RssFile'))}`;
@@ -243,7 +349,7 @@ async function main(): Promise<void> {
     await Promise.all(children.map(exited));
     unmount();
     if (!HELD) await sim.stop();
-    rmSync(dir, { recursive: true, force: true });
+    removeDirs();
   }
 }
 
