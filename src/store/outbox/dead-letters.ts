@@ -12,7 +12,7 @@ import type { QueueEntry } from '../../upload/upload-queue.js';
  * Requeued fixes keep their original event id (the platform de-duplicates by it, so nothing is
  * sent twice under another id) and take seqs below every row in the outbox: the running daemon
  * numbers its new fixes upwards from its highest seq, so the two can never collide, and the
- * daemon notices the other connection's commit (PRAGMA data_version, outbox.ts) and sends them.
+ * daemon notices the other connection's commit (PRAGMA data_version, committer.ts) and sends them.
  */
 
 export interface RequeueResult {
