@@ -146,6 +146,10 @@ export class PlatformHttp {
     if (outer?.aborted) throw outer.reason;
     let collector: ResponseCollector | undefined;
     let timedOut = false;
+    // The clock as the handshake met it: read when the answer's error is classified, on a loaded
+    // gateway that can be after the clock was set, and a certificate refused on the old clock was
+    // then blamed on the platform.
+    const clockAtStart = this.#o.clockFacts?.() ?? { wallMs: Date.now() };
     const timer = setTimeout(() => {
       timedOut = true;
       collector?.abort(new Error('deadline')); // reported below as PLATFORM_TIMEOUT
@@ -167,7 +171,7 @@ export class PlatformHttp {
     } catch (e) {
       if (e instanceof PlatformError && e.code === 'PLATFORM_RESPONSE_TOO_LARGE') throw e;
       if (outer?.aborted && !timedOut) throw outer.reason ?? e;
-      throw errorFromNetwork(e, req.what, req.url, timedOut, timeoutMs, this.#o.clockFacts?.() ?? { wallMs: Date.now() });
+      throw errorFromNetwork(e, req.what, req.url, timedOut, timeoutMs, clockAtStart);
     } finally {
       clearTimeout(timer);
       if (outer && collector) unwatchAbort(outer, collector);
