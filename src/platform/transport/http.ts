@@ -146,9 +146,8 @@ export class PlatformHttp {
     if (outer?.aborted) throw outer.reason;
     let collector: ResponseCollector | undefined;
     let timedOut = false;
-    // The clock as the handshake met it: read when the answer's error is classified, on a loaded
-    // gateway that can be after the clock was set, and a certificate refused on the old clock was
-    // then blamed on the platform.
+    // Read when the request starts, not when its error is classified: under load that can be after
+    // the clock was set, and a certificate refused on the old clock was then blamed on the platform.
     const clockAtStart = this.#o.clockFacts?.() ?? { wallMs: Date.now() };
     const timer = setTimeout(() => {
       timedOut = true;

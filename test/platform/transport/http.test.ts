@@ -12,6 +12,7 @@ import { createPlatformDispatcher } from '../../../src/platform/transport/dispat
 import { mayHaveReachedServer, errorFromResponse } from '../../../src/platform/transport/http-errors.js';
 import { PlatformHttp } from '../../../src/platform/transport/http.js';
 import { PlatformSimulator } from '../../../src/sim/index.js';
+import { issueServerCertificate, makeThrowawayCa } from '../../../src/sim/throwaway-ca.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -313,6 +314,34 @@ describe('TLS: verification on, with an optional extra CA (platform.caFile)', ()
       what: 'tls',
     });
     expect(ok.body).toEqual({ ok: true });
+  });
+
+  it('a certificate refused while the clock was wrong is blamed on the clock even if the clock is set before the error is classified', async () => {
+    const caDir = tempDir('ta-ca-');
+    const ca = makeThrowawayCa(caDir);
+    const s = new PlatformSimulator({ users: [{ username: 'u', password: 'p' }] });
+    const urls = await s.start({ tls: { ...issueServerCertificate(caDir, 'expired', -1), protocols: 'h2' } });
+    const dispatcher = createPlatformDispatcher({ caFile: ca.caFile, maxConnections: 2, requestTimeoutMs: 5000 });
+    closers.push(async () => {
+      await s.stop();
+      await dispatcher.close();
+    });
+    // Two years ahead until the request is handed to the network, set (offset 0) from then on: the
+    // handshake met the wrong clock, and the error is handled after the clock was set.
+    const TWO_YEARS_MS = 2 * 365 * 86_400_000;
+    let clockSet = false;
+    const clockFacts = () => ({ wallMs: Date.now(), offsetMs: clockSet ? 0 : TWO_YEARS_MS });
+    const settingTheClock = {
+      dispatch: (opts: Parameters<typeof dispatcher.dispatch>[0], handler: Parameters<typeof dispatcher.dispatch>[1]) => {
+        clockSet = true;
+        return dispatcher.dispatch(opts, handler);
+      },
+    };
+    const e = await new PlatformHttp({ dispatcher: settingTheClock, requestTimeoutMs: 5000, maxResponseBytes: 1024, clockFacts })
+      .send({ method: 'GET', url: `${urls.authUrl}/`, what: 'token' })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PlatformError);
+    expect(e).toMatchObject({ code: 'PLATFORM_TLS_CLOCK', details: { clockOffsetMs: TWO_YEARS_MS } });
   });
 
   it('an unreadable or non-PEM caFile is a configuration error naming the key', () => {
