@@ -2,23 +2,18 @@ import { describeError, errorFields, isCorrupt } from './errors.js';
 import type { GnssPipeline } from './gnss/pipeline.js';
 import { agentPipeline } from './gnss/agent-pipeline.js';
 import { FixPublisher } from './socket/fix-publisher.js';
-import type { Logger } from './log.js';
-import { buildPlatform, type PlatformParts } from './platform/build.js';
+import { buildPlatform } from './platform/build.js';
 import { WIRE_META_KEY, WireCounter, type WireUsage } from './platform/transport/wire-counter.js';
 import { readStoredFacts } from './status/stored-facts.js';
 import { agentCounts, type AgentCounts } from './status/agent-status.js';
 import { startDaemonStatus } from './status/daemon-status-server.js';
 import { saveLastUploadError } from './status/upload-facts.js';
+import { AgentStore } from './store/agent-store.js';
 import { Ballast } from './store/ballast.js';
-import type { OpenDatabaseOptions } from './store/database.js';
 import { StoreSupervisor } from './store/store-supervisor.js';
 import { StoreHandle } from './store/store-handle.js';
-import type { CarriedFixes } from './store/carried-fixes.js';
 import { WatchdogPings } from './system/watchdog-pings.js';
 import { FullDisk } from './store/full-disk.js';
-import { openStores } from './store/stores.js';
-import { Outbox } from './store/outbox/outbox.js';
-import type { Database } from './store/database.js';
 import { systemClock, type Clock } from './system/clock.js';
 import { gnssClockOffsetMs } from './system/clock-offset.js';
 import { SdNotify } from './system/sd-notify.js';
@@ -37,8 +32,9 @@ export type { AgentOptions } from './agent-options.js';
  * component from the frozen configuration once, starts them in dependency order (store, tokens,
  * registration, outbox, uploader, status, GNSS) and stops them in reverse, each stop on its own, so
  * that a signal during start-up is clean. The components hold the store through a handle
- * (store/store-handle.ts): a salvage or a read-only card's recovery swaps the database under them
- * (store/store-supervisor.ts), and none of them restarts. Only configuration errors end the process.
+ * (store/store-handle.ts), to which store/agent-store.ts attaches each database: a salvage or a
+ * read-only card's recovery swaps the database under them (store/store-supervisor.ts), and none of
+ * them restarts. Only configuration errors end the process.
  */
 export class Agent {
   readonly #o: AgentOptions;
@@ -50,11 +46,11 @@ export class Agent {
   readonly #handle: StoreHandle;
   #counted: { pipeline: GnssPipeline; uploader: Uploader } | undefined;
   readonly #fullDisk: FullDisk;
-  readonly #dbOptions: OpenDatabaseOptions;
-  readonly #storeLogger: Logger;
   readonly #watchdog: WatchdogPings;
   /** Open, salvage, read-only copy, recovery: the store's restart path (store/store-supervisor.ts). */
-  readonly #store: StoreSupervisor;
+  readonly #supervisor: StoreSupervisor;
+  /** The database of each open, its record stores and outbox, attached to the handle (store/agent-store.ts). */
+  readonly #store: AgentStore;
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   #lastEpochWallMs: number | undefined;
   /** The receiver's clock: the last epoch's GNSS time and when (monotonic) it was decoded. */
@@ -64,12 +60,8 @@ export class Agent {
   #pipeline: GnssPipeline | undefined;
   /** Movement, engine and odometer: like the pipeline, it outlives a restart of the store. */
   readonly #motion: MotionTracker | undefined;
-  #platform: PlatformParts | undefined;
-  #wire: WireCounter | undefined;
   /** start() finished: from here a restart of the store swaps only the database. */
   #started = false;
-  /** Held fixes of a read-only copy, for the outbox built next (the supervisor's `adopt`). */
-  #adopt: CarriedFixes | undefined;
   /** The last salvage as the open database records it (status). */
   #repaired: ReturnType<typeof repairedFacts>;
 
@@ -86,11 +78,11 @@ export class Agent {
       logger,
       dataDir: config.dataDir,
       commitState: () => this.#handle.parts?.outbox?.commitState(),
-      readOnly: () => this.#store.readOnly,
-      restarting: () => this.#store.restarting,
+      readOnly: () => this.#supervisor.readOnly,
+      restarting: () => this.#supervisor.restarting,
       monotonicMs: () => clock.monotonicMs(),
     });
-    this.#store = new StoreSupervisor({
+    this.#supervisor = new StoreSupervisor({
       dataDir: config.dataDir,
       logger,
       locks: options.locks,
@@ -99,13 +91,12 @@ export class Agent {
         start: () => this.#start(),
         started: () => this.#started,
         stop: () => this.#stopComponents({ keepGnss: true }),
-        openStore: () => this.#openStore({ outbox: true }),
-        closeStore: () => this.#closeStore(),
+        openStore: () => this.#store.open({ outbox: true }),
+        closeStore: () => this.#store.close(),
         stopping: () => this.#stopping !== undefined,
       },
     });
     const storeLogger = logger.child({ component: 'store' });
-    this.#storeLogger = storeLogger;
     const fullDisk = new FullDisk({
       ballast: new Ballast({ dataDir: config.dataDir, bytes: config.storage.ballastBytes, logger: storeLogger }),
       dataDir: config.dataDir,
@@ -113,18 +104,20 @@ export class Agent {
       logger: storeLogger,
     });
     this.#fullDisk = fullDisk;
-    this.#dbOptions = {
+    this.#store = new AgentStore({
+      handle: this.#handle,
+      supervisor: this.#supervisor,
+      fullDisk,
+      storage: config.storage,
       dataDir: config.dataDir,
       clock,
-      logger: storeLogger,
-      // Whichever writer meets the full disk first (outbox, token lock, token pair) releases the ballast for all.
-      // Whichever reader or writer meets a damaged page (commit, token read, outbox read) has the file salvaged.
-      onFault: (kind, e) => {
-        if (kind === 'disk-full') fullDisk.enter({ code: e.sqliteCode, message: e.message });
-        else this.#store.onDamage(e);
-      },
+      logger,
+      storeLogger,
       onProgress: () => this.#watchdog.duringWork('salvaging the damaged database'),
-    };
+      onStores: (stores) => {
+        this.#repaired = repairedFacts(stores.meta);
+      },
+    });
     this.#motion = buildMotion({
       config,
       logger,
@@ -139,10 +132,10 @@ export class Agent {
    * is not a failure to start: the salvage it set off (StoreSupervisor.onDamage) starts everything again.
    */
   start(): Promise<void> {
-    const starting = this.#store.startFirst();
-    this.#store.starting = starting;
+    const starting = this.#supervisor.startFirst();
+    this.#supervisor.starting = starting;
     return starting.catch((e: unknown) => {
-      if (isCorrupt(e) && this.#store.repairing) return this.#store.repairing;
+      if (isCorrupt(e) && this.#supervisor.repairing) return this.#supervisor.repairing;
       throw e;
     });
   }
@@ -154,9 +147,9 @@ export class Agent {
 
     // A read-only card: a copy of its database in memory, what is recorded held, delivered if a
     // token and registration are stored, stored once the card takes writes (store-supervisor.ts).
-    await this.#openStore({ outbox: false });
+    await this.#store.open({ outbox: false });
     this.#onStop('store', () => {
-      this.#closeStore({ final: true });
+      this.#store.close({ final: true });
     });
     const meta = handle.stores.meta;
     // The data counter continues today's and this month's figures across restarts.
@@ -166,7 +159,6 @@ export class Agent {
     } catch (e) {
       logger.warn({ err: describeError(e) }, 'stored data counter unreadable; counting from zero');
     }
-    this.#wire = wire;
 
     // Built over the handle's records: a swap of the database is nothing the platform sees.
     const platform = buildPlatform({
@@ -182,12 +174,11 @@ export class Agent {
       ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
       ...(this.#o.tuning?.platform ? { tuning: this.#o.tuning.platform } : {}),
     });
-    this.#platform = platform;
     this.#onStop('platform', () => platform.stop());
     await platform.start();
     // Known before registration (hardware serial or configuration): event ids are fixed at record time.
     const identity = await platform.registrar.identity();
-    await this.#attachOutbox();
+    await this.#store.attachOutbox({ platform, persistWithCounters: (m) => m.setJson(WIRE_META_KEY, wire.usage()) });
     const motion = this.#motion;
     if (motion) {
       motion.attach(handle.queue, meta);
@@ -262,69 +253,6 @@ export class Agent {
     for (const w of replacedKeyWarnings(config)) logger.warn({ key: w.path }, w.message);
   }
 
-  /**
-   * The database (the file, a salvage, the read-only copy: the supervisor chooses) and its record
-   * stores, attached to the handle; with `outbox`, its outbox too (the platform knows the identity).
-   */
-  async #openStore(o: { outbox: boolean }): Promise<void> {
-    const { db, readOnly, adopt } = this.#store.open(this.#dbOptions, this.#storeLogger);
-    this.#adopt = adopt;
-    if (!readOnly) this.#fullDisk.start();
-    let stores;
-    try {
-      stores = openStores(db);
-      this.#repaired = repairedFacts(stores.meta);
-    } catch (e) {
-      db.close();
-      throw e;
-    }
-    this.#handle.attach(db, stores);
-    if (o.outbox) await this.#attachOutbox();
-  }
-
-  /** The outbox over the attached database, the fixes a read-only copy held in it; then the queue flows to it. */
-  async #attachOutbox(): Promise<void> {
-    const { config, logger } = this.#o;
-    const parts = this.#handle.parts!;
-    const wire = this.#wire!;
-    const outbox = new Outbox({
-      db: parts.db,
-      meta: parts.stores.meta,
-      identity: await this.#platform!.registrar.identity(),
-      storage: config.storage,
-      dataDir: config.dataDir,
-      clock: this.#clock,
-      logger: logger.child({ component: 'outbox' }),
-      fullDisk: this.#fullDisk,
-      persistWithCounters: (m) => m.setJson(WIRE_META_KEY, wire.usage()),
-    });
-    await outbox.start();
-    const adopt = this.#adopt;
-    this.#adopt = undefined;
-    if (adopt) outbox.hold(adopt);
-    this.#handle.attachOutbox(outbox);
-    // What the platform holds in memory and the new records lack (a salvage carries no token,
-    // identity nor registration over; a read-only copy took none) goes in now.
-    this.#platform!.tokens.storeHeldPair();
-    this.#platform!.registrar.storeHeld();
-  }
-
-  /**
-   * Detaches the database from the handle and closes it. A swap releases the outbox (what only
-   * memory held is returned, to be carried); the final stop commits what it buffers.
-   */
-  #closeStore(o: { final?: boolean } = {}): CarriedFixes | undefined {
-    const parts = this.#handle.detach();
-    if (!parts) return undefined;
-    let carry: CarriedFixes | undefined;
-    if (parts.outbox) {
-      if (o.final) void parts.outbox.stop();
-      else carry = this.#handle.release(parts);
-    }
-    closeQuietly(parts.db, this.#storeLogger);
-    return carry;
-  }
-
   /** Recorded fixes to the outbox of the moment (the handle's queue); every decoded epoch to the status socket. */
   #buildPipeline(): GnssPipeline {
     const clock = this.#clock;
@@ -356,8 +284,8 @@ export class Agent {
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
       this.#notify.stopping();
-      await this.#store.repairing?.catch(() => undefined);
-      this.#store.stopWatch();
+      await this.#supervisor.repairing?.catch(() => undefined);
+      this.#supervisor.stopWatch();
       await this.#stopComponents();
       await this.#notify.flush();
       this.#o.logger.info('agent stopped');
@@ -385,13 +313,5 @@ export class Agent {
 
   #onStop(name: string, stop: () => Promise<void> | void): void {
     this.#stops.push({ name, stop });
-  }
-}
-
-function closeQuietly(db: Database, logger: Logger): void {
-  try {
-    db.close();
-  } catch (e) {
-    logger.warn({ err: errorFields(e) }, 'closing the database failed');
   }
 }

@@ -5,7 +5,7 @@ import { openDatabase, replaceDamagedDatabase, type Database, type OpenDatabaseO
 import { openReadOnlyDatabase } from './read-only-copy.js';
 
 /**
- * The daemon's database at each start of its store (agent.ts): the card's file read-write, a
+ * The daemon's database at each start of its store (agent-store.ts): the card's file read-write, a
  * damaged one salvaged, or, on a card that is read-only, a read-only copy
  * in memory; after a read-only spell, what was held in memory is stored into the file.
  */

@@ -6,8 +6,8 @@ import type { Database, OpenDatabaseOptions } from './database.js';
 import { openAgentDatabase } from './open-agent-database.js';
 
 /**
- * What the supervisor swaps: the database and the objects bound to it (agent.ts, through the store
- * handle). The components over the handle (platform, uploader, receiver, status) are built once by
+ * What the supervisor swaps: the database and the objects bound to it (agent-store.ts, through the
+ * store handle). The components over the handle (platform, uploader, receiver, status) are built once by
  * start() and never restart for the store.
  */
 export interface SupervisedRun {
@@ -17,7 +17,7 @@ export interface SupervisedRun {
   started(): boolean;
   /** Stops what a start() that failed half-way built, the receiver excepted. */
   stop(): Promise<void>;
-  /** Opens the store (open() below) under the components built once and attaches it to the handle. */
+  /** Opens the store (open() below) under the components built once and attaches it to the handle (agent-store.ts). */
   openStore(): Promise<void>;
   /** Detaches the store from the handle and closes it; returns what its outbox held only in memory. */
   closeStore(): CarriedFixes | undefined;
