@@ -14,14 +14,14 @@ import { parseGpsdAddress } from './gpsd-address.js';
  * Sections use `.prefault({})` so that an absent section still gets every inner default.
  */
 
+/** gnss.maxLineLength's default, also the line splitter's when it is built outside the agent (tests, `nmea decode`). */
+export const DEFAULT_MAX_LINE_LENGTH = 4096;
+
 /**
  * `gnss.path`: a device node under /dev only. provision.sh writes it into a systemd drop-in
  * (`DeviceAllow=`), so a newline or space in it would add directives to the unit;
  * the same pattern is checked there.
  */
-/** gnss.maxLineLength's default, also the line splitter's when it is built outside the agent (tests, `nmea decode`). */
-export const DEFAULT_MAX_LINE_LENGTH = 4096;
-
 export const DEVICE_PATH = /^\/dev\/[A-Za-z0-9._/:-]+$/;
 
 /** The keys that name where NMEA comes from; exactly one is set. */
@@ -376,25 +376,27 @@ export function configSchemas(): ConfigSchemas {
 
 /** The schema's defaults that modules outside the configuration use, as plain data. */
 export interface SchemaDefaults {
-  quality: RawConfig['quality'];
-  recording: RawConfig['recording'];
-  dataDir: string;
+  readonly quality: Readonly<RawConfig['quality']>;
+  readonly recording: Readonly<RawConfig['recording']>;
+  readonly dataDir: string;
 }
 
+/** Frozen: every gate and policy built without options shares them. */
 export function schemaDefaults(): SchemaDefaults {
   if (defaults) return defaults;
   const s = configSchemas();
-  return (defaults = {
-    quality: s.qualitySchema.parse({}),
-    recording: s.recordingSchema.parse({}),
+  return (defaults = Object.freeze({
+    quality: Object.freeze(s.qualitySchema.parse({})),
+    recording: Object.freeze(s.recordingSchema.parse({})),
     dataDir: s.configSchema.shape.dataDir.parse(undefined),
-  });
+  }));
 }
 
 /**
- * Lets the schemas and zod go once the configuration is read (the daemon: about 4 MB of its
- * heap; docs/decisions/daemon-memory.md). The defaults stay, as plain data; a later
- * `configSchemas()` loads zod again.
+ * Lets the schemas and zod go once the configuration is read (the daemon: about 3 MB of its heap,
+ * 4 MB of RSS; docs/decisions/daemon-memory.md). The defaults stay, as plain data; a later
+ * `configSchemas()` loads zod again. A process that has loaded the location upload's schemas
+ * (sites/schema.ts, a CLI command; never the daemon) keeps zod through them.
  */
 export function releaseConfigSchemas(): void {
   schemaDefaults();

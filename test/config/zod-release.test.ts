@@ -1,18 +1,22 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { expect, it, onTestFinished } from 'vitest';
 import { Agent } from '../../src/agent.js';
 import { loadConfig } from '../../src/config/load.js';
 import { configSchemas, releaseConfigSchemas, schemaDefaults } from '../../src/config/schema.js';
-import { zodLoaded } from '../../src/config/zod.js';
+import { loadZod, zodLoaded } from '../../src/config/zod.js';
 import { silentLogger } from '../../src/log.js';
 import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { writeConfig } from '../e2e/daemon.js';
+import { UNIT_NODE_ARGS, UNIT_NODE_OPTIONS, writeConfig } from '../e2e/daemon.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+import { spawnCli } from '../helpers/run-cli.js';
 
-// One test in this file: zod's CommonJS modules are per process, and vitest runs each file in its own.
+// zod's CommonJS modules are per process, and vitest runs each file in its own.
 it('the daemon lets zod go once its configuration is read, and running never loads it again', async () => {
   const dir = tempDir('ta-zod-');
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
@@ -24,9 +28,15 @@ it('the daemon lets zod go once its configuration is read, and running never loa
 
   const config = loadConfig({ path: file });
   expect(zodLoaded()).toBe(true);
+  const zod = new WeakRef(loadZod());
   releaseConfigSchemas();
   expect(zodLoaded()).toBe(false);
   expect((globalThis as { __zod_globalRegistry?: unknown }).__zod_globalRegistry).toBeUndefined();
+  // Garbage, not only out of the cache: nothing holds zod's code (a WeakRef lives until the job ends).
+  await new Promise((resolve) => setImmediate(resolve));
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  expect(zod.deref()).toBeUndefined();
 
   // The agent as `run` starts it: the receiver, the gate and policy (the schema's defaults), the
   // store, the platform, the uploader, the status socket and the motion tracker.
@@ -40,4 +50,35 @@ it('the daemon lets zod go once its configuration is read, and running never loa
   expect(schemaDefaults().recording.pathToleranceM).toBe(10);
   expect(configSchemas().configSchema.shape.dataDir.parse(undefined)).toBe(schemaDefaults().dataDir);
   expect(zodLoaded()).toBe(true);
+});
+
+it('`run` lets zod go: the daemon delivering holds none of its modules', { timeout: 90_000 }, async () => {
+  const dir = tempDir('ta-zod-run-');
+  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
+  const urls = await sim.start();
+  onTestFinished(() => sim.stop());
+  const replayFile = path.join(dir, 'drive.nmea');
+  writeFileSync(replayFile, driveText(generateDrive({ minutes: 3, hz: 10, seed: 6 })));
+  const file = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 20 } });
+  const out = path.join(dir, 'zod-probe.json');
+  const probe = path.join(REPO_ROOT, 'test', 'config', 'fixtures', 'zod-probe.mjs');
+  // The daemon as the unit starts it, with the probe preloaded.
+  const child = spawnCli(['run', '--config', file], {
+    nodeArgs: [...UNIT_NODE_ARGS, '--import', probe],
+    env: { ZOD_PROBE_OUT: out, ...(UNIT_NODE_OPTIONS ? { NODE_OPTIONS: UNIT_NODE_OPTIONS } : {}) },
+  });
+  let log = '';
+  child.stdout?.on('data', (b: Buffer) => (log += b.toString()));
+  child.stderr?.on('data', (b: Buffer) => (log += b.toString()));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  onTestFinished(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  await waitFor('5 events delivered', () => sim.events.size >= 5, { timeoutMs: 60_000, detail: () => log });
+  child.kill('SIGUSR2');
+  await waitFor('the probe answers', () => existsSync(out), { timeoutMs: 10_000, detail: () => log });
+  expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ held: 0 });
+  child.kill('SIGTERM');
+  await exited;
 });
