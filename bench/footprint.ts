@@ -112,6 +112,17 @@ function checkoutDirs(checkout: string): string[] {
 }
 
 /**
+ * The mount points spawnNode's `mkdir -p` makes in the root for these binds (absent now), children
+ * before parents: removed after the run, and only these (the root's own directories stay).
+ */
+function mountPointsToMake(root: string, binds: string[]): string[] {
+  const made = new Set<string>();
+  for (const bind of binds)
+    for (let d = bind; d !== '/' && !existsSync(path.join(root, d)); d = path.dirname(d)) made.add(path.join(root, d));
+  return [...made].sort((a, b) => b.length - a.length);
+}
+
+/**
  * `node ARGS` in cwd: on this host's node, or with `--root` in a private mount namespace (unshare),
  * the directories bound into the root at their own paths, then chroot; every step execs the next, so
  * the PID is node's.
@@ -141,7 +152,9 @@ function spawnNode(
 function checkRootNode(pid: number): void {
   if (ROOT === undefined) return;
   const exe = readlinkSync(`/proc/${pid}/exe`);
-  if (exe !== path.join(ROOT, 'usr/bin/node')) throw new Error(`PID ${pid} runs ${exe}, not the root's node: its RSS would not be node's`);
+  // The kernel names the file it ran: a root whose /usr/bin/node is a link shows the link's target.
+  if (exe !== realpathSync(path.join(ROOT, 'usr/bin/node')))
+    throw new Error(`PID ${pid} runs ${exe}, not the root's node: its RSS would not be node's`);
 }
 
 const UNIT = readFileSync(path.join(REPO, 'systemd/telematics-agent.service'), 'utf8');
@@ -206,6 +219,7 @@ async function main(): Promise<void> {
   const nodeVersion = ROOT === undefined ? process.version : `${rootNodeVersion(ROOT)} (chroot ${ROOT})`;
   const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ta-bench-footprint-')));
   const binds = [...checkoutDirs(REPO), ...checkoutDirs(path.resolve(path.dirname(CLI), '../..')), dir];
+  const mountPoints = ROOT === undefined ? [] : mountPointsToMake(ROOT, binds);
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, TMPDIR: dir, ...unitEnvironment() };
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
   const ca = TLS ? makeThrowawayCa(mkdtempSync(path.join(dir, 'ca-'))) : undefined;
@@ -214,8 +228,15 @@ async function main(): Promise<void> {
   let unmount = (): unknown => undefined;
   const removeDirs = () => {
     rmSync(dir, { recursive: true, force: true });
-    // The mount point made in the root for the temporary directory (the mounts went with the processes).
-    if (ROOT !== undefined && existsSync(path.join(ROOT, dir))) rmdirSync(path.join(ROOT, dir));
+    // The mount points made in the root (the mounts went with the processes): rmdir, never a
+    // directory something else filled.
+    for (const d of mountPoints) {
+      try {
+        rmdirSync(d);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') console.error(`left ${d} in the root: ${(e as Error).message}`);
+      }
+    }
   };
   // Ctrl-C, or the bench alone killed: no process left behind (with --root, its mounts go with it).
   const interrupted = (signal: NodeJS.Signals) => {
