@@ -84,6 +84,7 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the whole agent', () => {
 
     // 4. Set again: across the step, the last error is seconds old (it was "0 s ago", a negative age
     //    clamped, and health kept reporting it as current for two years), and the success is newer.
+    await uploadBetweenTries(snapshot, d.log);
     setClock(0, ca);
     await waitFor('delivery resumes', () => sim.events.size > delivered + 2, { timeoutMs: 60_000, detail: d.log });
     let s: StatusSnapshot | undefined;
@@ -140,6 +141,7 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the whole agent', () => {
 
       // NTP sets the clock: the error stamped 1970 is seconds old on the monotonic clock (it was "20782 d ago").
       const delivered = sim.events.size;
+      await uploadBetweenTries(snapshot, d.log);
       setClock(0, ca);
       await waitFor('delivery resumes', () => sim.events.size > delivered + 2, { timeoutMs: 60_000, detail: d.log });
       let s: StatusSnapshot | undefined;
@@ -256,6 +258,24 @@ describe.skipIf(!HAVE_SOCAT)('a wrong system clock on the whole agent', () => {
     },
   );
 });
+
+/**
+ * Waits until no upload is in flight and the next try is at least half a second away. The test's
+ * setClock changes the clock and the server's certificate at once, which no real platform does: a
+ * request that met the old certificate but failed after the change would stamp a new last error
+ * with the set clock, and the checks of the old error's stamp would read that one instead.
+ */
+async function uploadBetweenTries(snapshot: () => Promise<StatusSnapshot | undefined>, log: () => string): Promise<void> {
+  await waitFor(
+    'the upload between two tries',
+    async () => {
+      const s = await snapshot();
+      const lanes = s?.upload.lanes as { inFlight?: number; backoffUntil?: number } | undefined;
+      return s !== undefined && lanes?.inFlight === 0 && lanes.backoffUntil !== undefined && lanes.backoffUntil - s.takenAt > 500;
+    },
+    { timeoutMs: 60_000, detail: log },
+  );
+}
 
 /** A receiver on the pty whose GNSS time is the real time: each epoch is written when its second comes. */
 function liveReceiver(input: string): { stop(): void } {
