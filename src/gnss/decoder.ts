@@ -8,7 +8,7 @@ import { LineSplitter, type LineSplitterCounters } from './line-splitter.js';
 import { decodeFrame } from './sentences/decode.js';
 import { frameSentence, type FrameRejection } from './sentences/frame.js';
 import type { SentenceKind } from './sentences/types.js';
-import { DEFAULT_MAX_LINE_LENGTH } from '../config/schema.js';
+import { DEFAULT_MAX_LINE_LENGTH } from '../config/gnss-schema.js';
 
 export interface SentenceCounters {
   /** Sentences decoded and used, per type. */

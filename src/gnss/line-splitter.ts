@@ -5,7 +5,7 @@
  * a run (after the noise) still gets through. Bytes are read as latin1 so that every byte stays
  * one character and the NMEA checksum is computed over the bytes received.
  */
-import { DEFAULT_MAX_LINE_LENGTH } from '../config/schema.js';
+import { DEFAULT_MAX_LINE_LENGTH } from '../config/gnss-schema.js';
 
 export interface LineSplitterCounters {
   bytes: number;

@@ -11,7 +11,7 @@ import { RecordingPolicy, type RecordingPolicyOptions } from './recording-policy
 import { WeekRolloverCorrector, type RolloverCounters } from './rollover.js';
 import type { LinkState, NmeaSource } from './sources/source.js';
 import { errorFields } from '../errors.js';
-import { DEFAULT_MAX_LINE_LENGTH } from '../config/schema.js';
+import { DEFAULT_MAX_LINE_LENGTH } from '../config/gnss-schema.js';
 
 export interface GnssPipelineOptions {
   source: NmeaSource;
