@@ -12,9 +12,8 @@ import { PlatformSimulator } from '../../src/sim/index.js';
 import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
 import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
-import { UNIT_NODE_ARGS, UNIT_NODE_OPTIONS, writeConfig } from '../e2e/daemon.js';
+import { startReplayDaemon, writeConfig } from '../e2e/daemon.js';
 import { REPO_ROOT } from '../helpers/paths.js';
-import { spawnCli } from '../helpers/run-cli.js';
 
 // zod's CommonJS modules are per process, and vitest runs each file in its own.
 it('the daemon lets zod go once its configuration is read, and running never loads it again', async () => {
@@ -53,32 +52,21 @@ it('the daemon lets zod go once its configuration is read, and running never loa
 });
 
 it('`run` lets zod go: the daemon delivering holds none of its modules', { timeout: 90_000 }, async () => {
-  const dir = tempDir('ta-zod-run-');
-  const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
-  const urls = await sim.start();
-  onTestFinished(() => sim.stop());
-  const replayFile = path.join(dir, 'drive.nmea');
-  writeFileSync(replayFile, driveText(generateDrive({ minutes: 3, hz: 10, seed: 6 })));
-  const file = writeConfig({ dir, urls, gnss: { replayFile, replaySpeed: 20 } });
-  const out = path.join(dir, 'zod-probe.json');
+  const out = path.join(tempDir('ta-zod-probe-'), 'zod-probe.json');
   const probe = path.join(REPO_ROOT, 'test', 'config', 'fixtures', 'zod-probe.mjs');
-  // The daemon as the unit starts it, with the probe preloaded.
-  const child = spawnCli(['run', '--config', file], {
-    nodeArgs: [...UNIT_NODE_ARGS, '--import', probe],
-    env: { ZOD_PROBE_OUT: out, ...(UNIT_NODE_OPTIONS ? { NODE_OPTIONS: UNIT_NODE_OPTIONS } : {}) },
+  // The daemon as the unit starts it (runDaemon, the e2e tests' short retry waits), the probe preloaded.
+  const { sim, daemon } = await startReplayDaemon({
+    prefix: 'ta-zod-run-',
+    drive: { minutes: 3, hz: 10, seed: 6 },
+    replaySpeed: 20,
+    ready: false,
+    env: { ZOD_PROBE_OUT: out },
+    nodeArgs: ['--import', probe],
   });
-  let log = '';
-  child.stdout?.on('data', (b: Buffer) => (log += b.toString()));
-  child.stderr?.on('data', (b: Buffer) => (log += b.toString()));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  onTestFinished(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  await waitFor('5 events delivered', () => sim.events.size >= 5, { timeoutMs: 60_000, detail: () => log });
-  child.kill('SIGUSR2');
-  await waitFor('the probe answers', () => existsSync(out), { timeoutMs: 10_000, detail: () => log });
+  await waitFor('5 events delivered', () => sim.events.size >= 5, { timeoutMs: 60_000, detail: daemon.log });
+  daemon.child.kill('SIGUSR2');
+  await waitFor('the probe answers', () => existsSync(out), { timeoutMs: 10_000, detail: daemon.log });
   expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ held: 0 });
-  child.kill('SIGTERM');
-  await exited;
+  daemon.child.kill('SIGTERM');
+  await daemon.exited;
 });

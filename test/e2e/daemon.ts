@@ -107,7 +107,7 @@ export const UNIT_NODE_ARGS = (/^ExecStart=\S+ (.*?) ?\S+\/dist\/cli\/main\.js /
  * `telematics-agent run --config <configFile>`; with the tuning file writeConfig leaves beside it,
  * through fixtures/tuned-daemon.mjs (the same daemon, its retry waits shortened).
  */
-export function startDaemon(dir: string, configFile: string, env: NodeJS.ProcessEnv = {}): Daemon {
+export function startDaemon(dir: string, configFile: string, env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Daemon {
   const logFile = path.join(dir, `daemon-${Date.now()}-${Math.random().toString(36).slice(2)}.log`);
   const fd = openSync(logFile, 'a');
   const tuningFile = tuningFileOf(configFile);
@@ -116,12 +116,12 @@ export function startDaemon(dir: string, configFile: string, env: NodeJS.Process
     env: { ...(UNIT_NODE_OPTIONS ? { NODE_OPTIONS: UNIT_NODE_OPTIONS } : {}), ...env },
   };
   const child = existsSync(tuningFile)
-    ? spawn(process.execPath, [...UNIT_NODE_ARGS, TUNED_DAEMON, configFile, tuningFile], {
+    ? spawn(process.execPath, [...UNIT_NODE_ARGS, ...nodeArgs, TUNED_DAEMON, configFile, tuningFile], {
         ...options,
         cwd: REPO_ROOT,
         env: cliEnv(options.env),
       })
-    : spawnCli(['run', '--config', configFile], { ...options, nodeArgs: UNIT_NODE_ARGS });
+    : spawnCli(['run', '--config', configFile], { ...options, nodeArgs: [...UNIT_NODE_ARGS, ...nodeArgs] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
@@ -177,6 +177,9 @@ export interface ReplayDaemonOptions {
   ready?: boolean;
   /** How a daemon still running is stopped when the test finishes (default SIGTERM). */
   stopSignal?: 'SIGTERM' | 'SIGKILL';
+  /** The daemon's environment beside the unit's NODE_OPTIONS, and node flags after the unit's. */
+  env?: NodeJS.ProcessEnv;
+  nodeArgs?: string[];
 }
 
 export interface ReplayDaemon {
@@ -203,7 +206,7 @@ export async function startReplayDaemon(o: ReplayDaemonOptions): Promise<ReplayD
   writeFileSync(replayFile, driveText(generateDrive(o.drive)));
   const configFile = writeConfig({ ...o.config, dir, urls, gnss: { replayFile, replaySpeed: o.replaySpeed } });
   o.beforeStart?.(sim);
-  const daemon = startDaemon(dir, configFile);
+  const daemon = startDaemon(dir, configFile, o.env, o.nodeArgs);
   stopWhenFinished(daemon, o.stopSignal);
   const socket = path.join(dir, 'status.sock');
   if (o.ready !== false) await untilStatusSocket(daemon, socket);

@@ -1,13 +1,10 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import os from 'node:os';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { PlatformSimulator } from '../../src/sim/index.js';
-import { driveText, generateDrive } from '../../src/sim/receiver/index.js';
+import { describe, expect, it } from 'vitest';
 import { requestSnapshot } from '../../src/status/status-client.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
-import { startDaemon, stopWhenFinished, writeConfig } from './daemon.js';
+import { startReplayDaemon } from './daemon.js';
 import { waitFor } from '../helpers/wait.js';
 
 /**
@@ -18,17 +15,14 @@ import { waitFor } from '../helpers/wait.js';
  */
 describe('a salvage at run time swaps only the database', () => {
   it('every fix delivered once, no second password grant, no second registration, one start', { timeout: 300_000 }, async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'ta-runsalvage-'));
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
-    const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], seed: 5 });
-    const urls = await sim.start();
-    onTestFinished(() => sim.stop());
-    const drive = path.join(dir, 'drive.nmea');
-    const minutes = 2;
-    writeFileSync(drive, driveText(generateDrive({ minutes, hz: 10, seed: 12 })));
-    const daemon = startDaemon(dir, writeConfig({ dir, urls, gnss: { replayFile: drive, replaySpeed: 1 } }));
-    stopWhenFinished(daemon, 'SIGKILL');
-    const socket = path.join(dir, 'status.sock');
+    const { dir, sim, daemon, socket } = await startReplayDaemon({
+      prefix: 'ta-runsalvage-',
+      sim: { users: [{ username: 'agent', password: 'pw' }], seed: 5 },
+      drive: { minutes: 2, hz: 10, seed: 12 },
+      replaySpeed: 1,
+      ready: false,
+      stopSignal: 'SIGKILL',
+    });
     let last: StatusSnapshot | undefined;
     const status = async (): Promise<StatusSnapshot | undefined> => {
       if (daemon.child.exitCode !== null) throw new Error(`daemon exited ${daemon.child.exitCode}\n${daemon.log().slice(-3000)}`);
