@@ -1,20 +1,15 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { configSchemas } from '../../src/config/schema.js';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { carryOver } from '../../src/store/carried-fixes.js';
 import { openDatabase } from '../../src/store/database.js';
 import { MetaStore } from '../../src/store/meta.js';
-import { Outbox } from '../../src/store/outbox/outbox.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
-import { openStores } from '../../src/store/stores.js';
-import { systemClock } from '../../src/system/clock.js';
-import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform } from '../platform/fixture.js';
-import { DEVICE, TestRegistration } from '../upload/harness.js';
+import { DEVICE } from '../upload/harness.js';
 import { tempDir } from '../helpers/tmp.js';
-import { attachOutboxOn } from './swap-rig.js';
+import { attachOutbox, attachOutboxOn, startSwapUploader } from './swap-rig.js';
 import { waitFor } from '../helpers/wait.js';
-import { defaultStorage, fixAt, IDENTITY, rowCount } from './outbox/helpers.js';
+import { fixAt, rowCount } from './outbox/helpers.js';
 
 /**
  * The store handle swapped under one running uploader (the real simulator and token manager, real
@@ -39,18 +34,7 @@ describe('a swap of the database under one uploader', () => {
 
     // A copy that does not hold the file (too large to read): held fixes from seq 1 on.
     const copy = await outboxOn(tempDir());
-    const registration = new TestRegistration();
-    const uploader = new Uploader({
-      queue: handle.queue,
-      requester: platform.agent().client,
-      registration,
-      eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
-      upload: { ...configSchemas().configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 1000 },
-      clock: systemClock,
-      logger: silentLogger(),
-    });
-    await uploader.start();
-    onTestFinished(() => uploader.stop(100));
+    const { uploader, registration } = await startSwapUploader(handle, platform);
     for (let i = 100; i < 120; i++) handle.queue.record(fixAt(i));
     registration.register(DEVICE);
     await waitFor('some held fixes delivered, some in flight', () => platform.sim.events.size >= 5 && uploader.status().inFlight > 0);
@@ -67,19 +51,7 @@ describe('a swap of the database under one uploader', () => {
       file,
       carry.held.filter((r) => !carry.delivered.has(Buffer.from(r.event_id).toString('hex'))),
     );
-    const back = new Outbox({
-      db: file,
-      meta: new MetaStore(file),
-      identity: IDENTITY,
-      dataDir: fileDir,
-      clock: systemClock,
-      logger: silentLogger(),
-      freeBytes: () => Number.MAX_SAFE_INTEGER,
-      storage: { ...defaultStorage(), commitIntervalMs: 60_000 },
-    });
-    await back.start();
-    handle.attach(file, openStores(file));
-    handle.attachOutbox(back);
+    const back = await attachOutbox(handle, file, fileDir);
 
     const all = 30 + 20;
     await waitFor(

@@ -1,13 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { configSchemas } from '../../src/config/schema.js';
 import { silentLogger } from '../../src/log.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
-import { systemClock } from '../../src/system/clock.js';
-import { Uploader } from '../../src/upload/uploader.js';
 import { startPlatform } from '../platform/fixture.js';
-import { DEVICE, TestRegistration } from '../upload/harness.js';
+import { DEVICE } from '../upload/harness.js';
 import { tempDir } from '../helpers/tmp.js';
-import { attachOutboxOn } from './swap-rig.js';
+import { attachOutboxOn, startSwapUploader } from './swap-rig.js';
 import { waitFor } from '../helpers/wait.js';
 import { fixAt } from './outbox/helpers.js';
 
@@ -26,18 +23,7 @@ describe('a refused event across a swap of the database', () => {
     const first = await outboxOn();
     first.outbox.record(fixAt(1));
     first.outbox.flush({ final: true });
-    const registration = new TestRegistration();
-    const uploader = new Uploader({
-      queue: handle.queue,
-      requester: platform.agent().client,
-      registration,
-      eventsUrl: `${platform.urls.planningUrl}/otm/api/v5/events`,
-      upload: { ...configSchemas().configSchema.shape.upload.parse({}), minBackoffMs: 100, maxBackoffMs: 1000 },
-      clock: systemClock,
-      logger: silentLogger(),
-    });
-    await uploader.start();
-    onTestFinished(() => uploader.stop(100));
+    const { uploader, registration } = await startSwapUploader(handle, platform);
     registration.register(DEVICE);
     // The only event is refused: no acceptance yet, so it waits for its verdict.
     await waitFor('the event refused', () => uploader.status().held === 1 && uploader.status().inFlight === 0);
