@@ -65,7 +65,9 @@ export async function startPlatform(
   simOptions: PlatformSimulatorOptions = {},
   transport: { tls?: 'h2' | 'http/1.1'; idleTimeoutMs?: number } = {},
 ): Promise<Platform> {
-  const clock = new ManualClock();
+  // Wall time starts now, not ManualClock's fixed date: the token lock row records wall time, and a
+  // child process on the system clock took a lock stamped days ago as stale and refreshed beside us.
+  const clock = new ManualClock({ wallMs: Date.now() });
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], clock, ...simOptions });
   const dataDir = tempDir();
   let dispatcher: Agent | PlatformDispatcher;
