@@ -103,11 +103,14 @@ export interface ServiceFacts {
   socketPath: string;
   /** The unit is installed, or the configuration is the gateway's (/etc/telematics-agent/config.json). */
   gateway: boolean;
+  /** The configuration file doctor read, for the command that starts an agent on it off a gateway. */
+  configPath?: string;
 }
 
 /**
  * Is the agent running? On a gateway a stopped service is a failure: it records nothing. Off a
- * gateway (a developer's --config, no unit installed) no running agent is the normal case.
+ * gateway (a developer's --config, no unit installed) it is a warning, as `status` says "daemon not
+ * running": a technician who runs doctor first must not read that all is well.
  */
 export function checkService(f: ServiceFacts): CheckResult {
   if (f.snapshot) return pass('service', `the agent is running (pid ${f.snapshot.daemon.pid ?? '?'})`);
@@ -120,13 +123,19 @@ export function checkService(f: ServiceFacts): CheckResult {
     );
   if (code !== undefined && code !== 'DAEMON_NOT_RUNNING') return pass('service', `the agent is running, but busy: ${f.askError?.message}`);
   if (!f.gateway)
-    return skip(
+    return warn(
       'service',
-      `no agent is running for this configuration (no answer on ${f.socketPath}; not a gateway: no unit installed); telematics-agent run --config FILE starts one`,
+      `no agent is running for this configuration: no answer on ${f.socketPath}, so nothing is recorded or delivered (not a gateway: no unit installed)`,
+      `start one: telematics-agent run --config ${f.configPath === undefined ? 'FILE' : shellWord(f.configPath)}`,
     );
   return fail(
     'service',
     `the agent is not running: no answer on ${f.socketPath}, so nothing is recorded or delivered`,
     'sudo systemctl start telematics-agent; if it stopped by itself, journalctl -u telematics-agent -n 50 says why',
   );
+}
+
+/** A path as one shell word: quoted only when it needs to be. */
+function shellWord(s: string): string {
+  return /^[\w./,:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
 }

@@ -89,7 +89,7 @@ export async function runDoctor(
     return undefined;
   });
   const gateway = (seams.gateway ?? isGateway)(config);
-  results.push(checkService({ snapshot: daemon, askError, socketPath, gateway }));
+  results.push(checkService({ snapshot: daemon, askError, socketPath, gateway, configPath: config.source }));
   const replay = config.gnss.replayFile !== undefined;
   // System clock minus GNSS time, measured below: a TLS date failure is then named as the clock's.
   let clockOffsetMs = !replay && daemon?.receiver?.clockOffsetS !== undefined ? daemon.receiver.clockOffsetS * 1000 : undefined;

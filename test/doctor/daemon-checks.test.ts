@@ -67,10 +67,15 @@ describe('doctor: is the agent running?', () => {
     expect(r.fix).toMatch(/systemctl start telematics-agent.*journalctl -u telematics-agent/);
   });
 
-  it('off a gateway no running agent is the normal case: SKIP, saying how to start one', () => {
-    const r = checkService({ ...base, askError: notRunning, gateway: false });
-    expect(r.verdict).toBe('SKIP');
-    expect(r.detail).toMatch(/not a gateway.*telematics-agent run --config FILE/);
+  it('off a gateway no running agent is a warning (as status says "daemon not running"), with the command that starts one', () => {
+    const r = checkService({ ...base, askError: notRunning, gateway: false, configPath: '/home/me/try/sim-config.json' });
+    expect(r.verdict).toBe('WARN');
+    expect(r.detail).toMatch(
+      /^no agent is running for this configuration: no answer on \/run\/telematics-agent\/status\.sock.*not a gateway/,
+    );
+    expect(r.fix).toBe('start one: telematics-agent run --config /home/me/try/sim-config.json');
+    const spaced = checkService({ ...base, askError: notRunning, gateway: false, configPath: "/tmp/my dir/it's.json" });
+    expect(spaced.fix).toBe("start one: telematics-agent run --config '/tmp/my dir/it'\\''s.json'");
   });
 
   it('a running agent PASSes, a busy one is running, a socket it may not open is a warning', () => {

@@ -40,10 +40,14 @@ describe('doctor: the service', () => {
     expect(doctorExitCode(results)).toBe(1);
   });
 
-  it('off a gateway (a developer config, no unit installed): SKIP, no failure of its own', async () => {
+  it('off a gateway (a developer config, no unit installed): WARN naming the command that starts one, no failure of its own', async () => {
     const dir = tempDir();
-    const results = await runDoctor(config(dir), {}, { gateway: () => false });
-    expect(results.find((r) => r.name === 'service')?.verdict).toBe('SKIP');
+    const file = config(dir);
+    const results = await runDoctor(file, {}, { gateway: () => false });
+    const service = results.find((r) => r.name === 'service');
+    expect(service?.verdict).toBe('WARN');
+    expect(service?.fix).toBe(`start one: telematics-agent run --config ${file}`);
+    expect(results.filter((r) => r.verdict === 'FAIL' && r.name === 'service')).toEqual([]);
   });
 });
 
