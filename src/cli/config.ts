@@ -10,10 +10,11 @@ export function registerConfigCommands(program: Command): void {
     .option(...CONFIG_OPTION)
     .option('--quiet', 'print nothing when valid (no warnings either)')
     .action(async (opts: { config?: string; quiet?: boolean }) => {
-      const [{ loadCliConfig }, { maskedConfig, passwordOverride }, { configWarnings }] = await Promise.all([
+      const [{ loadCliConfig }, { maskedConfig, passwordOverride }, { configWarnings }, { SECRET_MASK }] = await Promise.all([
         import('./context.js'),
         import('../config/load.js'),
         import('../config/warnings.js'),
+        import('../config/secret.js'),
       ]);
       try {
         const cfg = loadCliConfig(opts.config);
@@ -21,6 +22,10 @@ export function registerConfigCommands(program: Command): void {
           process.stdout.write(`${JSON.stringify(maskedConfig(cfg), null, 2)}\n`);
           const warnings = configWarnings(cfg);
           for (const w of warnings) process.stderr.write(`warning: ${w.path}: ${w.message}\n`);
+          if (cfg.credentials.passwordSource === 'config')
+            process.stderr.write(
+              `credentials.password is printed as "${SECRET_MASK}", which config check refuses: the printout is not a working configuration (${cfg.source} is)\n`,
+            );
           const override = passwordOverride(cfg);
           if (override !== undefined) process.stderr.write(`${override}\n`);
           process.stderr.write(

@@ -104,8 +104,9 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * The effective configuration as a file of this schema, every secret masked, for `config check`: it
- * reads back as valid (no `source`, no `passwordSource`), and names only the password key in use,
- * so a password file that is not there yet is shown as that file, never as a masked password.
+ * reads back as valid (no `source`, no `passwordSource`) except for an inline password, whose mask
+ * the schema refuses, so the printout saved as a file never logs in with the mask. It names only
+ * the password key in use, so a password file that is not there yet is shown as that file.
  * Keys of an earlier version are left out: the agent does not read them (backlogRatePerS shows as
  * the backlogMaxRatePerS it became), and a file copied from this output starts without warnings.
  */

@@ -5,6 +5,7 @@ import { schemaParts } from './schema-parts.js';
 import { motionSchemas } from './motion-schema.js';
 import { loadZod, unloadZod, type Zod } from './zod.js';
 import { gnssSectionSchema } from './gnss-schema.js';
+import { SECRET_MASK } from './secret.js';
 
 /**
  * The configuration schema: every key, its type, its default and what it means, in one place.
@@ -36,6 +37,10 @@ function buildSchemas(z: Zod) {
       password: z
         .string()
         .min(1, 'must not be empty')
+        // The mask config check prints: a printout saved as the configuration would log in with it.
+        .refine((p) => p !== SECRET_MASK, {
+          message: `is "${SECRET_MASK}", the mask config check prints in place of the password: put the real password here, or better in a file (mode 0600) named by credentials.passwordFile`,
+        })
         .optional()
         .describe('Platform password. Prefer passwordFile, the TELEMATICS_AGENT_PASSWORD variable or a systemd credential.'),
       passwordFile: z

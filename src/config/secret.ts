@@ -1,5 +1,8 @@
 import { inspect } from 'node:util';
 
+/** What every printout shows for a secret; the schema refuses it as a password (schema.ts). */
+export const SECRET_MASK = '[redacted]';
+
 export interface SecretOptions {
   /** Where the value comes from, for messages that tell a person what to fix ("the password file /etc/..."). Never the value. */
   origin?: string;
@@ -28,12 +31,12 @@ export class Secret {
     return typeof this.#value === 'function';
   }
   toString(): string {
-    return '[redacted]';
+    return SECRET_MASK;
   }
   toJSON(): string {
-    return '[redacted]';
+    return SECRET_MASK;
   }
   [inspect.custom](): string {
-    return '[redacted]';
+    return SECRET_MASK;
   }
 }

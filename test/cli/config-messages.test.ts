@@ -48,7 +48,9 @@ describe('config check warnings (exit 0)', () => {
     expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
     const privateFile = write(dir, 'private.json', BASE, 0o600);
     const ok = await runCli(['config', 'check', '--config', privateFile]);
-    expect(ok.stderr).toBe(`configuration ${privateFile} is valid\n`);
+    expect(ok.stderr).toBe(
+      `credentials.password is printed as "[redacted]", which config check refuses: the printout is not a working configuration (${privateFile} is)\nconfiguration ${privateFile} is valid\n`,
+    );
   });
 
   it('retry bounds of an earlier version: the file is valid, each key named with what the agent does now', async () => {
@@ -74,7 +76,7 @@ describe('config check warnings (exit 0)', () => {
   });
 });
 
-describe('config check prints a configuration that reads back as valid', () => {
+describe('config check prints a configuration that reads back as valid, but for an inline password', () => {
   it('a password file that is not there is shown as that file, never as a masked password; source and passwordSource are not printed', async () => {
     const dir = tempDir();
     const pw = path.join(dir, 'password');
@@ -90,14 +92,25 @@ describe('config check prints a configuration that reads back as valid', () => {
     expect(JSON.parse(back.stdout)).toEqual(printed);
   });
 
-  it('an inline password reads back masked, and is never printed', async () => {
+  it('an inline password is printed masked, never in clear, and that printout fed back is refused naming the key and the fix', async () => {
     const dir = tempDir();
     const file = write(dir, 'config.json', BASE);
     const r = await runCli(['config', 'check', '--config', file]);
+    expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).credentials).toEqual({ username: 'u', password: '[redacted]' });
-    expect(r.stdout).not.toContain('inline-Secret-9');
-    const back = await runCli(['config', 'check', '--config', write(dir, 'printed.json', r.stdout)]);
-    expect(back.code, back.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain('inline-Secret-9');
+    expect(r.stderr).toContain(
+      `credentials.password is printed as "[redacted]", which config check refuses: the printout is not a working configuration (${file} is)`,
+    );
+    // Saved as the configuration it would log in with the mask: refused, even with the real password in the environment.
+    const printed = write(dir, 'printed.json', r.stdout);
+    for (const env of [{}, { TELEMATICS_AGENT_PASSWORD: 'inline-Secret-9' }]) {
+      const back = await runCli(['config', 'check', '--config', printed], { env });
+      expect(back.code, back.stderr).toBe(2);
+      expect(back.stderr).toContain(
+        'credentials.password: is "[redacted]", the mask config check prints in place of the password: put the real password here, or better in a file (mode 0600) named by credentials.passwordFile',
+      );
+    }
   });
 });
 
