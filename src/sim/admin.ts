@@ -12,7 +12,8 @@ import type { SimUser, TokenAnswerFault } from './tokens.js';
  * can be observed and faulted. Loopback only, like the rest of the simulator; no authentication.
  *
  *   GET    /_sim/stats            counters (SimStats)
- *   GET    /_sim/events           received events, in order of first arrival
+ *   GET    /_sim/events           received location updates, in order of first arrival (?type=all: with the vehicle events)
+ *   GET    /_sim/vehicle-events   received movement and engine events (startMovingEvent, stopEngineEvent, ...)
  *   GET    /_sim/locations        stored locations
  *   GET    /_sim/devices          registered devices
  *   GET    /_sim/faults           active faults per route
@@ -39,14 +40,14 @@ export interface AdminTarget {
   setCapacity(route: RouteName, spec: CapacitySpec | undefined): void;
 }
 
-export function handleAdmin(sim: AdminTarget, method: string, pathname: string, body: string): Reply {
+export function handleAdmin(sim: AdminTarget, method: string, pathname: string, body: string, query?: URLSearchParams): Reply {
   const path = pathname.replace(/\/+$/, '');
   const key = `${method} ${path}`;
   switch (key) {
     case 'GET /_sim/stats':
       return json(200, sim.stats);
     case 'GET /_sim/events':
-      return json(200, [...sim.events.values()]);
+      return receivedEvents(sim, query?.get('type') ?? undefined);
     case 'GET /_sim/vehicle-events':
       return json(200, [...sim.vehicleEvents.values()]);
     case 'GET /_sim/locations':
@@ -100,6 +101,21 @@ export function handleAdmin(sim: AdminTarget, method: string, pathname: string, 
     default:
       return json(404, { status: 404, error: 'Not Found', message: `unknown simulator admin route ${key}` });
   }
+}
+
+/**
+ * The location updates alone by default: many figures (and scripts) count them. `type=all` adds the
+ * movement and engine events, all in order of first arrival, each with its eventType in `event`.
+ */
+function receivedEvents(sim: AdminTarget, type: string | undefined): Reply {
+  if (type === undefined || type === 'location') return json(200, [...sim.events.values()]);
+  if (type === 'vehicle') return json(200, [...sim.vehicleEvents.values()]);
+  if (type !== 'all') return badRequest(`unknown type "${type}"; types: location (the default), vehicle, all`);
+  // Stable sort: arrivals in the same millisecond keep each map's own order.
+  return json(
+    200,
+    [...sim.events.values(), ...sim.vehicleEvents.values()].sort((a, b) => a.receivedAt - b.receivedAt),
+  );
 }
 
 function setFaults(sim: AdminTarget, body: string): Reply {

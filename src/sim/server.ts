@@ -230,7 +230,7 @@ export class PlatformSimulator {
     const method = req.method ?? 'GET';
     if (url.pathname.startsWith('/_sim/') || url.pathname === '/_sim') {
       const body = await readBody(req);
-      sendReply(res, handleAdmin(this, method, url.pathname, body));
+      sendReply(res, handleAdmin(this, method, url.pathname, body, url.searchParams));
       return;
     }
     const matched = matchRoute(method, url.pathname);

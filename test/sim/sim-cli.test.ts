@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { CLI } from '../helpers/paths.js';
 import { spawnCli } from '../helpers/run-cli.js';
+import { waitFor } from '../helpers/wait.js';
 
 const built = existsSync(CLI);
 if (!built) process.stderr.write('skipping `telematics-agent sim` CLI test: run `npm run build` first (dist/ is absent)\n');
@@ -42,5 +43,19 @@ describe.skipIf(!built)('telematics-agent sim', () => {
     p.kill('SIGTERM');
     expect(await exit).toBe(0);
     expect(err).toContain('platform simulator stopped');
+  });
+
+  it('its banner names where the location updates and where the trips and engine events are', async () => {
+    const p = spawnCli(['sim', '--port', '0']);
+    const exit = new Promise<number | null>((resolve) => p.on('close', resolve));
+    let out = '';
+    p.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor('the banner', () => out.includes('accounts:'));
+    p.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    const admin = /adminUrl: +(\S+)/.exec(out)?.[1];
+    expect(admin, out).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_sim$/);
+    expect(out).toContain(`${admin}/events          the location updates received (?type=all: with the vehicle events)`);
+    expect(out).toContain(`${admin}/vehicle-events  the trips and engine events received (start/stopMovingEvent, start/stopEngineEvent)`);
   });
 });

@@ -321,8 +321,21 @@ describe('platform simulator: faults and the admin API', () => {
     await login();
     const { access_token: t } = await login();
     await call('PUT', `${urls.planningUrl}/otm/api/v5/events`, t, event('z'));
-    const events = await call('GET', `${urls.adminUrl}/events`, undefined);
-    expect(events.json.map((e: { id: string }) => e.id)).toEqual(['z']);
+    await call('PUT', `${urls.planningUrl}/otm/api/v5/events`, t, { ...event('stop'), eventType: 'stopMovingEvent' });
+    await call('PUT', `${urls.planningUrl}/otm/api/v5/events`, t, event('y'));
+    const ids = async (route: string): Promise<unknown> =>
+      ((await call('GET', `${urls.adminUrl}/${route}`, undefined)).json as Array<{ id: string; event: { eventType: string } }>).map(
+        (e) => `${e.id} ${e.event.eventType}`,
+      );
+    // Location updates alone where scripts count them; the trips and engine events on their own route, or all together.
+    expect(await ids('events')).toEqual(['z locationUpdateEvent', 'y locationUpdateEvent']);
+    expect(await ids('vehicle-events')).toEqual(['stop stopMovingEvent']);
+    expect(await ids('events?type=vehicle')).toEqual(['stop stopMovingEvent']);
+    const all = (await ids('events?type=all')) as string[];
+    expect([...all].sort()).toEqual(['stop stopMovingEvent', 'y locationUpdateEvent', 'z locationUpdateEvent']);
+    expect(all.indexOf('z locationUpdateEvent')).toBeLessThan(all.indexOf('y locationUpdateEvent'));
+    const wrong = await call('GET', `${urls.adminUrl}/events?type=trips`, undefined);
+    expect([wrong.status, wrong.json.message]).toEqual([400, 'unknown type "trips"; types: location (the default), vehicle, all']);
     await call('POST', `${urls.adminUrl}/tokens/expire`, undefined, { access: true });
     expect((await call('GET', urls.deviceUrl, t)).status).toBe(401);
   });
