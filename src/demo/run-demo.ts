@@ -1,7 +1,8 @@
 /**
  * The demo (`npm start`): the platform simulator in this process, the real daemon (`telematics-agent
  * run`) as a child process against a temporary data directory, the synthetic receiver's drive
- * replayed at an accelerated pace, a short platform outage in the middle, the live status screen
+ * replayed at an accelerated pace, the ignition switched off and on at the depot, a short platform
+ * outage in the middle, the live status screen
  * while it runs and a summary at the end. Loopback only: no network, no receiver.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,9 +17,10 @@ import type { StatusSnapshot } from '../status/snapshot.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { DEMO_USER, writeDemoConfig } from './demo-config.js';
 import type { DemoHeader } from './header.js';
+import { DemoIgnition, depotIgnitionSteps } from './ignition.js';
 import { DemoOutage, type DemoPhase } from './outage.js';
 import { demoFrame, DemoScreen } from './screen.js';
-import { demoProblems, renderSummary, tripLines, type DemoSummary } from './summary.js';
+import { demoProblems, isEngineEvent, renderSummary, tripLines, type DemoSummary } from './summary.js';
 
 export interface DemoOptions {
   minutes: number;
@@ -67,7 +69,10 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
 
   const sim = new PlatformSimulator({ users: [DEMO_USER], accessTtlS: o.accessTtlS ?? 30, seed: o.seed });
   const urls = await sim.start();
-  const config = writeDemoConfig({ dir, urls, replayFile, replaySpeed: o.speed });
+  const ignitionFile = path.join(dir, 'ignition');
+  const ignition = new DemoIgnition(ignitionFile, depotIgnitionSteps(drive.phases));
+  ignition.start();
+  const config = writeDemoConfig({ dir, urls, replayFile, replaySpeed: o.speed, ignitionFile });
   const socketPath = path.join(dir, 'status.sock');
   const logFile = path.join(dir, 'daemon.log');
   const logFd = openSync(logFile, 'a', 0o600);
@@ -101,6 +106,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
       const r = last?.receiver;
       // The replay read to its end is the whole drive (the decoder drops a last epoch it cannot know is complete).
       const progress = r?.link === 'ended' ? 1 : r?.fixTime === undefined ? 0 : Math.min(1, (r.fixTime - drive.startTimeMs) / driveMs);
+      if (r?.fixTime !== undefined) ignition.update((r.fixTime - drive.startTimeMs) / 1000);
       const change = outage.update(progress, last?.outbox.pending ?? 0, Date.now());
       if (change === 'start') sim.setFaults('events', { status503Rate: 1 });
       else if (change === 'end') sim.setFaults('events', undefined);
@@ -141,6 +147,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
   // policy still held back (the drive may end moving), which may or may not go out before it exits.
   const delivered = sim.events.size;
   await stopChild(child);
+  const vehicleEvents = [...sim.vehicleEvents.values()].map((r) => r.event);
   const summary: DemoSummary = {
     fixesRead: last?.receiver?.fixesRead,
     recorded: last?.outbox.recorded,
@@ -151,7 +158,8 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     outageRefusals: sim.stats.faults.events,
     peakBacklog: outage.peakBacklog,
     dead: last?.outbox.deadLetters ?? 0,
-    trips: tripLines([...sim.vehicleEvents.values()].map((r) => r.event)),
+    trips: tripLines(vehicleEvents.filter((e) => !isEngineEvent(e))),
+    engine: { lines: tripLines(vehicleEvents.filter(isEngineEvent)), changes: ignition.changes },
   };
   await sim.stop();
   say(renderSummary(summary));

@@ -86,12 +86,23 @@ describe('demo', () => {
       // The trips of the drive as the platform received them: the depot stop (at least 90 s at any
       // --minutes) is one stop and one start, each with the odometer.
       expect(r.out).toMatch(/^ {2}trips\s+2 events:$/m);
-      const trips = [...r.out.matchAll(/^ {4}(\d\d:\d\d:\d\d)Z {2}(\w+) +52\.\d{5}, 5\.\d{5} {2}odometer (\d+\.\d\d) km$/gm)];
+      // The ignition the demo switched: off at the depot, on before it leaves, each one engine event.
+      expect(r.out).toMatch(/^ {2}engine\s+2 events for 2 ignition changes \(off at the depot, on to leave\):$/m);
+      const listed = [
+        ...r.out.matchAll(/^ {4}(\d\d:\d\d:\d\d)Z {2}(\w+) +52\.\d{5}, 5\.\d{5} {2}odometer (\d+\.\d\d) km(?: {2}engine \d+\.\d h)?$/gm),
+      ];
       expect(
-        trips.map((m) => m[2]),
+        listed.map((m) => m[2]),
         r.out,
-      ).toEqual(['stopMovingEvent', 'startMovingEvent']);
-      expect(trips[1]![1]! > trips[0]![1]!).toBe(true);
+      ).toEqual(['stopMovingEvent', 'startMovingEvent', 'stopEngineEvent', 'startEngineEvent']);
+      const at = (type: string): string => listed.find((m) => m[2] === type)![1]!;
+      expect(at('startMovingEvent') > at('stopMovingEvent')).toBe(true);
+      // The engine goes off once the vehicle stands, and on again while it still stands.
+      expect(at('stopEngineEvent') > at('stopMovingEvent'), r.out).toBe(true);
+      expect(at('startEngineEvent') > at('stopEngineEvent'), r.out).toBe(true);
+      expect(r.out).toMatch(
+        /^result: every recorded fix delivered exactly once, one password grant, every ignition change an engine event$/m,
+      );
       // Why so few fixes became events, and what to try next.
       expect(r.out).toMatch(
         new RegExp(

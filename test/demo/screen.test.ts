@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DemoHeader } from '../../src/demo/header.js';
 import { DemoOutage } from '../../src/demo/outage.js';
 import { demoFrame, DemoScreen } from '../../src/demo/screen.js';
-import { renderSummary } from '../../src/demo/summary.js';
+import { DemoIgnition, depotIgnitionSteps } from '../../src/demo/ignition.js';
+import { renderSummary, tripLines } from '../../src/demo/summary.js';
+import { tempDir } from '../helpers/tmp.js';
 import { liveSnapshot } from '../status/fixtures.js';
 
 const ESC = '\u001b[';
@@ -109,5 +113,64 @@ describe('demo summary', () => {
     const two = renderSummary({ ...s, peakBacklog: 6, trips: ['a', 'b'] });
     expect(two).toContain('(backlog peaked at 6 fixes, then drained)');
     expect(two).toContain('trips            2 events:');
+  });
+
+  it('lists the engine events under their own row, and fails when an ignition change made none', () => {
+    const s = { fixesRead: 119, recorded: 6, delivered: 6, duplicates: 0, passwordGrants: 1, refreshes: 0, outageRefusals: 5, dead: 0 };
+    const both = renderSummary({ ...s, peakBacklog: 1, trips: ['stop', 'start'], engine: { lines: ['off', 'on'], changes: 2 } });
+    expect(both).toContain(
+      [
+        '  trips            2 events:',
+        '    stop',
+        '    start',
+        '  engine           2 events for 2 ignition changes (off at the depot, on to leave):',
+        '    off',
+        '    on',
+      ].join('\n'),
+    );
+    expect(both).toMatch(/^result: every recorded fix delivered exactly once, one password grant, every ignition change an engine event$/m);
+    const lost = renderSummary({ ...s, peakBacklog: 1, trips: [], engine: { lines: [], changes: 2 } });
+    expect(lost).toContain('  engine           0 events for 2 ignition changes (off at the depot, on to leave)\n');
+    expect(lost).toMatch(/^result: FAILED: 0 engine events delivered for 2 ignition changes$/m);
+  });
+
+  it('an engine event line carries the odometer and the engine hours when the event has them', () => {
+    const [line] = tripLines([
+      {
+        eventType: 'stopEngineEvent',
+        creationDate: '2026-11-22T08:01:51.000Z',
+        geoReference: { lat: 52.095031, lon: 5.128581 },
+        externalAttributes: { odometer: { value: 960, unit: 'm' }, engineHours: { value: 1234.5, unit: 'h' } },
+      },
+    ]);
+    expect(line).toBe('08:01:51Z  stopEngineEvent   52.09503, 5.12858  odometer 0.96 km  engine 1234.5 h');
+  });
+});
+
+describe('demo ignition', () => {
+  it('off once parked at the depot, on before it leaves: one change per update, written whole', () => {
+    const steps = depotIgnitionSteps([
+      { phase: 'city', from: 0, to: 95 },
+      { phase: 'depot', from: 95, to: 245 },
+      { phase: 'city', from: 245, to: 300 },
+    ]);
+    expect(steps).toEqual([
+      { atS: 105, on: false },
+      { atS: 215, on: true },
+    ]);
+    expect(depotIgnitionSteps([{ phase: 'city', from: 0, to: 60 }])).toEqual([]);
+    const file = path.join(tempDir(), 'ignition');
+    const ignition = new DemoIgnition(file, steps);
+    ignition.start();
+    expect(readFileSync(file, 'utf8')).toBe('1\n');
+    ignition.update(100);
+    expect([readFileSync(file, 'utf8'), ignition.changes]).toEqual(['1\n', 0]);
+    // A poll that passed both steps switches one now, the other at the next.
+    ignition.update(230);
+    expect([readFileSync(file, 'utf8'), ignition.changes]).toEqual(['0\n', 1]);
+    ignition.update(230);
+    expect([readFileSync(file, 'utf8'), ignition.changes]).toEqual(['1\n', 2]);
+    ignition.update(400);
+    expect(ignition.changes).toBe(2);
   });
 });
