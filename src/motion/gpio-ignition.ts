@@ -30,6 +30,9 @@ export interface GpioIgnitionOptions extends GpioLine {
 
 /** A gpiomon that ran this long before it ended was working: the next start is quick again. */
 const HEALTHY_RUN_MS = 60_000;
+/** More ends of a running gpiomon than this within RESTART_WINDOW_MS: it is unstable, not restarted now and then. */
+export const MAX_RESTARTS = 3;
+export const RESTART_WINDOW_MS = 10 * 60_000;
 const STDERR_KEPT = 4096;
 
 /**
@@ -37,7 +40,9 @@ const STDERR_KEPT = 4096;
  * gpioget at start, then every edge from a gpiomon child (the kernel wakes it; nothing polls). The
  * line can be held by one requester at a time, so gpioget runs before gpiomon: an edge in the few
  * milliseconds between is missed until the next one. gpiomon is restarted with backoff whenever it
- * ends, and why it ended is said in one sentence, once per spell of the same fault.
+ * ends, and why it ended is said in one sentence, once per spell of the same fault: a restart that
+ * works at once is that one line. A gpiomon that keeps ending (more than MAX_RESTARTS in
+ * RESTART_WINDOW_MS) makes the input unstable: edges are missed while it restarts.
  */
 export class GpioIgnitionInput {
   readonly #o: GpioIgnitionOptions;
@@ -49,6 +54,11 @@ export class GpioIgnitionInput {
   #lastFault: string | undefined;
   #watching = false;
   #edges = 0;
+  /** Failed attempts since gpiomon last held the line. */
+  #spellFailures = 0;
+  /** Monotonic ms of each end of a gpiomon that had held the line, within RESTART_WINDOW_MS. */
+  #restarts: number[] = [];
+  #lastEnd: string | undefined;
 
   constructor(options: GpioIgnitionOptions) {
     this.#o = options;
@@ -67,6 +77,21 @@ export class GpioIgnitionInput {
   /** Why the line is not watched now (the last failure, until gpiomon holds the line again). */
   fault(): string | undefined {
     return this.#lastFault;
+  }
+
+  /** Why engine events are held or edges missed now: the line flaps, or gpiomon keeps ending. */
+  unstable(): string | undefined {
+    const flapping = this.#debounce.unstable();
+    if (flapping) return flapping;
+    const n = this.#recentRestarts();
+    if (n <= MAX_RESTARTS) return undefined;
+    return `ignition input unstable: gpiomon ended ${n} times in the last ${RESTART_WINDOW_MS / 60_000} min (last: ${this.#lastEnd}); edges are missed while it restarts`;
+  }
+
+  #recentRestarts(): number {
+    const now = this.#o.clock.monotonicMs();
+    this.#restarts = this.#restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    return this.#restarts.length;
   }
 
   /** Edges gpiomon has reported since the start, before the debounce. */
@@ -123,29 +148,38 @@ export class GpioIgnitionInput {
     child.on('close', (code, signal) => {
       if (this.#child !== child) return;
       this.#child = undefined;
-      this.#watching = false;
-      if (this.#o.clock.monotonicMs() - startedAt >= HEALTHY_RUN_MS) this.#attempts = 0;
+      const now = this.#o.clock.monotonicMs();
+      if (now - startedAt >= HEALTHY_RUN_MS) this.#attempts = 0;
       const end = spawnError ? { stderr, spawnError } : { stderr, code, signal };
-      this.#failed(explainGpiodFailure('gpiomon', this.#o, end));
+      const reason = explainGpiodFailure('gpiomon', this.#o, end);
+      if (this.#watching) {
+        this.#restarts.push(now);
+        this.#lastEnd = reason;
+      }
+      this.#watching = false;
+      this.#failed(reason);
     });
   }
 
   #requested(): void {
     this.#watching = true;
     const where = { chip: this.#o.chip, line: this.#o.line };
-    if (this.#lastFault !== undefined) this.#o.logger.info(where, 'ignition gpio line watched again');
-    else if (this.#attempts === 0) this.#o.logger.info(where, 'ignition gpio line watched (gpiomon)');
+    // A restart that worked at once was said by its one failure line ("retrying"); a longer spell ends with a word.
+    if (this.#spellFailures > 1) this.#o.logger.info(where, 'ignition gpio line watched again');
+    else if (this.#lastFault === undefined && this.#attempts === 0) this.#o.logger.info(where, 'ignition gpio line watched (gpiomon)');
     this.#lastFault = undefined;
+    this.#spellFailures = 0;
   }
 
   #failed(reason: string): void {
     if (this.#stopped) return;
     this.#attempts++;
+    this.#spellFailures++;
     const delay = backoffMs(this.#attempts, this.#o.backoff ?? { minMs: 1000, maxMs: 60_000 }, (this.#o.random ?? Math.random)());
     // Once per spell of the same fault: a chip missing for an hour is one fact, not a line a minute.
     if (reason !== this.#lastFault)
       this.#o.logger.warn(
-        { chip: this.#o.chip, line: this.#o.line, err: reason, retryInMs: delay },
+        { chip: this.#o.chip, line: this.#o.line, err: reason, retryInMs: delay, restartsIn10Min: this.#recentRestarts() },
         'ignition gpio input failed: engine state kept, retrying',
       );
     this.#lastFault = reason;

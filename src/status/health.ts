@@ -81,6 +81,7 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
 
   if (s.daemon.running && s.motion?.ignitionFault)
     degraded.push(`ignition input not read: ${s.motion.ignitionFault}; no engine events until it is`);
+  if (s.daemon.running && s.motion?.ignitionUnstable) degraded.push(s.motion.ignitionUnstable);
 
   const d = s.disk;
   const held = d.heldInMemory ? `, ${d.heldInMemory} fixes held in memory` : '';

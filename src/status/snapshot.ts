@@ -185,6 +185,8 @@ export interface MotionSummary {
   /** 'unknown': configured but not readable now (ignitionFault says why). */
   ignition: 'on' | 'off' | 'not wired' | 'unknown';
   ignitionFault?: string;
+  /** Read, but flapping or its gpiomon ending again and again: engine events held or edges missed (the sentence). */
+  ignitionUnstable?: string;
   /**
    * Read from the database with the daemon stopped: the state it stored when it last ran (at its
    * last stop or shutdown; a crash loses the distance since the last stop), not a live one.

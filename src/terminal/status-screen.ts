@@ -249,5 +249,5 @@ export function drainLine(pending: number, d: NonNullable<StatusSnapshot['upload
 function motionLine(m: NonNullable<StatusSnapshot['motion']>): string {
   const since = m.since ? ` since ${m.since.slice(11, 19)}Z` : '';
   const km = (m.odometerM / 1000).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-  return `${m.lastKnown ? 'last known: ' : ''}${m.state}${since}  odometer ${km} km  ignition ${m.ignition}${m.ignitionFault ? ` (${m.ignitionFault})` : ''}${m.lastKnown ? ' (stored)' : ''}`;
+  return `${m.lastKnown ? 'last known: ' : ''}${m.state}${since}  odometer ${km} km  ignition ${m.ignition}${m.ignitionFault ? ` (${m.ignitionFault})` : ''}${m.ignitionUnstable ? ` (${m.ignitionUnstable})` : ''}${m.lastKnown ? ' (stored)' : ''}`;
 }

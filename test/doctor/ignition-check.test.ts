@@ -1,11 +1,13 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { configSchemas } from '../../src/config/schema.js';
 import type { Config } from '../../src/config/load.js';
 import { checkIgnition } from '../../src/doctor/ignition-check.js';
 import { fakeGpiod } from '../helpers/fake-gpiod.js';
 import { tempDir } from '../helpers/tmp.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** The check reads only motion and ignition: the rest of the configuration as the schema defaults it. */
 function config(ignition: unknown, enabled = true): Config {
@@ -55,7 +57,7 @@ describe('doctor: the ignition input', () => {
     const gpio = (activeLow = false) => config({ gpio: { chip: 'gpiochip0', line: 17, activeLow } });
     expect(await checkIgnition(gpio(), { gpiodTools: gpiod.tools })).toMatchObject({
       verdict: 'PASS',
-      detail: 'ignition.gpio gpiochip0 line 17 reads 1 through gpioget: the ignition is on',
+      detail: 'ignition.gpio gpiochip0 line 17 reads 1 through gpioget and gpiomon watches it: the ignition is on',
     });
     expect((await checkIgnition(gpio(true), { gpiodTools: gpiod.tools })).detail).toMatch(/\(active low\) reads 0 .*ignition is off/);
     gpiod.failWith('gpioget', "gpioget: cannot find GPIO chip character device 'gpiochip0'\n");
@@ -75,4 +77,69 @@ describe('doctor: the ignition input', () => {
       detail: expect.stringMatching(/gpioget not found: ignition.gpio needs Debian's gpiod package/),
     });
   });
+
+  it('a FIFO as ignition.file: FAIL at once naming the type and the fix, where doctor hung', async () => {
+    const fifo = path.join(tempDir(), 'ignition');
+    execFileSync('mkfifo', [fifo]);
+    // Should a read still block on it, a writer's open ends it.
+    onTestFinished(() => {
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: nothing waits on it.
+      }
+    });
+    const started = performance.now();
+    expect(await promptly(checkIgnition(config({ file: fifo, onAbove: 0 })), 2000)).toEqual({
+      name: 'ignition',
+      verdict: 'FAIL',
+      detail: `ignition.file ${fifo} is a FIFO (named pipe), not a value file`,
+      fix: 'ignition.file must be a value file such as /sys/class/gpio/gpioN/value, a hwmon inN_input or an IIO in_voltageN_raw',
+    });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it("ignition.gpio: gpiomon run as the daemon runs it; missing, or refusing libgpiod v2's options, is a FAIL naming gpiod 2.x", async () => {
+    const gpiod = fakeGpiod(1);
+    const gpio = config({ gpio: { chip: 'gpiochip0', line: 17 } });
+    const noGpiomon = { gpioget: gpiod.tools.gpioget, gpiomon: path.join(gpiod.dir, 'none') };
+    expect(await promptly(checkIgnition(gpio, { gpiodTools: noGpiomon }), 5000)).toMatchObject({
+      verdict: 'FAIL',
+      detail: expect.stringMatching(/reads 1 through gpioget, but gpiomon, which the agent runs to watch it, fails: gpiomon not found/),
+      fix: expect.stringMatching(/install gpiod 2\.x/),
+    });
+    gpiod.failWith('gpiomon', "gpiomon: unrecognized option '--banner'\ngpiomon: try gpiomon --help\n");
+    expect(await promptly(checkIgnition(gpio, { gpiodTools: gpiod.tools }), 5000)).toMatchObject({
+      verdict: 'FAIL',
+      detail: expect.stringMatching(/gpiomon does not take libgpiod v2's options/),
+      fix: expect.stringMatching(/install gpiod 2\.x/),
+    });
+    // A gpiomon that starts and holds the line is ended as soon as its banner says so.
+    gpiod.failWith('gpiomon', undefined);
+    expect(await promptly(checkIgnition(gpio, { gpiodTools: gpiod.tools }), 5000)).toMatchObject({ verdict: 'PASS' });
+    const [pid] = gpiod.gpiomonPids();
+    await waitFor('the probe gpiomon to end', () => !alive(pid!));
+  });
 });
+
+/** The promise's value, or a failure naming the hang once `ms` have passed. */
+async function promptly<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms: the check hangs`)), ms);
+  });
+  try {
+    return await Promise.race([p, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

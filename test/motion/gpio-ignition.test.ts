@@ -88,7 +88,7 @@ describe('ignition from a GPIO line (gpiod tools as children)', () => {
     expect(r.changes.map((c) => c.on)).toEqual([true, false]);
   });
 
-  it('a gpiomon that ends is started again after the backoff, and a change made while it was down is read then', async () => {
+  it('a gpiomon that ends is started again after the backoff, said in one line, and a change made while it was down is read then', async () => {
     const log = captureLogger();
     const r = await rig({ level: 1, logger: log.logger });
     await waitFor('gpiomon holding the line', () => r.input.watching);
@@ -101,7 +101,71 @@ describe('ignition from a GPIO line (gpiod tools as children)', () => {
     await waitFor('gpiomon started again', () => r.gpiod.gpiomonPids().length === 2 && r.input.watching);
     r.clock.advance(2000);
     expect(r.changes.map((c) => c.on)).toEqual([true, false]);
-    expect(log.text()).toMatch(/ignition gpio line watched again/);
+    // The first start's line, then the restart's one: its failure, "retrying", which worked.
+    expect(
+      log
+        .text()
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { msg: string }).msg),
+    ).toEqual(['ignition gpio line watched (gpiomon)', 'ignition gpio input failed: engine state kept, retrying']);
+  });
+
+  it('a gpiomon that ends every 62 s: one line a restart, and past 3 in 10 min the input is unstable naming it (status DEGRADED)', async () => {
+    const log = captureLogger();
+    const r = await rig({ level: 1, logger: log.logger });
+    await waitFor('gpiomon holding the line', () => r.input.watching);
+    for (let i = 1; i <= 4; i++) {
+      r.clock.advance(62_000);
+      const [pid] = r.gpiod.gpiomonPids().slice(-1);
+      process.kill(pid!, 'SIGTERM'); // the fake exits 0 on it, as a gpiomon that ends on its own
+      await waitFor('the restart scheduled', () => r.clock.nextTimerAt() !== undefined);
+      r.clock.advance(r.clock.nextTimerAt()! - r.clock.monotonicMs());
+      await waitFor('gpiomon started again', () => r.gpiod.gpiomonPids().length === i + 1 && r.input.watching);
+      expect(r.input.unstable()).toBe(
+        i <= 3
+          ? undefined
+          : 'ignition input unstable: gpiomon ended 4 times in the last 10 min (last: gpiomon exited with code 0); edges are missed while it restarts',
+      );
+    }
+    expect(r.input.fault()).toBeUndefined();
+    expect(log.text().trim().split('\n')).toHaveLength(1 + 4);
+    const health = assessHealth({
+      ...liveSnapshot(Date.now(), '/var/lib/telematics-agent'),
+      motion: { state: 'stopped', odometerM: 0, ignition: 'on', ignitionUnstable: r.input.unstable()! },
+    });
+    expect(health.level).toBe('degraded');
+    expect(health.reasons).toContain(r.input.unstable());
+    // Ten quiet minutes later it is restarted now and then again.
+    r.clock.advance(10 * 60_000);
+    expect(r.input.unstable()).toBeUndefined();
+  });
+
+  it('a flapping line: at most 6 engine changes a minute, one line for it, and status says unstable; a 10 Hz wire the debounce hides is unstable too', async () => {
+    const log = captureLogger();
+    const r = await rig({ level: 1, logger: log.logger });
+    await waitFor('gpiomon holding the line', () => r.input.watching);
+    for (let i = 0; i < 24; i++) {
+      await r.edge(i % 2 === 0 ? 0 : 1);
+      r.clock.advance(2500);
+    }
+    expect(r.changes).toHaveLength(1 + 6); // 24 before the floor
+    expect(r.input.unstable()).toMatch(/^ignition input unstable: \d+ changes in a minute \(a loose wire\?\); engine events held/);
+    expect(
+      log
+        .text()
+        .split('\n')
+        .filter((l) => l.includes('ignition input flapping')),
+    ).toHaveLength(1);
+
+    const fast = await rig({ level: 1 });
+    await waitFor('gpiomon holding the line', () => fast.input.watching);
+    for (let i = 0; i < 62; i++) {
+      await fast.edge(i % 2 === 0 ? 0 : 1);
+      fast.clock.advance(100);
+    }
+    expect(fast.changes).toHaveLength(1);
+    expect(fast.input.unstable()).toMatch(/^ignition input unstable: 62 changes in a minute/);
   });
 
   it("a failure is one sentence, said once while it lasts: the busy line of gpiomon's real message", async () => {

@@ -42,6 +42,20 @@ const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | und
     /upload stalled for 65 s: waiting for an answer to 1 event request/,
   ],
   [
+    'ignition input flapping: read, its engine events held',
+    (s) => {
+      s.motion = {
+        state: 'stopped',
+        odometerM: 0,
+        ignition: 'on',
+        ignitionUnstable:
+          'ignition input unstable: 14 changes in a minute (a loose wire?); engine events held until it holds still for 60 s',
+      };
+    },
+    1,
+    /^ignition input unstable: 14 changes in a minute \(a loose wire\?\); engine events held/,
+  ],
+  [
     'token refreshing',
     (s) => {
       if (s.token) s.token.state = 'refreshing';
