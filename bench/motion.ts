@@ -46,8 +46,9 @@ for (const seed of [7, 8, 9]) {
   const changes: string[] = [];
   for (const f of fixes) {
     odometer.offer(f);
-    const c = detector.offer(f);
-    if (c && !c.silent) changes.push(`${c.kind} ${new Date(c.time).toISOString().slice(11, 19)}`);
+    for (const c of detector.offer(f)) {
+      if (!c.silent) changes.push(`${c.kind} ${new Date(c.time).toISOString().slice(11, 19)}`);
+    }
   }
   const h = drive.epochs / drive.hz / 3600;
   events += changes.length;

@@ -93,6 +93,8 @@ export interface QueuedFix {
   eventType?: VehicleEventKind;
   /** The odometer at the event, whole metres (vehicle events only). */
   odometerM?: number;
+  /** Ignition-on time at the event, whole seconds (vehicle events with an ignition input only). */
+  engineS?: number;
 }
 
 /** The OTM5 eventTypes of a vehicle's day, made on the device from the full-rate fixes and the ignition. */
@@ -108,4 +110,29 @@ export interface VehicleEvent {
   lon: number;
   /** Whole metres. */
   odometerM: number;
+  /** Ignition-on time, whole seconds (absent without an ignition input). */
+  engineS?: number;
+}
+
+/**
+ * A state written in the same transaction as the rows it goes with (the motion state beside the
+ * vehicle event that changed it): a power cut leaves both or neither. Data, not a closure, so that it
+ * can be carried into another database with the rows when the store is swapped.
+ */
+export interface StateWrite {
+  /** The meta key. */
+  key: string;
+  /** Stored as JSON. */
+  value: unknown;
+}
+
+/**
+ * A state that changes between events (the odometer while driving): the outbox writes it with each
+ * commit when it is due, once every row of an event made before it is in the same transaction.
+ */
+export interface StateSource {
+  /** The state to write now, if it changed enough since the last one committed. */
+  due(): StateWrite | undefined;
+  /** That write was committed. */
+  committed(write: StateWrite): void;
 }

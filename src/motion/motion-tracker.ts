@@ -1,12 +1,24 @@
-import type { Fix, VehicleEvent, VehicleEventKind } from '../fix/fix.js';
+import type { Fix, StateSource, StateWrite, VehicleEvent, VehicleEventKind } from '../fix/fix.js';
 import type { Logger } from '../log.js';
-import { MovementDetector, type MovementOptions, type MovementSnapshot, type MovementState, type Place } from './movement.js';
+import {
+  MovementDetector,
+  type MovementChange,
+  type MovementOptions,
+  type MovementSnapshot,
+  type MovementState,
+  type Place,
+} from './movement.js';
 import { Odometer } from './odometer.js';
-import { applyOdometerSetting, MOTION_META_KEY, type MotionMeta, type MotionRecord } from './motion-record.js';
+import { PositionJumps } from './position-jumps.js';
+import { applyEngineHoursSetting, applyOdometerSetting, MOTION_META_KEY, type MotionMeta, type MotionRecord } from './motion-record.js';
 
-/** Where the events go (the store handle's queue): the event with the state to commit beside it. */
+/**
+ * Where the events go (the store handle's queue): the event with the state to commit beside it,
+ * and the state that changes between events (the odometer), written with the outbox's commits.
+ */
 export interface VehicleEventSink {
-  recordEvent(event: VehicleEvent, persist?: () => void): void;
+  recordEvent(event: VehicleEvent, state?: StateWrite): void;
+  setStateSource?(source: StateSource | undefined): void;
 }
 
 /** 'unknown': an input is configured but cannot be read now (ignitionFault says why). */
@@ -20,6 +32,12 @@ export interface MotionStatus {
   ignition: IgnitionState;
   /** Why the configured input cannot be read now (a missing tool, chip or file, no permission). */
   ignitionFault?: string;
+  /** Why engine events are held or edges missed now: the input flaps, or gpiomon keeps ending. */
+  ignitionUnstable?: string;
+  /** Ignition-on time, hours (one decimal); absent without an ignition input. */
+  engineHours?: number;
+  /** Impossible position steps left out of the odometer and the trips since start. */
+  positionJumps: number;
 }
 
 export interface MotionTrackerOptions {
@@ -28,34 +46,56 @@ export interface MotionTrackerOptions {
   /** Whether an ignition input is configured (else status says "not wired"). */
   ignitionWired: boolean;
   /** The ignition input (ignition.ts), started and stopped with the tracker. */
-  ignitionInput?: { start(): Promise<void>; stop(): void; fault(): string | undefined };
+  ignitionInput?: { start(): Promise<void>; stop(): void; fault(): string | undefined; unstable?(): string | undefined };
 }
 
+/** The motion state is written again once the odometer moved this far or the engine ran this long (a cut loses at most that). */
+const STATE_ODOMETER_STEP_M = 5;
+const STATE_ENGINE_STEP_S = 60;
+
 /**
- * The vehicle's day (movement, engine, odometer) from every accepted epoch and the ignition input,
- * as vehicle events into the outbox. Attached once to the store handle's queue and records (a swap
- * of the database underneath holds an event until the next outbox takes it, with its state), and
- * the first attach restores what the last run stored. Each event is committed with the state that made it (Outbox.recordEvent),
- * a silent change (unknown to moving or stopped) on its own, and everything at detach: so a vehicle
- * stopped when the power went is still stopped after it, and no stop or start is made twice (the
- * same GNSS time also gives the same event id).
+ * The vehicle's day (movement, engine, odometer, engine hours) from every accepted epoch and the
+ * ignition input, as vehicle events into the outbox. Attached once to the store handle's queue and
+ * records (a swap of the database underneath holds an event until the next outbox takes it, with its
+ * state), and the first attach restores what the last run stored. Each event is committed with the
+ * state that made it, in one transaction; between events the outbox commits the state when it
+ * changed (StateSource), so a power cut loses about a second of distance, never a trip, and a stop
+ * or start in progress at the cut is made at the next start with its true time. No stop or start
+ * is made twice (the same GNSS time also gives the same event id).
  */
-export class MotionTracker {
+export class MotionTracker implements StateSource {
   readonly #o: MotionTrackerOptions;
   readonly #movement: MovementDetector;
   readonly #odometer: Odometer;
+  readonly #jumps: PositionJumps;
   #ignition: 'on' | 'off' | undefined;
+  /** A change read before this run's first fix: made at that fix, with its time and place. */
+  #pendingIgnition: 'on' | 'off' | undefined;
+  #engineOffSince: number | undefined;
+  #engineS = 0;
+  /** GNSS ms up to which the ignition-on time is counted, while it is on. */
+  #engineMark: number | undefined;
   #sink: VehicleEventSink | undefined;
-  #meta: MotionMeta | undefined;
   #restored = false;
   /** The last accepted epoch: where the vehicle is when the ignition changes. */
   #last: { time: number; at: Place } | undefined;
   #appliedSetting: number | undefined;
+  #appliedEngineSetting: number | undefined;
+  /** What the last committed state said, to tell whether it is due again. */
+  #committedPrint: string | undefined;
+  #forceWrite = false;
 
   constructor(options: MotionTrackerOptions) {
     this.#o = options;
     this.#movement = new MovementDetector(options.movement);
     this.#odometer = new Odometer({ stillSpeedKmh: options.movement.stillSpeedKmh });
+    this.#jumps = new PositionJumps({
+      onJump: (r) =>
+        options.logger.warn(
+          { ...r, time: new Date(r.time).toISOString() },
+          'position jumped farther than the vehicle can move: left out of the odometer and the trips',
+        ),
+    });
   }
 
   /** Starts the ignition input, if there is one (once: it outlives a restart of the store, like the tracker). */
@@ -69,47 +109,61 @@ export class MotionTracker {
 
   attach(sink: VehicleEventSink, meta: MotionMeta): void {
     this.#sink = sink;
-    this.#meta = meta;
     if (!this.#restored) {
       this.#restored = true;
       this.#restore(meta);
     }
+    sink.setStateSource?.(this);
   }
 
-  /** Stores the state (the store is about to close or restart) and lets go of it. */
+  /** The store is about to close: its final commit writes the state, then the tracker lets go. */
   detach(): void {
-    this.#save();
+    this.#forceWrite = true;
     this.#sink = undefined;
-    this.#meta = undefined;
   }
 
   /** One accepted epoch. */
   offer(fix: Fix): void {
     if (fix.lat === undefined || fix.lon === undefined) return;
+    const verdict = this.#jumps.check(fix);
+    if (verdict === 'jump') return;
+    if (this.#last && fix.time <= this.#last.time) return;
     this.#last = { time: fix.time, at: { lat: fix.lat, lon: fix.lon } };
-    this.#odometer.offer(fix);
-    const change = this.#movement.offer(fix);
-    if (!change) return;
-    if (change.silent) {
-      this.#save();
-      return;
+    this.#countEngine(fix.time);
+    if (verdict === 'moved') this.#odometer.restartAt(fix);
+    else this.#odometer.offer(fix);
+    const pending = this.#pendingIgnition;
+    if (pending !== undefined) {
+      this.#pendingIgnition = undefined;
+      this.#engineChange(pending, fix.time);
     }
-    this.#emit(change.kind === 'stop' ? 'stopMovingEvent' : 'startMovingEvent', change.time, change.at);
+    const hints = this.#ignition === 'off' && this.#engineOffSince !== undefined ? { engineOffSince: this.#engineOffSince } : {};
+    for (const change of this.#movement.offer(fix, hints)) this.#movementChange(change);
   }
 
   /**
    * The debounced ignition changed, at this GNSS time (ignition.ts dates it). The first reading
-   * with no stored state says how it is, not that it changed; one that differs from the stored
-   * state is a change made while the agent was off (dated now: nobody saw it).
+   * with no stored state says how it is, not that it changed. One that differs from the stored
+   * state is a change made while the agent was off or starting: dated at the first fix of this run
+   * (nobody saw it earlier), as is any change read before that fix.
    */
   ignition(on: boolean, time: number | undefined): void {
     const next = on ? 'on' : 'off';
-    if (this.#ignition === next) return;
-    const first = this.#ignition === undefined;
-    this.#ignition = next;
-    // No epoch yet: no GNSS time to date it by, nor a position: the state only.
-    if (first || !this.#last || time === undefined) return this.#save();
-    this.#emit(on ? 'startEngineEvent' : 'stopEngineEvent', time, this.#last.at);
+    if (this.#ignition === undefined) {
+      this.#ignition = next;
+      if (next === 'on') this.#engineMark = time !== undefined ? Math.round(time) : undefined;
+      return;
+    }
+    if (next === this.#ignition) {
+      this.#pendingIgnition = undefined; // back before the first fix: nothing changed
+      return;
+    }
+    if (!this.#last || time === undefined) {
+      this.#pendingIgnition = next;
+      return;
+    }
+    this.#pendingIgnition = undefined;
+    this.#engineChange(next, Math.max(Math.round(time), this.#last.time));
   }
 
   status(): MotionStatus {
@@ -119,44 +173,86 @@ export class MotionTracker {
       ...(since !== undefined ? { since: new Date(since).toISOString() } : {}),
       odometerM: Math.round(this.#odometer.metres),
       ...this.#ignitionStatus(),
+      ...(this.#o.ignitionWired ? { engineHours: Math.round(this.#engineS / 360) / 10 } : {}),
+      positionJumps: this.#jumps.count,
     };
   }
 
-  /** A failing input is said as such: the state kept from before is not a reading. */
-  #ignitionStatus(): Pick<MotionStatus, 'ignition' | 'ignitionFault'> {
+  /** StateSource: the state, when it changed enough since the last commit to be worth a write. */
+  due(): StateWrite | undefined {
+    const record = this.#record();
+    const print = fingerprint(record);
+    if (!this.#forceWrite && print === this.#committedPrint) return undefined;
+    return { key: MOTION_META_KEY, value: record };
+  }
+
+  committed(write: StateWrite): void {
+    if (write.key !== MOTION_META_KEY) return;
+    this.#committedPrint = fingerprint(write.value as MotionRecord);
+    this.#forceWrite = false;
+  }
+
+  /** A failing input is said as such: the state kept from before is not a reading. A flapping one is read, its events held. */
+  #ignitionStatus(): Pick<MotionStatus, 'ignition' | 'ignitionFault' | 'ignitionUnstable'> {
     if (!this.#o.ignitionWired) return { ignition: 'not wired' };
     const fault = this.#o.ignitionInput?.fault();
     if (fault !== undefined) return { ignition: 'unknown', ignitionFault: fault };
-    return { ignition: this.#ignition ?? 'unknown' };
+    const unstable = this.#o.ignitionInput?.unstable?.();
+    return { ignition: this.#ignition ?? 'unknown', ...(unstable !== undefined ? { ignitionUnstable: unstable } : {}) };
+  }
+
+  #engineChange(next: 'on' | 'off', time: number): void {
+    this.#countEngine(time);
+    this.#ignition = next;
+    if (next === 'on') {
+      this.#engineMark = time;
+      this.#engineOffSince = undefined;
+    } else {
+      this.#engineMark = undefined;
+      this.#engineOffSince = time;
+    }
+    this.#emit(next === 'on' ? 'startEngineEvent' : 'stopEngineEvent', time, this.#last!.at);
+  }
+
+  /** The ignition-on time up to this GNSS time. */
+  #countEngine(time: number): void {
+    if (this.#ignition !== 'on') return;
+    if (this.#engineMark !== undefined && time > this.#engineMark) this.#engineS += (time - this.#engineMark) / 1000;
+    if (this.#engineMark === undefined || time > this.#engineMark) this.#engineMark = time;
+  }
+
+  #movementChange(change: MovementChange): void {
+    // A silent change (unknown to moving or stopped) is only state: the next commit writes it.
+    if (change.silent) return;
+    this.#emit(change.kind === 'stop' ? 'stopMovingEvent' : 'startMovingEvent', change.time, change.at);
   }
 
   #emit(eventType: VehicleEventKind, time: number, at: Place): void {
-    const event: VehicleEvent = { eventType, time, lat: at.lat, lon: at.lon, odometerM: Math.round(this.#odometer.metres) };
-    const record = this.#record();
-    const meta = this.#meta;
+    const event: VehicleEvent = {
+      eventType,
+      time: Math.round(time),
+      lat: at.lat,
+      lon: at.lon,
+      odometerM: Math.round(this.#odometer.metres),
+      ...(this.#o.ignitionWired ? { engineS: Math.round(this.#engineS) } : {}),
+    };
     const sink = this.#sink;
-    if (!sink || !meta) {
+    if (!sink) {
       this.#o.logger.warn({ eventType, time: new Date(time).toISOString() }, 'vehicle event after the tracker was detached: not queued');
       return;
     }
     this.#o.logger.info({ eventType, time: new Date(time).toISOString(), odometerM: event.odometerM }, 'vehicle event');
-    sink.recordEvent(event, () => meta.setJson(MOTION_META_KEY, record));
+    sink.recordEvent(event, { key: MOTION_META_KEY, value: this.#record() });
   }
 
   #record(): MotionRecord {
     const r: MotionRecord = { movement: this.#movement.snapshot(), odometerM: this.#odometer.metres };
     if (this.#ignition !== undefined) r.ignition = this.#ignition;
+    if (this.#engineOffSince !== undefined) r.engineOffSince = this.#engineOffSince;
+    if (this.#o.ignitionWired || this.#engineS > 0) r.engineS = this.#engineS;
     if (this.#appliedSetting !== undefined) r.appliedSettingAt = this.#appliedSetting;
+    if (this.#appliedEngineSetting !== undefined) r.appliedEngineSettingAt = this.#appliedEngineSetting;
     return r;
-  }
-
-  #save(): void {
-    if (!this.#meta) return;
-    try {
-      this.#meta.setJson(MOTION_META_KEY, this.#record());
-    } catch (e) {
-      this.#o.logger.warn({ err: (e as Error).message }, 'motion state not stored (kept in memory; stored with the next event)');
-    }
   }
 
   #restore(meta: MotionMeta): void {
@@ -170,14 +266,44 @@ export class MotionTracker {
       this.#movement.restore(stored.movement as MovementSnapshot);
       this.#odometer.set(stored.odometerM);
       this.#ignition = stored.ignition;
+      this.#engineOffSince = stored.engineOffSince;
+      this.#engineS = stored.engineS ?? 0;
       this.#appliedSetting = stored.appliedSettingAt;
+      this.#appliedEngineSetting = stored.appliedEngineSettingAt;
+      this.#committedPrint = fingerprint(stored);
     }
     const setting = applyOdometerSetting(meta, this.#appliedSetting);
     if (setting) {
       this.#odometer.set(setting.metres);
       this.#appliedSetting = setting.setAt;
       this.#o.logger.info({ odometerM: setting.metres }, 'odometer set by the installer');
-      this.#save();
+    }
+    const engine = applyEngineHoursSetting(meta, this.#appliedEngineSetting);
+    if (engine) {
+      this.#engineS = engine.seconds;
+      this.#appliedEngineSetting = engine.setAt;
+      this.#o.logger.info({ engineHours: Math.round(engine.seconds / 360) / 10 }, 'engine hours set by the installer');
     }
   }
+}
+
+/**
+ * What makes a state write worth it: the movement's facts (not the last epoch, which moves every
+ * tenth of a second), the odometer to STATE_ODOMETER_STEP_M, the engine time to STATE_ENGINE_STEP_S.
+ */
+function fingerprint(r: MotionRecord): string {
+  const { last: _last, ...movement } = r.movement;
+  // Places to about 10 m: the mean of a stop moves a little with every still epoch.
+  const places = JSON.stringify(movement, (k, v: unknown) =>
+    (k === 'lat' || k === 'lon') && typeof v === 'number' ? Math.round(v * 1e4) : v,
+  );
+  return JSON.stringify([
+    places,
+    Math.floor(r.odometerM / STATE_ODOMETER_STEP_M),
+    Math.floor((r.engineS ?? 0) / STATE_ENGINE_STEP_S),
+    r.ignition,
+    r.engineOffSince,
+    r.appliedSettingAt,
+    r.appliedEngineSettingAt,
+  ]);
 }

@@ -4,16 +4,19 @@ import { distanceAndBearing } from '../gnss/geodesy.js';
 /**
  * Moving, stopped or unknown, from every accepted epoch (10 Hz on a good receiver), not the
  * recorded ones: the recording policy keeps about four fixes a minute, far too few to say when a
- * van stopped to the second.
+ * van stopped to the second. The rules, with their reasons, are in docs/trips.md.
  *
  * - A stop begins at the first still epoch (Doppler speed below stillSpeedKmh) and becomes one
  *   once the vehicle has not left it for stopAfterS: a red light (30-40 s) is not the end of a trip.
- *   It is dated at that first still epoch and placed at the mean of the epochs it stood for (the
- *   receiver's 1-2 m of jitter averages out over hundreds of epochs).
- * - Leaving is the hysteresis: farther than departRadiusM from where it stood, or departSpeedKmh
- *   held for departAfterS. Creeping in a queue (a few metres at walking pace, a few seconds at a
- *   time) does neither, and a standing receiver's jitter never comes near. A departure is dated
+ *   It is dated at that first still epoch and placed at the mean of the epochs it stood for.
+ * - Leaving is measured from that mean, and must be consistent: out of departRadiusM for
+ *   DEPART_CONFIRM_MS and DEPART_CONFIRM_EPOCHS on end, or departSpeedKmh held for departAfterS. A
+ *   single outlier, a second of multipath or a jump that comes back is none. A departure is dated
  *   at the start of the run of moving epochs that led to it (when the wheels began to turn).
+ * - A loss of fix of at least stopAfterS (or an engine stop inside it) that began at walking speed
+ *   or below is a stop dated at the last fix before it; a fix within departRadiusM after it goes on
+ *   standing there, one farther away is a start too (the trip itself was not seen). A tunnel at
+ *   speed is no stop. A restart is such a gap: the stored state says where and since when it stood.
  * - Unknown until the first stop or departure after a fresh start with no stored state: then no
  *   event, as nobody saw the vehicle stop or start.
  *
@@ -38,6 +41,12 @@ export const MOVEMENT_DEFAULTS: MovementOptions = {
   departAfterS: 5,
 };
 
+/** A vehicle that lost the fix at or below this speed may have parked in the gap (a car park's ramp). */
+export const WALKING_KMH = 7;
+/** Out of the radius this long, and for this many epochs, before it is a departure (multipath lasts about a second). */
+export const DEPART_CONFIRM_MS = 2000;
+export const DEPART_CONFIRM_EPOCHS = 3;
+
 export interface Place {
   lat: number;
   lon: number;
@@ -48,25 +57,53 @@ export type MovementChange =
   | { kind: 'stop'; time: number; at: Place; silent: boolean }
   | { kind: 'start'; time: number; at: Place; silent: boolean };
 
-/** What survives a restart: the state, since when (GNSS ms), and where it stands when stopped. */
+/**
+ * What survives a restart: the state, since when (GNSS ms), where it stands when stopped, the stop
+ * candidate and the moving run in progress (a cut before a stop or a start was confirmed), and the
+ * last epoch seen (the edge of the gap a restart makes).
+ */
 export interface MovementSnapshot {
   state: MovementState;
   since?: number;
   at?: Place;
+  candidate?: { since: number; at: Place };
+  run?: { since: number; at: Place };
+  last?: { time: number; at: Place; kmh?: number };
+}
+
+/** What the tracker knows beside the fixes: when the engine stopped, if it is off now. */
+export interface MovementHints {
+  engineOffSince?: number;
 }
 
 const DERIVED_SPEED_WINDOW_MS = 5000;
+
+interface Anchor {
+  time: number;
+  sumLat: number;
+  sumLon: number;
+  n: number;
+}
+
+interface Run {
+  time: number;
+  at: Place;
+  fastSince: number | undefined;
+  /** The first epoch of the current spell out of the radius, and how many since. */
+  outSince: number | undefined;
+  outEpochs: number;
+}
 
 export class MovementDetector {
   readonly #o: MovementOptions;
   #state: MovementState = 'unknown';
   #since: number | undefined;
   /** Where the vehicle stands (stopped) or began to stand (a stop candidate), with the running mean. */
-  #anchor: { time: number; first: Place; sumLat: number; sumLon: number; n: number } | undefined;
-  /** The current run of moving epochs: when it began, where, and since when it is fast. */
-  #run: { time: number; at: Place; fastSince: number | undefined } | undefined;
-  /** Re-anchor at the first epoch after a restore (the vehicle may have been moved while off). */
-  #restored = false;
+  #anchor: Anchor | undefined;
+  /** The current run of moving epochs: when it began, where, since when it is fast and out of the radius. */
+  #run: Run | undefined;
+  /** The last epoch offered: the near edge of a gap. */
+  #last: { time: number; at: Place; kmh?: number } | undefined;
   readonly #recent: { time: number; lat: number; lon: number }[] = [];
 
   constructor(options: Partial<MovementOptions> = {}) {
@@ -82,84 +119,155 @@ export class MovementDetector {
     return this.#since;
   }
 
+  /** GNSS ms since when it has been standing, while a stop is not confirmed yet. */
+  get candidateSince(): number | undefined {
+    return this.#state !== 'stopped' ? this.#anchor?.time : undefined;
+  }
+
   snapshot(): MovementSnapshot {
     const s: MovementSnapshot = { state: this.#state };
     if (this.#since !== undefined) s.since = this.#since;
-    if (this.#state === 'stopped' && this.#anchor) s.at = mean(this.#anchor);
+    if (this.#anchor) {
+      if (this.#state === 'stopped') s.at = mean(this.#anchor);
+      else s.candidate = { since: this.#anchor.time, at: mean(this.#anchor) };
+    }
+    if (this.#run && this.#state !== 'moving') s.run = { since: this.#run.time, at: this.#run.at };
+    if (this.#last) s.last = { time: this.#last.time, at: this.#last.at, ...(this.#last.kmh !== undefined ? { kmh: this.#last.kmh } : {}) };
     return s;
   }
 
-  /** The state a previous run stored: a vehicle stopped then is still stopped, until it leaves. */
+  /** The state a previous run stored: the first epoch after it is met as the far edge of a gap. */
   restore(s: MovementSnapshot): void {
     this.#state = s.state;
     if (s.since !== undefined) this.#since = s.since;
-    if (s.state === 'stopped' && s.at) {
-      this.#anchor = { time: s.since ?? 0, first: s.at, sumLat: s.at.lat, sumLon: s.at.lon, n: 1 };
-      this.#restored = true;
-    }
+    if (s.state === 'stopped' && s.at) this.#anchor = anchorAt(s.since ?? s.last?.time ?? 0, s.at);
+    else if (s.candidate) this.#anchor = anchorAt(s.candidate.since, s.candidate.at);
+    if (s.run) this.#run = { time: s.run.since, at: s.run.at, fastSince: undefined, outSince: undefined, outEpochs: 0 };
+    // Stores before the gap rule had no last epoch: the stop itself is the edge.
+    this.#last = s.last ?? (this.#anchor && s.at ? { time: this.#anchor.time, at: s.at, kmh: 0 } : undefined);
   }
 
-  /** One accepted epoch (the quality gate's outliers never come here). */
-  offer(fix: Fix): MovementChange | undefined {
-    if (fix.lat === undefined || fix.lon === undefined) return undefined;
+  /** One accepted epoch (the quality gate's outliers and impossible jumps never come here). */
+  offer(fix: Fix, hints: MovementHints = {}): MovementChange[] {
+    if (fix.lat === undefined || fix.lon === undefined) return [];
     const at = { lat: fix.lat, lon: fix.lon };
+    const last = this.#last;
+    if (last && fix.time <= last.time) return [];
+    const changes: MovementChange[] = [];
+    if (last && fix.time - last.time >= this.#o.stopAfterS * 1000) this.#acrossGap(last, fix.time, at, hints, changes);
     const kmh = this.#speedKmh(fix, at);
-    if (kmh === undefined) return undefined;
-    if (this.#restored) {
-      this.#restored = false;
-      // Standing after a restart: where it stands now is the stop, whatever the mean before.
-      if (kmh < this.#o.stillSpeedKmh) this.#anchor = anchorAt(fix.time, at);
+    this.#last = { time: fix.time, at, ...(kmh !== undefined ? { kmh } : {}) };
+    if (kmh === undefined) return changes;
+    const change = this.#epoch(fix.time, at, kmh);
+    if (change) changes.push(change);
+    return changes;
+  }
+
+  /**
+   * The first epoch after a loss of fix (or a restart) of at least stopAfterS. Standing before it
+   * (walking speed, a stop candidate, or an engine stop inside it) it was a stop from the last fix
+   * on, or from the candidate's first still epoch; far away after it, a start too.
+   */
+  #acrossGap(last: { time: number; at: Place; kmh?: number }, time: number, at: Place, hints: MovementHints, out: MovementChange[]): void {
+    this.#recent.length = 0;
+    const anchor = this.#anchor;
+    const from = anchor ? mean(anchor) : last.at;
+    const far = distance(from, at) > this.#o.departRadiusM;
+    if (this.#state === 'stopped') {
+      if (!far) return;
+      // A departure begun before the cut and stored is its true start; else it is first seen now.
+      const run = this.#run;
+      this.#run = undefined;
+      out.push(this.#start(run ? run.time : time, run ? run.at : at));
+      return;
     }
+    const engineStopped = hints.engineOffSince !== undefined && hints.engineOffSince <= time;
+    const slow = anchor !== undefined || (last.kmh ?? 0) <= WALKING_KMH || engineStopped;
+    if (!slow) return; // a tunnel at speed
+    const stoodFrom = anchor?.time ?? last.time;
+    const silent = this.#state === 'unknown';
+    this.#state = 'stopped';
+    this.#since = stoodFrom;
+    this.#anchor = anchorAt(stoodFrom, from);
+    out.push({ kind: 'stop', time: stoodFrom, at: from, silent });
+    if (far) {
+      // A departure begun before the cut and stored is its true start; else it is first seen now.
+      const run = this.#run;
+      out.push(this.#start(run ? run.time : time, run ? run.at : at));
+    }
+    this.#run = undefined;
+  }
+
+  #start(time: number, at: Place): MovementChange {
+    const silent = this.#state === 'unknown';
+    this.#state = 'moving';
+    this.#since = time;
+    this.#anchor = undefined;
+    return { kind: 'start', time, at, silent };
+  }
+
+  #epoch(time: number, at: Place, kmh: number): MovementChange | undefined {
     const still = kmh < this.#o.stillSpeedKmh;
-    if (still) this.#run = undefined;
+    const anchor = this.#anchor;
+    const out = anchor !== undefined && distance(mean(anchor), at) > this.#o.departRadiusM;
+    if (still && !out) this.#run = undefined;
     else {
-      this.#run ??= { time: fix.time, at, fastSince: undefined };
-      if (kmh >= this.#o.departSpeedKmh) this.#run.fastSince ??= fix.time;
-      else this.#run.fastSince = undefined;
+      this.#run ??= { time, at, fastSince: undefined, outSince: undefined, outEpochs: 0 };
+      const run = this.#run;
+      if (kmh >= this.#o.departSpeedKmh) run.fastSince ??= time;
+      else run.fastSince = undefined;
+      if (out) {
+        run.outSince ??= time;
+        run.outEpochs++;
+      } else {
+        run.outSince = undefined;
+        run.outEpochs = 0;
+      }
     }
 
-    if (this.#anchor && this.#left(fix.time, at)) {
-      const run = this.#run ?? { time: fix.time, at };
-      this.#anchor = undefined;
-      if (this.#state === 'moving') return undefined; // a stop candidate that did not last
-      const silent = this.#state === 'unknown';
-      this.#state = 'moving';
-      this.#since = run.time;
-      return { kind: 'start', time: run.time, at: run.at, silent };
+    if (anchor && this.#left(time)) {
+      const run = this.#run!;
+      this.#run = undefined;
+      if (this.#state === 'moving') {
+        this.#anchor = undefined; // a stop candidate that did not last
+        return undefined;
+      }
+      return this.#start(run.time, run.at);
     }
-    if (!this.#anchor) {
-      if (still) this.#anchor = anchorAt(fix.time, at);
+    if (!anchor) {
+      if (still) this.#anchor = anchorAt(time, at);
       else if (
         this.#state === 'unknown' &&
         this.#run?.fastSince !== undefined &&
-        fix.time - this.#run.fastSince >= this.#o.departAfterS * 1000
+        time - this.#run.fastSince >= this.#o.departAfterS * 1000
       ) {
         // Seen driving after a fresh start: moving, but nobody saw it start.
-        this.#state = 'moving';
-        this.#since = this.#run.time;
-        return { kind: 'start', time: this.#run.time, at: this.#run.at, silent: true };
+        const run = this.#run;
+        this.#run = undefined;
+        return this.#start(run.time, run.at);
       }
       return undefined;
     }
-    if (still) add(this.#anchor, at);
+    // The mean is of the epochs it stood for: an outlier out of the radius does not move it.
+    if (still && !out) add(anchor, at);
     // It stood until now, or until the run of moving epochs in progress began (a departure being
     // confirmed does not make the stop it ends longer).
-    const stoodUntil = this.#run ? this.#run.time : fix.time;
-    if (this.#state !== 'stopped' && stoodUntil - this.#anchor.time >= this.#o.stopAfterS * 1000) {
+    const stoodUntil = this.#run ? this.#run.time : time;
+    if (this.#state !== 'stopped' && stoodUntil - anchor.time >= this.#o.stopAfterS * 1000) {
       const silent = this.#state === 'unknown';
       this.#state = 'stopped';
-      this.#since = this.#anchor.time;
-      return { kind: 'stop', time: this.#anchor.time, at: mean(this.#anchor), silent };
+      this.#since = anchor.time;
+      return { kind: 'stop', time: anchor.time, at: mean(anchor), silent };
     }
     return undefined;
   }
 
-  /** Left the place it stands at: out of departRadiusM, or departSpeedKmh held for departAfterS. */
-  #left(time: number, at: Place): boolean {
-    const a = this.#anchor!;
-    if (distanceAndBearing(a.first.lat, a.first.lon, at.lat, at.lon).distance > this.#o.departRadiusM) return true;
-    const fastSince = this.#run?.fastSince;
-    return fastSince !== undefined && time - fastSince >= this.#o.departAfterS * 1000;
+  /** Left the place it stands at: out of departRadiusM consistently, or departSpeedKmh held for departAfterS. */
+  #left(time: number): boolean {
+    const run = this.#run;
+    if (!run) return false;
+    if (run.outSince !== undefined && run.outEpochs >= DEPART_CONFIRM_EPOCHS && time - run.outSince >= DEPART_CONFIRM_MS) return true;
+    return run.fastSince !== undefined && time - run.fastSince >= this.#o.departAfterS * 1000;
   }
 
   /** The receiver's Doppler speed, or the speed over at least 5 s of positions when it gives none. */
@@ -170,20 +278,24 @@ export class MovementDetector {
     const first = this.#recent[0]!;
     const dt = fix.time - first.time;
     if (dt < DERIVED_SPEED_WINDOW_MS) return undefined;
-    return (distanceAndBearing(first.lat, first.lon, at.lat, at.lon).distance / (dt / 1000)) * 3.6;
+    return (distance(first, at) / (dt / 1000)) * 3.6;
   }
 }
 
-function anchorAt(time: number, at: Place): { time: number; first: Place; sumLat: number; sumLon: number; n: number } {
-  return { time, first: at, sumLat: at.lat, sumLon: at.lon, n: 1 };
+function distance(a: Place, b: Place): number {
+  return distanceAndBearing(a.lat, a.lon, b.lat, b.lon).distance;
 }
 
-function add(a: { sumLat: number; sumLon: number; n: number }, at: Place): void {
+function anchorAt(time: number, at: Place): Anchor {
+  return { time, sumLat: at.lat, sumLon: at.lon, n: 1 };
+}
+
+function add(a: Anchor, at: Place): void {
   a.sumLat += at.lat;
   a.sumLon += at.lon;
   a.n++;
 }
 
-function mean(a: { sumLat: number; sumLon: number; n: number }): Place {
+function mean(a: Anchor): Place {
   return { lat: a.sumLat / a.n, lon: a.sumLon / a.n };
 }

@@ -2,7 +2,8 @@ import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from '../gnss/geodesy.js';
 
 /**
- * Distance driven, from every accepted epoch (the quality gate's outliers never come here).
+ * Distance driven, from every accepted epoch (the quality gate's outliers and the impossible steps
+ * of position-jumps.ts never come here).
  *
  * With a Doppler speed (RMC/VTG): the speed integrated over the time between epochs, counted only
  * at or above stillSpeedKmh. A receiver's Doppler speed is accurate to about 0.05 m/s and unbiased,
@@ -11,10 +12,12 @@ import { distanceAndBearing } from '../gnss/geodesy.js';
  * stands: its speed noise is not distance.
  * Without one (GGA only): chords of at least CHORD_M, so that the jitter of a standing receiver
  * (1-2 m) never adds up.
- * A gap in the epochs (a tunnel, a receiver restart) longer than MAX_STEP_MS counts the straight
- * line across it, never the speed times the gap.
+ * A gap in the epochs (a tunnel, a lost epoch, a receiver restart) longer than MAX_STEP_MS counts
+ * the straight line across it only when the vehicle moved: both ends at speed, or farther apart
+ * than standing jitter and multipath throw (GAP_STILL_M). Never the speed times the gap.
  */
 export const CHORD_M = 10;
+export const GAP_STILL_M = 30;
 const MAX_STEP_MS = 2000;
 
 export class Odometer {
@@ -39,15 +42,25 @@ export class Odometer {
     this.#metres = metres;
   }
 
+  /** The position moved without a path to count (a receiver that jumped for good): go on from here. */
+  restartAt(fix: Fix): void {
+    this.#last = fix;
+    this.#chordFrom = fix.lat !== undefined && fix.lon !== undefined ? { lat: fix.lat, lon: fix.lon } : undefined;
+  }
+
   offer(fix: Fix): void {
     if (fix.lat === undefined || fix.lon === undefined) return;
     const last = this.#last;
+    if (last && fix.time <= last.time) return;
     this.#last = fix;
-    if (!last || last.lat === undefined || last.lon === undefined || fix.time <= last.time) return;
+    if (!last || last.lat === undefined || last.lon === undefined) return;
     const dt = fix.time - last.time;
+    const here = { lat: fix.lat, lon: fix.lon };
     if (dt > MAX_STEP_MS) {
-      this.#metres += distanceAndBearing(last.lat, last.lon, fix.lat, fix.lon).distance;
-      this.#chordFrom = { lat: fix.lat, lon: fix.lon };
+      const d = distanceAndBearing(last.lat, last.lon, fix.lat, fix.lon).distance;
+      const atSpeed = (last.speed ?? 0) >= this.#stillMps && (fix.speed ?? 0) >= this.#stillMps;
+      if (atSpeed || d > GAP_STILL_M) this.#metres += d;
+      this.#chordFrom = here;
       return;
     }
     if (fix.speed !== undefined && last.speed !== undefined) {
@@ -55,14 +68,14 @@ export class Odometer {
       const v0 = last.speed >= this.#stillMps ? last.speed : 0;
       const v1 = fix.speed >= this.#stillMps ? fix.speed : 0;
       this.#metres += ((v0 + v1) / 2) * (dt / 1000);
-      this.#chordFrom = { lat: fix.lat, lon: fix.lon };
+      this.#chordFrom = here;
       return;
     }
     this.#chordFrom ??= { lat: last.lat, lon: last.lon };
     const d = distanceAndBearing(this.#chordFrom.lat, this.#chordFrom.lon, fix.lat, fix.lon).distance;
     if (d >= CHORD_M) {
       this.#metres += d;
-      this.#chordFrom = { lat: fix.lat, lon: fix.lon };
+      this.#chordFrom = here;
     }
   }
 }

@@ -1,4 +1,6 @@
 import type { Database } from 'better-sqlite3';
+import type { StateWrite } from '../fix/fix.js';
+import { MetaStore } from './meta.js';
 import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
 
 /**
@@ -13,6 +15,11 @@ export interface CarriedFixes {
   held: readonly OutboxRow[];
   /** Event ids (eventIdKey) of fixes delivered but not yet deleted: their rows go, held ones are not written. */
   delivered: ReadonlySet<string>;
+  /**
+   * The state writes that go with held rows (a vehicle event's motion state), in order: written in
+   * the transaction that stores the rows, never before.
+   */
+  state?: readonly StateWrite[];
 }
 
 /** How a delivered event id is carried: its 16 bytes as lower-case hex, as SQLite's lower(hex()) gives it. */
@@ -23,7 +30,20 @@ export function eventIdKey(id: Uint8Array): string {
 /** Two sets of held fixes as one: the rows in record order, the deliveries of both. */
 export function mergeCarried(a: CarriedFixes | undefined, b: CarriedFixes | undefined): CarriedFixes | undefined {
   if (!a || !b) return a ?? b;
-  return { held: [...a.held, ...b.held], delivered: new Set([...a.delivered, ...b.delivered]) };
+  return {
+    held: [...a.held, ...b.held],
+    delivered: new Set([...a.delivered, ...b.delivered]),
+    state: [...(a.state ?? []), ...(b.state ?? [])],
+  };
+}
+
+/** The carried state writes into `db`'s meta (the last of each key), inside the caller's transaction. */
+export function writeCarriedState(db: Database, carry: CarriedFixes): number {
+  const last = new Map<string, unknown>();
+  for (const w of carry.state ?? []) last.set(w.key, w.value);
+  const meta = new MetaStore(db);
+  for (const [key, value] of last) meta.setJson(key, value);
+  return last.size;
 }
 
 /** The held fixes not delivered meanwhile. */
@@ -60,6 +80,7 @@ export function storeCarriedFixes(db: Database, carry: CarriedFixes): { deleted:
         .prepare('DELETE FROM outbox WHERE lower(hex(event_id)) IN (SELECT value FROM json_each(?))')
         .run(JSON.stringify([...carry.delivered])).changes;
     if (held.length > 0) inserted = carryOver(db, held);
+    writeCarriedState(db, carry);
   })();
   return { deleted, inserted };
 }

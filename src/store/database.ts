@@ -11,7 +11,7 @@ export { ensureDataDir } from '../system/data-dir.js';
 import type { Logger } from '../log.js';
 import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
-import { carryOver, undelivered, type CarriedFixes } from './carried-fixes.js';
+import { carryOver, undelivered, writeCarriedState, type CarriedFixes } from './carried-fixes.js';
 import { pruneDamagedFiles, salvageInto, SALVAGE_META_KEY, type SalvageFacts } from './salvage.js';
 import { guardDatabase, type StoreFaultListener } from './store-faults.js';
 
@@ -102,6 +102,8 @@ export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: str
     facts = { at: now.getTime(), reason, movedTo: aside, ...counts };
     const held = carry ? undelivered(carry) : [];
     if (held.length > 0) facts.carried = carryOver(work, held);
+    // The fresh file replaces the damaged one whole (below): rows and their state arrive together.
+    if (carry) writeCarriedState(work, carry);
     new MetaStore(work).setJson(SALVAGE_META_KEY, facts);
   } finally {
     work.close();

@@ -94,14 +94,12 @@ export class StoreHandle {
   }
 
   /**
-   * Releases the outbox of parts detach() gave (what only its memory held, to be carried), and
-   * keeps the state writes of vehicle events it had not committed for the next outbox's commit.
+   * Releases the outbox of parts detach() gave: what only its memory held, to be carried, with the
+   * state writes of the vehicle events among it (stored with those rows in the next database).
    */
   release(parts: StoreParts): CarriedFixes | undefined {
     if (!parts.outbox) return undefined;
-    const carry = parts.outbox.release();
-    this.queue.commitWithNext(parts.outbox.takeCommitWith());
-    return carry;
+    return parts.outbox.release();
   }
 
   /** No figures from the outbox before (a damaged file that never answered): what the queue holds. */
@@ -117,6 +115,7 @@ export class StoreHandle {
       thinned: 0,
       deadLetters: 0,
       noPosition: 0,
+      eventsRefused: 0,
       diskFullEvents: 0,
     };
   }

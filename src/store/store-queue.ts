@@ -1,4 +1,4 @@
-import type { FixSink, RecordedFix, VehicleEvent } from '../fix/fix.js';
+import type { FixSink, RecordedFix, StateSource, StateWrite, VehicleEvent } from '../fix/fix.js';
 import { MAX_HELD_HEAP_BYTES, WAITING_FIX_HEAP_BYTES } from '../fix/held-memory.js';
 import type { Logger } from '../log.js';
 import type { QueueEntry, UploadQueue } from '../upload/upload-queue.js';
@@ -21,7 +21,7 @@ export const MAX_WAITING_FIXES = Math.floor(MAX_HELD_HEAP_BYTES / WAITING_FIX_HE
 const SLOT = 2 ** 36;
 const SLOTS = 2 ** 16;
 
-type Waiting = { fix: RecordedFix } | { event: VehicleEvent; persist: (() => void) | undefined } | { persist: () => void };
+type Waiting = { fix: RecordedFix } | { event: VehicleEvent; state: StateWrite | undefined };
 
 /** A QueueEntry's event id as carried-fixes.ts keys it (lower-case hex of its 16 bytes). */
 export function entryIdKey(entry: Pick<QueueEntry, 'eventId'>): string {
@@ -50,6 +50,7 @@ export class StoreQueue implements UploadQueue, FixSink {
   #changes = 0;
   #seenOutboxChanges = 0;
   readonly #logger: Pick<Logger, 'error'>;
+  #stateSource: StateSource | undefined;
 
   constructor(logger: Pick<Logger, 'error'>) {
     this.#logger = logger;
@@ -97,9 +98,9 @@ export class StoreQueue implements UploadQueue, FixSink {
     }
     for (const w of this.#waiting.splice(0)) {
       if ('fix' in w) outbox.record(w.fix);
-      else if ('event' in w) outbox.recordEvent(w.event, w.persist);
-      else outbox.commitWith(w.persist);
+      else outbox.recordEvent(w.event, w.state);
     }
+    outbox.setStateSource(this.#stateSource);
     this.#waitingFixes = 0;
     outbox.onChange(() => {
       if (this.#outbox === outbox) this.#notify();
@@ -112,12 +113,10 @@ export class StoreQueue implements UploadQueue, FixSink {
     this.#outbox = undefined;
   }
 
-  /**
-   * State writes of vehicle events a released outbox had not committed (its event rows are carried
-   * with the fixes): committed by the next outbox, before anything recorded after the release.
-   */
-  commitWithNext(persists: readonly (() => void)[]): void {
-    for (const persist of persists) this.#waiting.push({ persist });
+  /** The state that changes between events (the motion tracker's): each outbox attached writes it with its commits. */
+  setStateSource(source: StateSource | undefined): void {
+    this.#stateSource = source;
+    this.#outbox?.setStateSource(source);
   }
 
   record(fix: RecordedFix): void {
@@ -130,10 +129,10 @@ export class StoreQueue implements UploadQueue, FixSink {
     this.#waiting.push({ fix });
   }
 
-  /** A movement or engine event, committed with `persist` in the same transaction (never dropped). */
-  recordEvent(event: VehicleEvent, persist?: () => void): void {
-    if (this.#outbox) return this.#outbox.recordEvent(event, persist);
-    this.#waiting.push({ event, persist });
+  /** A movement or engine event, committed with `state` in the same transaction (never dropped). */
+  recordEvent(event: VehicleEvent, state?: StateWrite): void {
+    if (this.#outbox) return this.#outbox.recordEvent(event, state);
+    this.#waiting.push({ event, state });
   }
 
   newest(): QueueEntry | undefined {

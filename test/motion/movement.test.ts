@@ -6,10 +6,7 @@ import { makeDrive, urbanDrive, type Drive } from './drive.js';
 
 function run(drive: Drive, detector = new MovementDetector()): MovementChange[] {
   const changes: MovementChange[] = [];
-  for (const f of drive.fixes) {
-    const c = detector.offer(f);
-    if (c) changes.push(c);
-  }
+  for (const f of drive.fixes) changes.push(...detector.offer(f));
   return changes;
 }
 

@@ -50,7 +50,7 @@ describe('carrying what was held on a read-only card into the database', () => {
     first.db.close();
     queue.record(fixAt(1));
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(2).time, lat: 52, lon: 5, odometerM: 1200 };
-    queue.recordEvent(event, () => second.meta.setJson('motion', { state: 'stopped' }));
+    queue.recordEvent(event, { key: 'motion', value: { state: 'stopped' } });
     queue.record(fixAt(3));
     const second = await openOutbox(tempDir());
     queue.attach(second.outbox);

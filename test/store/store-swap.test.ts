@@ -45,7 +45,7 @@ describe('a swap of the database under one uploader', () => {
     copy.db.close();
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(200).time, lat: 52, lon: 5, odometerM: 4321 };
     const state = { movement: 'stopped', odometerM: 4321 };
-    handle.queue.recordEvent(event, () => handle.stores.meta.setJson('motion.test', state));
+    handle.queue.recordEvent(event, { key: 'motion.test', value: state });
     const file = openDatabase({ dataDir: fileDir, logger: silentLogger() });
     carryOver(
       file,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { carryOver } from '../../src/store/carried-fixes.js';
+import { storeCarriedFixes } from '../../src/store/carried-fixes.js';
 import { openDatabase } from '../../src/store/database.js';
 import { MetaStore } from '../../src/store/meta.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
@@ -14,14 +14,14 @@ import { fixAt } from './outbox/helpers.js';
  * it goes in with it, or a restart reads the state of before the event and makes it a second time.
  */
 describe('a vehicle event released uncommitted at a swap', () => {
-  it('its state is committed by the next outbox, with the event', async () => {
+  it('its state goes into the next database with the event, in one transaction', async () => {
     const handle = new StoreHandle(silentLogger());
     const outboxOn = (dir: string) => attachOutboxOn(handle, dir);
     const first = await outboxOn(tempDir());
     first.db.pragma('query_only = ON');
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(10).time, lat: 52, lon: 5, odometerM: 4321 };
     const state = { movement: 'stopped', odometerM: 4321 };
-    handle.queue.recordEvent(event, () => handle.stores.meta.setJson('motion.test', state));
+    handle.queue.recordEvent(event, { key: 'motion.test', value: state });
     expect(first.outbox.pendingCount()).toBe(1);
 
     // The swap as agent.ts makes it: detach, release, close; the held rows into the next file.
@@ -31,7 +31,7 @@ describe('a vehicle event released uncommitted at a swap', () => {
     expect(carry.held).toHaveLength(1);
     const dir = tempDir();
     const file = openDatabase({ dataDir: dir, logger: silentLogger() });
-    carryOver(file, carry.held);
+    storeCarriedFixes(file, carry);
     file.close();
     const next = await outboxOn(dir);
     next.outbox.flush({ final: true });

@@ -16,7 +16,7 @@ export interface VehicleOtmEvent {
   lifecycle: 'actual';
   geoReference: { type: 'latLonPointGeoReference'; lat: number; lon: number };
   vehicle?: { associationType: 'inline'; entity: { licensePlate: string } };
-  externalAttributes: Record<string, unknown> & { odometer?: Measure };
+  externalAttributes: Record<string, unknown> & { odometer?: Measure; engineHours?: Measure };
 }
 
 export function toVehicleEvent(
@@ -36,6 +36,8 @@ export function toVehicleEvent(
   };
   if (base.vehicle) event.vehicle = base.vehicle;
   if (entry.odometerM !== undefined) event.externalAttributes.odometer = { value: entry.odometerM, unit: 'm' };
+  // Fleets service by engine hours: hours to a tenth, as the vehicle's hour meter shows them.
+  if (entry.engineS !== undefined) event.externalAttributes.engineHours = { value: Math.round(entry.engineS / 360) / 10, unit: 'h' };
   return event;
 }
 

@@ -17,6 +17,8 @@ import type { OutboxStatements } from './statements.js';
 export function releaseHeld(m: OutboxMemory, st: OutboxStatements): CarriedFixes {
   const held = m.buffer;
   m.buffer = [];
+  const state = m.withCommit.map((w) => w.write);
+  m.withCommit = [];
   const delivered = new Set<string>();
   for (const seq of m.delivered) {
     try {
@@ -26,13 +28,16 @@ export function releaseHeld(m: OutboxMemory, st: OutboxStatements): CarriedFixes
       // The database is unreadable: that fix is sent again, under its own id.
     }
   }
-  return { held, delivered };
+  return { held, delivered, state };
 }
 
 /** A released outbox's fixes, held after this one's own, renumbered, with their event ids. */
 export function holdCarried(m: OutboxMemory, carry: CarriedFixes): void {
   const held = undelivered(carry).map((r) => ({ ...r, seq: m.nextSeq++ }));
   m.buffer = [...m.buffer, ...held];
+  // Written once every carried row is committed: the state may have been made after any of them.
+  const seq = held.at(-1)?.seq;
+  for (const write of carry.state ?? []) m.withCommit.push({ seq, write });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { isDiskFull } from '../../errors.js';
+import type { StateWrite } from '../../fix/fix.js';
 import type { FullDisk } from '../full-disk.js';
 import type { FileRoom, OutboxBound } from './bound.js';
 import { CommitHealth, errInfo, type CommitError } from './commit-health.js';
@@ -91,7 +92,8 @@ export class OutboxCommitter {
       m.buffer.length === 0 &&
       m.dead.pending.length === 0 &&
       m.withCommit.length === 0 &&
-      !(m.delivered.size > 0 && this.#deletesDue(false));
+      !(m.delivered.size > 0 && this.#deletesDue(false)) &&
+      m.stateSource?.due() === undefined;
     if (idle && !final && !this.#counters.duePersist()) return;
     const hadWork = m.buffer.length > 0;
     try {
@@ -127,9 +129,9 @@ export class OutboxCommitter {
     let deleted = 0;
     let thinned = 0;
     let afterCommit: (() => void) | undefined;
-    const persist = m.withCommit;
+    const { writes, taken, fresh } = this.#stateWrites(o.take);
     this.#o.db.transaction(() => {
-      for (const p of persist) p();
+      for (const w of writes) this.#o.meta.setJson(w.key, w.value);
       // Deletes first: on a capped file the inserts reuse the pages they free.
       for (const [from, to] of seqRuns(delivered)) deleted += this.#st.delRange.run(from, to).changes;
       for (const d of dead) {
@@ -149,7 +151,8 @@ export class OutboxCommitter {
     })();
     // Only after COMMIT: a rolled-back transaction leaves the memory state as it was.
     afterCommit?.();
-    if (persist.length > 0) m.withCommit = m.withCommit.slice(persist.length);
+    if (taken > 0) m.withCommit = m.withCommit.slice(taken);
+    if (fresh) m.stateSource?.committed(fresh);
     if (deleting) this.#deletes.deleted();
     m.committedCount += inserted - deleted - thinned;
     if (buffer.length > 0) m.newestCommitted = buffer[buffer.length - 1]!;
@@ -168,6 +171,22 @@ export class OutboxCommitter {
         { thinned, bound: this.#bound.value, pending: m.pendingCount() },
         'outbox at its bound: thinned the oldest backlog (every 3rd fix kept, transitions kept)',
       );
+  }
+
+  /**
+   * The state writes this commit of the first `take` buffered rows may carry: a vehicle event's
+   * state goes with its row or after it, never before (a full disk commits the buffer in chunks).
+   * Once every event row is in, the state of the moment (the odometer since) rides along when due.
+   */
+  #stateWrites(take: number): { writes: StateWrite[]; taken: number; fresh: StateWrite | undefined } {
+    const m = this.#m;
+    const firstLeft = m.buffer[take]?.seq ?? Infinity;
+    let taken = 0;
+    while (taken < m.withCommit.length && (m.withCommit[taken]!.seq ?? -Infinity) < firstLeft) taken++;
+    const writes = m.withCommit.slice(0, taken).map((w) => w.write);
+    const fresh = taken === m.withCommit.length ? m.stateSource?.due() : undefined;
+    if (fresh) writes.push(fresh);
+    return { writes, taken, fresh };
   }
 
   /**

@@ -15,6 +15,8 @@ export interface OutboxCounterSnapshot {
   deadLetters: number;
   /** Fixes the pipeline handed over without a position (not queued). */
   noPosition: number;
+  /** Vehicle events the outbox could not queue (no usable place or time): never sent, so said in status. */
+  eventsRefused: number;
   diskFullEvents: number;
 }
 
@@ -22,6 +24,7 @@ export const COUNTER = {
   sent: 'upload.sent',
   thinned: 'outbox.thinned',
   noPosition: 'outbox.noPosition',
+  eventsRefused: 'outbox.eventsRefused',
   diskFull: 'outbox.diskFull',
 } as const;
 
@@ -123,6 +126,7 @@ export class OutboxCounters {
       thinned: this.#totals.get(COUNTER.thinned) ?? 0,
       deadLetters: this.#deadLetters,
       noPosition: this.#totals.get(COUNTER.noPosition) ?? 0,
+      eventsRefused: this.#totals.get(COUNTER.eventsRefused) ?? 0,
       diskFullEvents: this.#totals.get(COUNTER.diskFull) ?? 0,
     };
   }

@@ -1,3 +1,4 @@
+import type { StateSource, StateWrite } from '../../fix/fix.js';
 import { DeadLetterQueue } from './dead-letter-queue.js';
 import type { OutboxRow } from './row.js';
 
@@ -16,8 +17,13 @@ export class OutboxMemory {
   nextSeq = 1;
   /** The newest committed row, cached: the live lane asks for it before every request. null = none; undefined = unknown. */
   newestCommitted: OutboxRow | null | undefined;
-  /** Written inside the next commit's transaction, with the vehicle event that asked (recordEvent). */
-  withCommit: (() => void)[] = [];
+  /**
+   * State writes of vehicle events (recordEvent), each with the seq of its event's row: written in
+   * the transaction that commits that row (or a later one), never before it. seq undefined: no row.
+   */
+  withCommit: { seq: number | undefined; write: StateWrite }[] = [];
+  /** The state that changes between events (the motion tracker's), written with commits when due. */
+  stateSource: StateSource | undefined;
 
   /** Delivered or dead-lettered since the last commit: its row is still there, but it is not pending. */
   gone(seq: number): boolean {

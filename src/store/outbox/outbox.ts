@@ -1,4 +1,4 @@
-import type { FixSink, RecordedFix, VehicleEvent } from '../../fix/fix.js';
+import type { FixSink, RecordedFix, StateSource, StateWrite, VehicleEvent } from '../../fix/fix.js';
 import { eventIdBytes, vehicleEventIdBytes } from '../event-id.js';
 import { holdCarried, matchDelivered, releaseHeld, seqOfEventId } from './carry.js';
 import { OutboxCommitter } from './committer.js';
@@ -91,15 +91,9 @@ export class Outbox implements FixSink {
     return releaseHeld(this.#m, this.#st);
   }
 
-  /** The state writes of vehicle events not committed yet (a released outbox's, for the next one). */
-  takeCommitWith(): (() => void)[] {
-    return this.#m.withCommit.splice(0);
-  }
-
-  /** A state write for the next commit (an event's, released uncommitted by an earlier outbox). */
-  commitWith(persist: () => void): void {
-    if (this.#stopped) return;
-    this.#m.withCommit.push(persist);
+  /** The state that changes between events, written with this outbox's commits when it is due. */
+  setStateSource(source: StateSource | undefined): void {
+    this.#m.stateSource = source;
   }
 
   /**
@@ -158,20 +152,32 @@ export class Outbox implements FixSink {
   }
 
   /**
-   * A movement or engine event (src/motion/), committed at once with `persist` (the motion state) in
-   * the same transaction: a power cut leaves both or neither, so a restart never makes it twice.
+   * A movement or engine event (src/motion/), committed at once with `state` (the motion state) in
+   * the same transaction as its row, on every path (committer.ts): a power cut leaves both or
+   * neither, so a restart never makes it twice nor loses it.
    */
-  recordEvent(event: VehicleEvent, persist?: () => void): void {
-    if (this.#stopped) return;
-    const id = vehicleEventIdBytes(this.#o.identity.externalSystemId, this.#o.identity.externalDeviceId, event.eventType, event.time);
-    const row = toRow(this.#m.nextSeq, id, event);
+  recordEvent(event: VehicleEvent, state?: StateWrite): void {
+    if (this.#stopped) {
+      this.#o.logger.warn({ eventType: event.eventType, time: event.time }, 'vehicle event after the outbox stopped: not queued');
+      return;
+    }
+    const { externalSystemId, externalDeviceId } = this.#o.identity;
+    const row = Number.isSafeInteger(event.time)
+      ? toRow(this.#m.nextSeq, vehicleEventIdBytes(externalSystemId, externalDeviceId, event.eventType, event.time), event)
+      : undefined;
     if (!row) {
-      this.#counters.add(COUNTER.noPosition);
+      // Never in silence: the event is lost, so the log and status say it (its state still goes, so it is not made again).
+      this.#counters.add(COUNTER.eventsRefused);
+      this.#o.logger.warn(
+        { eventType: event.eventType, time: event.time, lat: event.lat, lon: event.lon },
+        'vehicle event refused by the outbox (no usable time or place): not sent',
+      );
+      if (state) this.#m.withCommit.push({ seq: undefined, write: state });
       return;
     }
     this.#m.nextSeq++;
     this.#m.buffer.push(row);
-    if (persist) this.#m.withCommit.push(persist);
+    if (state) this.#m.withCommit.push({ seq: row.seq, write: state });
     if (!this.#committer.lastError) this.flush();
     this.#notify();
   }

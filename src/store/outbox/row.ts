@@ -22,6 +22,10 @@ export interface OutboxRow {
 }
 
 /**
+ * A vehicle event has no altitude: its alt_cm column holds the ignition-on time in whole seconds
+ * (null without an ignition input), as its flags hold the odometer, so a location update's row stays
+ * as it is.
+ *
  * flags: bit 0 = transition (never thinned), bits 1..6 = thinning level (thinning.ts), bits 7..9 =
  * the vehicle event kind (0 = a location update, n = VEHICLE_EVENT_KINDS[n - 1]), and for a vehicle
  * event the odometer in whole metres from bit 10 up (below 2^43 m, inside a safe integer). Vehicle
@@ -63,6 +67,7 @@ export function toRow(
   fix: Pick<RecordedFix, 'time' | 'lat' | 'lon' | 'altMSL' | 'speed' | 'track' | 'hdop' | 'satellitesUsed' | 'transition'> & {
     eventType?: VehicleEventKind;
     odometerM?: number;
+    engineS?: number;
   },
 ): OutboxRow | undefined {
   if (!isFiniteNumber(fix.lat) || !isFiniteNumber(fix.lon) || Math.abs(fix.lat) > 90 || Math.abs(fix.lon) > 180) return undefined;
@@ -73,7 +78,7 @@ export function toRow(
     fix_time: fix.time,
     lat_e7: Math.round(fix.lat * 1e7),
     lon_e7: Math.round(fix.lon * 1e7),
-    alt_cm: scaled(fix.altMSL, 100),
+    alt_cm: fix.eventType !== undefined ? scaled(fix.engineS, 1) : scaled(fix.altMSL, 100),
     speed_cms: scaled(fix.speed, 100),
     track_cdeg: scaled(fix.track, 100),
     hdop_c: scaled(fix.hdop, 100),
@@ -91,15 +96,16 @@ export function fromRow(row: OutboxRow): QueueEntry {
     lon: row.lon_e7 / 1e7,
     transition: (row.flags & FLAG_TRANSITION) !== 0,
   };
-  if (row.alt_cm !== null) e.altMSL = row.alt_cm / 100;
+  const kind = kindOfFlags(row.flags);
+  if (row.alt_cm !== null && kind === undefined) e.altMSL = row.alt_cm / 100;
   if (row.speed_cms !== null) e.speed = row.speed_cms / 100;
   if (row.track_cdeg !== null) e.track = row.track_cdeg / 100;
   if (row.hdop_c !== null) e.hdop = row.hdop_c / 100;
   if (row.sats !== null) e.satellitesUsed = row.sats;
-  const kind = kindOfFlags(row.flags);
   if (kind !== undefined) {
     e.eventType = kind;
     e.odometerM = odometerOfFlags(row.flags);
+    if (row.alt_cm !== null) e.engineS = row.alt_cm;
   }
   return e;
 }

@@ -11,10 +11,10 @@ describe('outbox: vehicle events', () => {
     const dir = tempDir();
     let o = await openOutbox(dir);
     o.outbox.record(fixAt(1));
-    o.outbox.recordEvent(stop, () => o.meta.set('motion.test', 'stopped'));
+    o.outbox.recordEvent(stop, { key: 'motion.test', value: 'stopped' });
     // Not waiting for the commit interval: the fix before it and the event are on disk now.
     expect(rowCount(o.db)).toBe(2);
-    expect(o.meta.get('motion.test')).toBe('stopped');
+    expect(o.meta.getJson('motion.test')).toBe('stopped');
     o.db.close(); // a power cut: no stop(), no final commit
     o = await openOutbox(dir);
     const [fix, event] = o.outbox.after(Number.MIN_SAFE_INTEGER, 10);
@@ -37,13 +37,13 @@ describe('outbox: vehicle events', () => {
   it('a failed commit leaves neither the event nor the state, and the next commit writes both', async () => {
     const o = await openOutbox(tempDir());
     o.db.exec(`CREATE TRIGGER refuse BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'refused'); END`);
-    o.outbox.recordEvent(stop, () => o.meta.set('motion.test', 'stopped'));
+    o.outbox.recordEvent(stop, { key: 'motion.test', value: 'stopped' });
     expect(rowCount(o.db)).toBe(0);
     expect(o.meta.get('motion.test')).toBeUndefined();
     o.db.exec('DROP TRIGGER refuse');
     o.outbox.flush();
     expect(rowCount(o.db)).toBe(1);
-    expect(o.meta.get('motion.test')).toBe('stopped');
+    expect(o.meta.getJson('motion.test')).toBe('stopped');
     await o.outbox.stop();
     o.db.close();
   });
