@@ -44,6 +44,11 @@ export interface Fix {
   speed?: number;
   /** Course over ground, degrees true. */
   track?: number;
+  /**
+   * Speed and course were derived from the previous position (a GGA-only receiver), not measured by
+   * Doppler: at 10 Hz a standing receiver's 1-2 m of jitter reads as several m/s, so motion reads none.
+   */
+  speedDerived?: true;
   satellitesUsed?: number;
   hdop?: number;
   pdop?: number;

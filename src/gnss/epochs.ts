@@ -213,6 +213,7 @@ export class EpochAssembler {
       if (mode === 3 && e.altMSL !== undefined) fix.altMSL = e.altMSL;
       let speed = e.speed;
       let track = e.track;
+      let derived = false;
       const prev = this.#previous;
       // No speed or course from the receiver (GGA-only streams): derive them from the previous
       // position, as gpsd's gpsd_error_model() does.
@@ -220,8 +221,10 @@ export class EpochAssembler {
         const db = distanceAndBearing(prev.lat, prev.lon, e.lat, e.lon);
         speed = db.distance / ((time - prev.time) / 1000);
         if (track === undefined && db.distance > 0) track = db.bearing;
+        derived = true;
       }
       if (speed !== undefined) fix.speed = speed;
+      if (derived) fix.speedDerived = true;
       if (track !== undefined) fix.track = track;
     }
     if (used !== undefined) fix.satellitesUsed = used;

@@ -1,5 +1,6 @@
 import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from '../gnss/geodesy.js';
+import { dopplerSpeed } from './doppler.js';
 
 /**
  * Moving, stopped or unknown, from every accepted epoch (10 Hz on a good receiver), not the
@@ -272,7 +273,8 @@ export class MovementDetector {
 
   /** The receiver's Doppler speed, or the speed over at least 5 s of positions when it gives none. */
   #speedKmh(fix: Fix, at: Place): number | undefined {
-    if (fix.speed !== undefined) return fix.speed * 3.6;
+    const doppler = dopplerSpeed(fix);
+    if (doppler !== undefined) return doppler * 3.6;
     this.#recent.push({ time: fix.time, ...at });
     while (this.#recent.length > 2 && fix.time - this.#recent[1]!.time >= DERIVED_SPEED_WINDOW_MS) this.#recent.shift();
     const first = this.#recent[0]!;

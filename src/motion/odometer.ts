@@ -1,5 +1,6 @@
 import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from '../gnss/geodesy.js';
+import { dopplerSpeed } from './doppler.js';
 
 /**
  * Distance driven, from every accepted epoch (the quality gate's outliers and the impossible steps
@@ -58,15 +59,17 @@ export class Odometer {
     const here = { lat: fix.lat, lon: fix.lon };
     if (dt > MAX_STEP_MS) {
       const d = distanceAndBearing(last.lat, last.lon, fix.lat, fix.lon).distance;
-      const atSpeed = (last.speed ?? 0) >= this.#stillMps && (fix.speed ?? 0) >= this.#stillMps;
+      const atSpeed = (dopplerSpeed(last) ?? 0) >= this.#stillMps && (dopplerSpeed(fix) ?? 0) >= this.#stillMps;
       if (atSpeed || d > GAP_STILL_M) this.#metres += d;
       this.#chordFrom = here;
       return;
     }
-    if (fix.speed !== undefined && last.speed !== undefined) {
+    const s0 = dopplerSpeed(last);
+    const s1 = dopplerSpeed(fix);
+    if (s0 !== undefined && s1 !== undefined) {
       // Trapezoid over the step; a step where the vehicle stands on both ends counts nothing.
-      const v0 = last.speed >= this.#stillMps ? last.speed : 0;
-      const v1 = fix.speed >= this.#stillMps ? fix.speed : 0;
+      const v0 = s0 >= this.#stillMps ? s0 : 0;
+      const v1 = s1 >= this.#stillMps ? s1 : 0;
       this.#metres += ((v0 + v1) / 2) * (dt / 1000);
       this.#chordFrom = here;
       return;

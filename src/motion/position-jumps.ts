@@ -1,5 +1,6 @@
 import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from '../gnss/geodesy.js';
+import { dopplerSpeed } from './doppler.js';
 
 /**
  * Steps no vehicle can make: a position farther from the last plausible one than the speed allows
@@ -84,9 +85,11 @@ export class PositionJumps {
 function judge(a: Fix, b: Fix): { plausible: boolean; d: number; impliedMps: number; limitMps: number } {
   const dt = (b.time - a.time) / 1000;
   const d = distanceAndBearing(a.lat!, a.lon!, b.lat!, b.lon!).distance;
+  const va = dopplerSpeed(a);
+  const vb = dopplerSpeed(b);
   const limitMps =
-    a.speed !== undefined && b.speed !== undefined
-      ? Math.min(MAX_PLAUSIBLE_MPS, Math.max(a.speed, b.speed) * DOPPLER_FACTOR + DOPPLER_MARGIN_MPS)
+    va !== undefined && vb !== undefined
+      ? Math.min(MAX_PLAUSIBLE_MPS, Math.max(va, vb) * DOPPLER_FACTOR + DOPPLER_MARGIN_MPS)
       : MAX_PLAUSIBLE_MPS;
   return { plausible: d <= limitMps * dt + JUMP_TOLERANCE_M, d, impliedMps: dt > 0 ? d / dt : Infinity, limitMps };
 }
