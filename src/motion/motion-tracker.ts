@@ -1,6 +1,7 @@
 import type { Fix, StateSource, StateWrite, VehicleEvent, VehicleEventKind } from '../fix/fix.js';
 import type { Logger } from '../log.js';
 import {
+  MOVEMENT_DEFAULTS,
   MovementDetector,
   type MovementChange,
   type MovementOptions,
@@ -8,6 +9,7 @@ import {
   type MovementState,
   type Place,
 } from './movement.js';
+import { CountsHistory, type Counts } from './counts-history.js';
 import { Odometer } from './odometer.js';
 import { PositionJumps } from './position-jumps.js';
 import { applyEngineHoursSetting, applyOdometerSetting, MOTION_META_KEY, type MotionMeta, type MotionRecord } from './motion-record.js';
@@ -68,6 +70,7 @@ export class MotionTracker implements StateSource {
   readonly #movement: MovementDetector;
   readonly #odometer: Odometer;
   readonly #jumps: PositionJumps;
+  readonly #history: CountsHistory;
   #ignition: 'on' | 'off' | undefined;
   /** A change read before this run's first fix: made at that fix, with its time and place. */
   #pendingIgnition: 'on' | 'off' | undefined;
@@ -89,6 +92,9 @@ export class MotionTracker implements StateSource {
     this.#o = options;
     this.#movement = new MovementDetector(options.movement);
     this.#odometer = new Odometer({ stillSpeedKmh: options.movement.stillSpeedKmh });
+    // As far back as a change is dated: a stop at its candidate, a start at its first moving epoch.
+    const m = { ...MOVEMENT_DEFAULTS, ...options.movement };
+    this.#history = new CountsHistory((Math.max(m.stopAfterS, m.departAfterS) + 10) * 1000);
     this.#jumps = new PositionJumps({
       onJump: (r) =>
         options.logger.warn(
@@ -138,7 +144,9 @@ export class MotionTracker implements StateSource {
       this.#engineChange(pending, fix.time);
     }
     const hints = this.#ignition === 'off' && this.#engineOffSince !== undefined ? { engineOffSince: this.#engineOffSince } : {};
-    for (const change of this.#movement.offer(fix, hints)) this.#movementChange(change);
+    this.#history.push({ time: fix.time, odometerM: this.#odometer.metres, engineS: this.#engineS });
+    // A change dated back (a start confirmed after it began, a stop at a gap's edge) carries the counts of its time.
+    for (const change of this.#movement.offer(fix, hints)) this.#movementChange(change, this.#history.at(change.time));
   }
 
   /**
@@ -221,20 +229,20 @@ export class MotionTracker implements StateSource {
     if (this.#engineMark === undefined || time > this.#engineMark) this.#engineMark = time;
   }
 
-  #movementChange(change: MovementChange): void {
+  #movementChange(change: MovementChange, then: Counts | undefined): void {
     // A silent change (unknown to moving or stopped) is only state: the next commit writes it.
     if (change.silent) return;
-    this.#emit(change.kind === 'stop' ? 'stopMovingEvent' : 'startMovingEvent', change.time, change.at);
+    this.#emit(change.kind === 'stop' ? 'stopMovingEvent' : 'startMovingEvent', change.time, change.at, then);
   }
 
-  #emit(eventType: VehicleEventKind, time: number, at: Place): void {
+  #emit(eventType: VehicleEventKind, time: number, at: Place, then?: Counts): void {
     const event: VehicleEvent = {
       eventType,
       time: Math.round(time),
       lat: at.lat,
       lon: at.lon,
-      odometerM: Math.round(this.#odometer.metres),
-      ...(this.#o.ignitionWired ? { engineS: Math.round(this.#engineS) } : {}),
+      odometerM: Math.round(then?.odometerM ?? this.#odometer.metres),
+      ...(this.#o.ignitionWired ? { engineS: Math.round(then?.engineS ?? this.#engineS) } : {}),
     };
     const sink = this.#sink;
     if (!sink) {
