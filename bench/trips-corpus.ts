@@ -60,6 +60,8 @@ export interface ExpectedEvent {
   label: string;
   /** The true distance driven up to `time`, metres (what the event's odometer should say, from 0 at the first epoch). */
   odometerM: number;
+  /** The true distance at the ends of `datable`: an event dated at a gap's edge says the odometer of then. */
+  datableOdometerM: [number, number];
 }
 
 export interface CorpusDrive {
@@ -335,6 +337,15 @@ function edges(sent: readonly number[], t: number): { before: number | undefined
   return { before: sent[lo - 1], after: sent[lo] };
 }
 
+/** The true odometer at an event's time and at the ends of its datable span. */
+function odometerOf(
+  distanceAt: (t: number) => number,
+  time: number,
+  datable: [number, number],
+): Pick<ExpectedEvent, 'odometerM' | 'datableOdometerM'> {
+  return { odometerM: distanceAt(time), datableOdometerM: [distanceAt(datable[0]), distanceAt(datable[1])] };
+}
+
 /**
  * The expected movement events of the true stops. A stop is dated where it truly began when the
  * receiver sent that epoch, else at the gap's edge (the last epoch before it); a start where it
@@ -348,12 +359,24 @@ function expectedMovement(stops: readonly TrueStop[], sentTimes: readonly number
       const e = edges(sentTimes, s.from);
       const edge = e.before ?? s.from;
       const datable: [number, number] = sent.has(s.from) ? [s.from, s.from] : [edge, edge];
-      out.push({ eventType: 'stopMovingEvent', time: s.from, datable, label: `stop ${s.place.label}`, odometerM: distanceAt(s.from) });
+      out.push({
+        eventType: 'stopMovingEvent',
+        time: s.from,
+        datable,
+        label: `stop ${s.place.label}`,
+        ...odometerOf(distanceAt, s.from, datable),
+      });
     }
     if (s.expectStart && s.to !== undefined) {
       const e = edges(sentTimes, s.to);
       const datable: [number, number] = sent.has(s.to) ? [s.to, s.to] : [e.before ?? s.to, e.after ?? s.to];
-      out.push({ eventType: 'startMovingEvent', time: s.to, datable, label: `start ${s.place.label}`, odometerM: distanceAt(s.to) });
+      out.push({
+        eventType: 'startMovingEvent',
+        time: s.to,
+        datable,
+        label: `start ${s.place.label}`,
+        ...odometerOf(distanceAt, s.to, datable),
+      });
     }
   }
   return out;
@@ -431,7 +454,7 @@ function own(d: OwnDrive): CorpusDrive {
     if (firstFix !== undefined) out(eventType, g.at, [firstFix, firstFix], `engine ${g.on ? 'on' : 'off'} while the agent was off`);
   }
   function out(eventType: ExpectedEvent['eventType'], time: number, datable: [number, number], label: string): void {
-    expected.push({ eventType, time, datable, label, odometerM: distanceAt(time) });
+    expected.push({ eventType, time, datable, label, ...odometerOf(distanceAt, time, datable) });
   }
   expected.sort((a, b) => a.time - b.time);
   const covered = runs.reduce((sum, r) => {
