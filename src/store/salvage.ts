@@ -76,7 +76,10 @@ export function salvageInto(
     );
     if (tables.has('outbox')) result.outbox = copyOutbox(source.db, fresh, options.skipEventIds ?? new Set(), options.onProgress);
     if (tables.has('dead_letter')) result.deadLetters = copyDeadLetters(source.db, fresh, options.onProgress);
-    if (tables.has('meta')) copyMeta(source.db, fresh, CARRIED_META_KEYS);
+    if (tables.has('meta')) {
+      copyMeta(source.db, fresh, CARRIED_META_KEYS);
+      copyMeta(source.db, fresh, metaKeysLike(source.db, VEHICLE_META_PREFIX));
+    }
   } finally {
     source.close();
   }
@@ -88,6 +91,22 @@ export function salvageInto(
  * (outbox/bound.ts), or a salvage on a short disk would size it again from what is free now.
  */
 const CARRIED_META_KEYS = [LOW_DISK_META_KEY];
+/**
+ * The vehicle's state (the motion tracker's record: odometer, engine hours, a stop in progress, and
+ * the settings waiting for the daemon): a fresh file without it would start the odometer at 0.
+ */
+const VEHICLE_META_PREFIX = 'motion.';
+
+/** The readable meta keys under a prefix (none when the meta table cannot be read). */
+function metaKeysLike(src: Database, prefix: string): string[] {
+  try {
+    return (src.prepare('SELECT key FROM meta WHERE substr(key, 1, ?) = ?').all(prefix.length, prefix) as { key: string }[]).map(
+      (r) => r.key,
+    );
+  } catch {
+    return [];
+  }
+}
 
 /** Copies the readable ones of `keys` from the damaged meta table; an unreadable one is left. */
 function copyMeta(src: Database, dst: Database, keys: readonly string[]): void {
@@ -97,7 +116,7 @@ function copyMeta(src: Database, dst: Database, keys: readonly string[]): void {
       const row = src.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
       if (row) insert.run(key, row.value);
     } catch {
-      // a damaged meta page: the fresh file sizes the bound again
+      // a damaged meta page: that fact is lost (the bound is sized again, the vehicle's state starts anew)
     }
   }
 }
