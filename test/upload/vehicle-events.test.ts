@@ -8,14 +8,15 @@ import { closeRig, until, uploadRig } from './harness.js';
 const otm = await loadOtmSchemas();
 
 const events: VehicleEvent[] = [
-  { eventType: 'startEngineEvent', time: T0 + 1_000, lat: 52.1, lon: 5.2, odometerM: 1_000 },
-  { eventType: 'startMovingEvent', time: T0 + 2_500, lat: 52.1, lon: 5.2, odometerM: 1_000 },
-  { eventType: 'stopMovingEvent', time: T0 + 9_000, lat: 52.11, lon: 5.21, odometerM: 2_345 },
-  { eventType: 'stopEngineEvent', time: T0 + 9_700, lat: 52.11, lon: 5.21, odometerM: 2_345 },
+  { eventType: 'startEngineEvent', time: T0 + 1_000, lat: 52.1, lon: 5.2, odometerM: 1_000, engineS: 4_444_200 },
+  { eventType: 'startMovingEvent', time: T0 + 2_500, lat: 52.1, lon: 5.2, odometerM: 1_000, engineS: 4_444_202 },
+  // 1234.6 h: the engine seconds of the gateway, to a tenth of an hour as an hour meter shows them.
+  { eventType: 'stopMovingEvent', time: T0 + 9_000, lat: 52.11, lon: 5.21, odometerM: 2_345, engineS: 4_444_558 },
+  { eventType: 'stopEngineEvent', time: T0 + 9_700, lat: 52.11, lon: 5.21, odometerM: 2_345, engineS: 4_444_559 },
 ];
 
 describe('uploader: movement and engine events', () => {
-  it('sends each through the events endpoint, with the vehicle, lifecycle actual, the position and the odometer', async () => {
+  it('sends each through the events endpoint, with the vehicle, lifecycle actual, the position, the odometer and the engine hours', async () => {
     const rig = await uploadRig({}, { licensePlate: 'AA-11-BB' });
     onTestFinished(() => closeRig(rig));
     rig.registration.register();
@@ -38,7 +39,7 @@ describe('uploader: movement and engine events', () => {
       lifecycle: 'actual',
       geoReference: { type: 'latLonPointGeoReference', lat: 52.11, lon: 5.21 },
       vehicle: { associationType: 'inline', entity: { licensePlate: 'AA-11-BB' } },
-      externalAttributes: { odometer: { value: 2345, unit: 'm' } },
+      externalAttributes: { odometer: { value: 2345, unit: 'm' }, engineHours: { value: 1234.6, unit: 'h' } },
     });
     expect(stop.geoReference).not.toHaveProperty('speed');
     expect(rig.platform.sim.stats.duplicates).toBe(0);
