@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { MOTION_META_KEY, ODOMETER_SETTING_KEY, type MotionRecord } from '../../src/motion/motion-record.js';
+import { ENGINE_HOURS_SETTING_KEY, MOTION_META_KEY, ODOMETER_SETTING_KEY, type MotionRecord } from '../../src/motion/motion-record.js';
 import { MotionTracker } from '../../src/motion/motion-tracker.js';
 import type { QueueEntry } from '../../src/upload/upload-queue.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -100,6 +100,60 @@ describe('motion tracker: events into the outbox, state across restarts and powe
     expect(vehicleEvents(o).map((e) => [e.eventType, e.time])).toEqual([['stopEngineEvent', fixes[0]!.time + 500]]);
     expect(t.status().ignition).toBe('off');
     expect(tracker(false).status().ignition).toBe('not wired');
+    await o.outbox.stop();
+    o.db.close();
+  });
+  it('engine hours: ignition-on GNSS time only, taken from the installer setting once, carried on events and kept across a power cut', async () => {
+    const dir = tempDir();
+    let o = await openOutbox(dir);
+    o.meta.setJson(ENGINE_HOURS_SETTING_KEY, { seconds: 3_600_000, setAt: 7 });
+    let t = tracker(true);
+    t.attach(o.outbox, o.meta);
+    expect(t.status().engineHours).toBe(1000);
+    const fixes = urbanDrive().fixes; // 480 s at 10 Hz
+    t.ignition(true, undefined); // read before the first fix: the state, no event
+    for (const f of fixes.slice(0, 2400)) t.offer(f); // 240 s on
+    t.ignition(false, fixes[2399]!.time);
+    for (const f of fixes.slice(2400, 3600)) t.offer(f); // 120 s off: not counted
+    t.ignition(true, fixes[3599]!.time);
+    for (const f of fixes.slice(3600)) t.offer(f); // 120 s on
+    const engineEvents = vehicleEvents(o).filter((e) => e.eventType!.includes('Engine'));
+    expect(engineEvents.map((e) => [e.eventType, e.engineS])).toEqual([
+      ['stopEngineEvent', 3_600_000 + 240],
+      ['startEngineEvent', 3_600_000 + 240],
+    ]);
+    // The depot stop carries the hours of its own time (the engine ran from the first fix until 240 s).
+    const stop = vehicleEvents(o).find((e) => e.eventType === 'stopMovingEvent')!;
+    const onUntilStop = Math.min(240, (stop.time - fixes[0]!.time) / 1000);
+    expect(Math.abs(stop.engineS! - (3_600_000 + onUntilStop))).toBeLessThanOrEqual(1);
+    expect(t.status().engineHours).toBe(1000.1);
+    o.outbox.flush({ final: true }); // a regular commit with the state, then the power goes
+    o.db.close();
+    o = await openOutbox(dir);
+    t = tracker(true);
+    t.attach(o.outbox, o.meta);
+    const stored = o.meta.getJson<MotionRecord>(MOTION_META_KEY)!;
+    expect(stored.engineS).toBeGreaterThanOrEqual(3_600_000 + 359);
+    expect(stored.appliedEngineSettingAt).toBe(7);
+    // Applied once: the same setting at the next start does not set the hours back.
+    expect(t.status().engineHours).toBe(1000.1);
+    await o.outbox.stop();
+    o.db.close();
+  });
+
+  it('an impossible position step is left out of the odometer and counted in status', async () => {
+    const o = await openOutbox(tempDir());
+    const t = tracker();
+    t.attach(o.outbox, o.meta);
+    const fixes = urbanDrive().fixes;
+    const far = (f: (typeof fixes)[number]) => ({ ...f, lat: f.lat! + 0.045 }); // 5 km north
+    for (const f of fixes.slice(0, 1000)) t.offer(f);
+    const before = t.status().odometerM;
+    for (const f of fixes.slice(1000, 1003)) t.offer(far(f));
+    for (const f of fixes.slice(1003, 1100)) t.offer(f);
+    const driven = t.status().odometerM - before;
+    expect(driven).toBeLessThan(200);
+    expect(t.status().positionJumps).toBe(1);
     await o.outbox.stop();
     o.db.close();
   });
