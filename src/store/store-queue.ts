@@ -31,7 +31,7 @@ export function entryIdKey(entry: Pick<QueueEntry, 'eventId'>): string {
 /**
  * The outbox of the moment, as the uploader, the receiver and the motion tracker see it: built once,
  * they never learn that the database underneath was swapped (store-handle.ts). While detached,
- * fixes and events wait here and go to the next outbox first, in order (an event with its `persist`
+ * fixes and events wait here and go to the next outbox first, in order (an event with its state
  * in that outbox's commit); the uploader is offered nothing; answers to entries of an older
  * database are matched by event id, never by seq.
  */
