@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { WIRE_META_KEY, type WireUsage } from '../platform/transport/wire-counter.js';
 import { databasePath } from '../store/database.js';
 import { DatabaseReader } from '../store/database-reader.js';
-import { DELIVERY_META } from '../store/outbox/counters.js';
+import { COUNTER, DELIVERY_META } from '../store/outbox/counters.js';
 import { MOTION_META_KEY, ODOMETER_SETTING_KEY, type MotionRecord, type OdometerSetting } from '../motion/motion-record.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
@@ -121,6 +121,8 @@ function fill(db: DatabaseReader, s: StatusSnapshot, wallMs: number): void {
   if (lastDead) s.outbox.lastDeadLetter = lastDead;
   s.outbox.thinned = counters.get(COUNTERS.thinned) ?? 0;
   s.outbox.sentTotal = counters.get(COUNTERS.sent) ?? 0;
+  // Written with the outbox's counters (at most a minute late, and at stop).
+  s.outbox.eventsRefused = counters.get(COUNTER.eventsRefused) ?? 0;
   const today = metaJson<{ day: string; count: number }>(DELIVERY_META.sentToday);
   s.outbox.sentToday = today && today.day === new Date(wallMs).toISOString().slice(0, 10) ? today.count : 0;
 

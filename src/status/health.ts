@@ -82,6 +82,14 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
   if (s.daemon.running && s.motion?.ignitionFault)
     degraded.push(`ignition input not read: ${s.motion.ignitionFault}; no engine events until it is`);
   if (s.daemon.running && s.motion?.ignitionUnstable) degraded.push(s.motion.ignitionUnstable);
+  // Lost for good (the outbox logs each one): the platform will never have these trips or engine changes.
+  const refused = s.outbox.eventsRefused ?? 0;
+  if (refused > 0)
+    degraded.push(
+      refused === 1
+        ? '1 trip/engine event could not be stored and is lost: see the log'
+        : `${refused} trip/engine events could not be stored and are lost: see the log`,
+    );
 
   const d = s.disk;
   const held = d.heldInMemory ? `, ${d.heldInMemory} fixes held in memory` : '';

@@ -88,6 +88,11 @@ export interface OutboxSummary {
   lastDeadLetter?: { at: number; status?: number; reason: string };
   /** Fixes recorded (kept by the recording policy) since start, when the daemon knows. */
   recorded?: number;
+  /**
+   * Vehicle events (trips, engine) the outbox could not store, ever (a counter in the database):
+   * lost, each with a warning in the log. Absent when unknown.
+   */
+  eventsRefused?: number;
 }
 
 export interface UploadSummary {

@@ -24,6 +24,7 @@ export function outboxSummary(s: OutboxStatus, recorded: number | undefined, now
     sentTotal: s.sentTotal,
     thinned: s.thinned,
     deadLetters: s.deadLetters,
+    eventsRefused: s.eventsRefused,
     ...(s.lastDeadLetter ? { lastDeadLetter: s.lastDeadLetter } : {}),
     ...(recorded !== undefined ? { recorded } : {}),
   };

@@ -56,6 +56,14 @@ const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | und
     /^ignition input unstable: 14 changes in a minute \(a loose wire\?\); engine events held/,
   ],
   [
+    'vehicle events the outbox could not store: lost, said with their count',
+    (s) => {
+      s.outbox.eventsRefused = 4;
+    },
+    1,
+    /^4 trip\/engine events could not be stored and are lost: see the log$/,
+  ],
+  [
     'token refreshing',
     (s) => {
       if (s.token) s.token.state = 'refreshing';
