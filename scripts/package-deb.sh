@@ -75,9 +75,11 @@ mkdir -p "$APP/scripts" && cp -R scripts/provision.sh scripts/provision "$APP/sc
 say "production dependencies (npm ci --omit=dev --ignore-scripts, from npm's cache when it has them)"
 (cd "$APP" && npm ci --omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error >&2) ||
   die "npm ci failed (see above)"
-# What the gateway never runs: type declarations, sources of the native modules, docs.
+# dist/'s source maps are left out: the unit runs node without --enable-source-maps, and dist/ is
+# tsc's readable one-file-per-module output, so a stack trace names the file and function as it is
+# (docs/decisions/debian-package.md, "What the package leaves out").
 rm -rf "$APP/dist/bench"
-find "$APP/node_modules" \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' \) -type f -delete
+find "$APP/dist" -name '*.map' -type f -delete
 
 # --- Native modules for the target -------------------------------------------------------------
 SQLITE=$APP/node_modules/better-sqlite3
@@ -117,6 +119,30 @@ cp "$BINDINGS/prebuilds/$PREBUILD" "$WORK/prebuild.node"
 rm -rf "$BINDINGS/prebuilds" "$BINDINGS/build" "$BINDINGS/src" "$BINDINGS/binding.gyp"
 mkdir -p "$BINDINGS/prebuilds/$(dirname -- "$PREBUILD")"
 mv "$WORK/prebuild.node" "$BINDINGS/prebuilds/$PREBUILD"
+
+# --- What the gateway never loads ------------------------------------------------------------------
+# After the native modules: compiling better-sqlite3 needs its .gyp files and headers.
+# The packages needed only to build or fetch a native module at `npm install` (prebuild-install
+# and what it alone pulls in; node-addon-api's C++ headers), read from the lock file: the
+# package's modules are built here, and npm never runs on the gateway.
+node -e '
+  const lock = require(process.argv[1]).packages;
+  const deps = (n) => { const p = lock[`node_modules/${n}`] ?? {}; return Object.keys({ ...p.dependencies, ...p.optionalDependencies }); };
+  const reach = (skip) => { const seen = new Set(); const todo = Object.keys(require(process.argv[2]).dependencies);
+    while (todo.length) { const n = todo.pop(); if (seen.has(n) || skip.has(n)) continue; seen.add(n); todo.push(...deps(n)); } return seen; };
+  const kept = reach(new Set(["prebuild-install", "node-addon-api"]));
+  for (const n of reach(new Set())) if (!kept.has(n)) console.log(n);
+' "$APP/node_modules/.package-lock.json" "$APP/package.json" >"$WORK/build-only"
+grep -qx prebuild-install "$WORK/build-only" || die "prebuild-install is no longer among the dependencies: review the pruning in $0"
+while IFS= read -r name; do rm -rf "${APP:?}/node_modules/$name"; done <"$WORK/build-only"
+# In every dependency: tests and their fixtures, TypeScript (declarations, and sources beside their
+# compiled JS: zod ships src/ with 332 .ts files), docs, CI and editor files, examples and benchmarks.
+find "$APP/node_modules" -depth -type d \( -name test -o -name tests -o -name __tests__ -o -name .github -o -name example -o -name examples -o -name benchmark -o -name benchmarks -o -name bench -o -name docs -o -name doc \) -exec rm -rf {} +
+rm -rf "$APP/node_modules/zod/src"
+find "$APP/node_modules" -type f \( -name '*.ts' -o -name '*.mts' -o -name '*.cts' -o -name '*.map' -o -name '*.md' -o -name '*.markdown' \
+  -o -name '.*' -o -name '*.yml' -o -name '*.yaml' -o -name '*.gyp' -o -name '*.gypi' -o -name '*.h' -o -name '*.cc' -o -name '*.c' -o -name '*.sh' \
+  -o -name '*.zip' -o -name '*.tar' -o -name 'Makefile' \) -delete
+find "$APP/node_modules" -depth -type d -empty -delete
 
 # The package's promise, read at install (maintainer scripts) and in a test.
 printf '%s\n' "$ABI" >"$APP/node-abi"

@@ -113,6 +113,58 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
     expect(readdirSync(path.join(tree, 'opt/telematics-agent/node_modules/@serialport/bindings-cpp/prebuilds'))).toEqual(['linux-x64']);
   });
 
+  it('leaves out what the gateway never loads: tests, TypeScript, docs, source maps, build-only packages', () => {
+    const app = path.join(tree, 'opt/telematics-agent');
+    const files = [...walk(app)].map((f) => path.relative(app, f));
+    const found = (re: RegExp) => files.filter((f) => re.test(f)).slice(0, 5);
+    expect(found(/(^|\/)(test|tests|__tests__|\.github|examples?|benchmarks?|docs?)\//)).toEqual([]);
+    expect(found(/\.(ts|mts|cts|map)$/)).toEqual([]);
+    expect(found(/^node_modules\/.*\.(md|markdown|h|gypi?|c|cc|cpp)$/)).toEqual([]);
+    const modules = readdirSync(path.join(app, 'node_modules'));
+    for (const buildOnly of ['prebuild-install', 'node-addon-api', 'tar-fs', 'node-abi']) expect(modules).not.toContain(buildOnly);
+    for (const kept of [
+      'better-sqlite3',
+      'serialport',
+      'zod',
+      'pino',
+      'undici',
+      'commander',
+      'systeminformation',
+      'bindings',
+      'node-gyp-build',
+    ])
+      expect(modules).toContain(kept);
+    // 2,136 files before the pruning (20.0 MiB installed), 928 after (10.9 MiB): room for growth, not for a test tree.
+    expect(files.length).toBeLessThan(1200);
+  });
+
+  it('loads from its pruned tree every module the daemon and CLI import, the lazy ones too', () => {
+    // From dist/, as the program resolves them: serialport at the first port open, zod by createRequire.
+    const probe = path.join(tree, 'opt/telematics-agent/dist/package-probe.cjs');
+    writeFileSync(
+      probe,
+      `const Database = require('better-sqlite3');
+const db = new Database(':memory:');
+const sqlite = db.prepare('select sqlite_version() as v').get().v;
+db.close();
+const { SerialPort } = require('serialport');
+const binding = require('@serialport/bindings-cpp').autoDetect();
+const { z } = require('zod');
+z.object({ a: z.number() }).parse({ a: 1 });
+require('pino')({ enabled: false });
+require('commander');
+require('systeminformation');
+require('undici/lib/dispatcher/client.js');
+require('undici/lib/dispatcher/pool.js');
+console.log(JSON.stringify({ sqlite, serialPort: typeof SerialPort, binding: typeof binding.list }));
+`,
+    );
+    const r = spawnSync(process.execPath, [probe], { encoding: 'utf8' });
+    rmSync(probe);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ serialPort: 'function', binding: 'function' });
+  });
+
   it('has every ELF file of its architecture', () => {
     const elves = [...walk(tree)].map((f) => [path.relative(tree, f), elfArch(f)] as const).filter(([, a]) => a !== undefined);
     expect(elves.length).toBeGreaterThanOrEqual(2);
