@@ -8,7 +8,14 @@ import { WIRE_META_KEY, type WireUsage } from '../platform/transport/wire-counte
 import { databasePath } from '../store/database.js';
 import { DatabaseReader } from '../store/database-reader.js';
 import { COUNTER, DELIVERY_META } from '../store/outbox/counters.js';
-import { MOTION_META_KEY, ODOMETER_SETTING_KEY, type MotionRecord, type OdometerSetting } from '../motion/motion-record.js';
+import {
+  ENGINE_HOURS_SETTING_KEY,
+  MOTION_META_KEY,
+  ODOMETER_SETTING_KEY,
+  type EngineHoursSetting,
+  type MotionRecord,
+  type OdometerSetting,
+} from '../motion/motion-record.js';
 import { VERSION } from '../version.js';
 import { diskSummary } from './disk.js';
 import { repairedFacts } from './store-view.js';
@@ -149,25 +156,41 @@ function fill(db: DatabaseReader, s: StatusSnapshot, wallMs: number): void {
 
 /**
  * The motion state the daemon stored (the tracker's MotionRecord), marked last known. An
- * installer's `odometer set` the daemon has not applied yet is the odometer it will start from.
+ * installer's `odometer set` or `engine-hours set` the daemon has not applied yet is the count it
+ * will start from.
  */
 function storedMotion(db: DatabaseReader, s: StatusSnapshot, o: { ignitionWired: boolean } | undefined): void {
   const record = db.metaJson<MotionRecord>(MOTION_META_KEY);
   const setting = db.metaJson<OdometerSetting>(ODOMETER_SETTING_KEY);
   const pending = setting && Number.isFinite(setting.metres) && setting.setAt !== record?.appliedSettingAt ? setting : undefined;
-  if (!record && !pending) return;
+  // As the tracker applies it (motion-record.ts applyEngineHoursSetting).
+  const hours = db.metaJson<EngineHoursSetting>(ENGINE_HOURS_SETTING_KEY);
+  const pendingHours =
+    hours && Number.isFinite(hours.seconds) && hours.seconds >= 0 && hours.setAt !== record?.appliedEngineSettingAt ? hours : undefined;
+  if (!record && !pending && !pendingHours) return;
   const movement = record?.movement;
   // Without the configuration, an ignition the daemon stored a state for was wired.
   const wired = o?.ignitionWired ?? record?.ignition !== undefined;
+  const engineS = pendingHours ? pendingHours.seconds : record?.engineS;
+  // As the daemon shows them, to one decimal: only with an ignition input (without the configuration, whatever was stored or set).
+  const showHours = o ? o.ignitionWired : true;
   s.motion = {
     state: movement?.state ?? 'unknown',
     ...(movement?.since !== undefined ? { since: new Date(movement.since).toISOString() } : {}),
     odometerM: Math.round(pending ? pending.metres : (record?.odometerM ?? 0)),
     ignition: wired ? (record?.ignition ?? 'unknown') : 'not wired',
+    ...(showHours && typeof engineS === 'number' && Number.isFinite(engineS) ? { engineHours: Math.round(engineS / 360) / 10 } : {}),
     lastKnown: true,
   };
   if (pending)
     (s.notes ??= []).push(
       `odometer set to ${(pending.metres / 1000).toFixed(1)} km by the installer: the daemon starts from it at its next start`,
+    );
+  if (pendingHours)
+    (s.notes ??= []).push(
+      showHours
+        ? `engine hours set to ${(pendingHours.seconds / 3600).toFixed(1)} h by the installer: the daemon starts from it at its next start`
+        : // The tracker takes it, but counts ignition-on time and carries it on the events only with an input.
+          `engine hours set to ${(pendingHours.seconds / 3600).toFixed(1)} h by the installer: the daemon takes it at its next start, but counts and sends engine hours only with an ignition input (ignition.file or ignition.gpio)`,
     );
 }

@@ -193,6 +193,13 @@ export interface MotionSummary {
   /** Read, but flapping or its gpiomon ending again and again: engine events held or edges missed (the sentence). */
   ignitionUnstable?: string;
   /**
+   * Ignition-on time, hours (one decimal); absent without an ignition input. With the daemon
+   * stopped: the stored count, or an installer's `engine-hours set` not applied yet.
+   */
+  engineHours?: number;
+  /** Impossible position steps left out of the odometer and the trips since the daemon started (live only). */
+  positionJumps?: number;
+  /**
    * Read from the database with the daemon stopped: the state it stored when it last ran (at its
    * last stop or shutdown; a crash loses the distance since the last stop), not a live one.
    */

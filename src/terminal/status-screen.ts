@@ -113,6 +113,9 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   }
 
   if (s.motion) lines.push(row('vehicle', motionLine(s.motion)));
+  // Since the daemon started (the tracker stores no count): why the odometer may read less than the fixes' track.
+  if (s.motion?.positionJumps)
+    lines.push(row('', `position jumps left out: ${s.motion.positionJumps} since start (not counted in the odometer nor the trips)`));
 
   const g = s.registration;
   lines.push(
@@ -243,11 +246,14 @@ export function drainLine(pending: number, d: NonNullable<StatusSnapshot['upload
 }
 
 /**
- * `stopped since 08:12:03Z  odometer 123,456.7 km  ignition off`: the vehicle's day on one line;
- * with the daemon stopped, what it stored, said as such.
+ * `stopped since 08:12:03Z  odometer 123,456.7 km  engine 1,234.5 h  ignition off`: the vehicle's
+ * day on one line (engine hours with an ignition input); with the daemon stopped, what it stored,
+ * said as such.
  */
 function motionLine(m: NonNullable<StatusSnapshot['motion']>): string {
   const since = m.since ? ` since ${m.since.slice(11, 19)}Z` : '';
-  const km = (m.odometerM / 1000).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-  return `${m.lastKnown ? 'last known: ' : ''}${m.state}${since}  odometer ${km} km  ignition ${m.ignition}${m.ignitionFault ? ` (${m.ignitionFault})` : ''}${m.ignitionUnstable ? ` (${m.ignitionUnstable})` : ''}${m.lastKnown ? ' (stored)' : ''}`;
+  const tenths = (v: number): string => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  const km = tenths(m.odometerM / 1000);
+  const engine = m.engineHours === undefined ? '' : `  engine ${tenths(m.engineHours)} h`;
+  return `${m.lastKnown ? 'last known: ' : ''}${m.state}${since}  odometer ${km} km${engine}  ignition ${m.ignition}${m.ignitionFault ? ` (${m.ignitionFault})` : ''}${m.ignitionUnstable ? ` (${m.ignitionUnstable})` : ''}${m.lastKnown ? ' (stored)' : ''}`;
 }
