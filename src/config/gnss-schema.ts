@@ -36,7 +36,13 @@ export function gnssSectionSchema(z: Zod) {
           message: 'must be one of 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600',
         })
         .default(9600),
-      replayFile: z.string().min(1).optional().describe('Replay an NMEA log instead of a serial port.'),
+      replayFile: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'Replay an NMEA log instead of a serial port. Exactly one GNSS source (path, replayFile, gpsd) is set; two are an error.',
+        ),
       gpsd: z
         .string()
         .refine(

@@ -43,8 +43,12 @@ export function motionSchemas(z: Zod, { nonEmpty }: Pick<SchemaParts, 'nonEmpty'
       pollMs: z.number().int().min(50).max(10_000).default(200).describe('With file: how often it is read.'),
       gpio: z
         .strictObject({
-          chip: nonEmpty.default('gpiochip0').describe('The GPIO chip (gpiochip0, /dev/gpiochip0 or its number).'),
-          line: z.number().int().min(0).describe('The line offset on the chip.'),
+          chip: nonEmpty
+            .default('gpiochip0')
+            .describe(
+              "The GPIO chip (gpiochip0, /dev/gpiochip0 or its number). The line is read by edge events through Debian's gpiod tools (2.x), which the package recommends.",
+            ),
+          line: z.number().int().min(0).describe('The line offset on the chip (gpioinfo gpiochip0 lists them).'),
           activeLow: z.boolean().default(false).describe('The ignition is on when the line reads 0.'),
         })
         .optional()

@@ -47,7 +47,9 @@ function buildSchemas(z: Zod) {
         .string()
         .min(1, 'must not be empty')
         .optional()
-        .describe('File holding the password (mode 0600); read again before every password grant, so a corrected file needs no restart.'),
+        .describe(
+          'File holding the password (mode 0600: refused when group or others can read it); read again before every password grant, so a corrected file needs no restart.',
+        ),
     })
     .refine((c) => c.password === undefined || c.passwordFile === undefined, {
       path: ['password'],
@@ -64,7 +66,11 @@ function buildSchemas(z: Zod) {
 
   const deviceSchema = z.strictObject({
     externalSystemId: urlPathId.describe('Identifier of the source system (shipper or carrier).'),
-    externalDeviceId: urlPathId.optional().describe('This device in the source system. Default: the hardware serial (or /etc/machine-id).'),
+    externalDeviceId: urlPathId
+      .optional()
+      .describe(
+        'This device in the source system. Default: the system or Raspberry Pi CPU serial, else /etc/machine-id; chosen once and kept in the database.',
+      ),
     carrierCode: nonEmpty.describe('Carrier code the platform matches the device with.'),
     customerDeviceId: nonEmpty.optional().describe('Default: externalDeviceId.'),
     licensePlate: urlPathId.optional().describe('Licence plate of the vehicle; also sent inline with each position.'),
@@ -243,13 +249,18 @@ function buildSchemas(z: Zod) {
         .min(1)
         .optional()
         .describe(
-          'Unix socket of the running daemon for status. Default: /run/telematics-agent/status.sock when a socket is there or the directory is writable, else <dataDir>/status.sock.',
+          'Unix socket of the running daemon for status (mode 0660: root, the service user and its group). Default: /run/telematics-agent/status.sock when a socket is there or the directory is writable ($TELEMATICS_AGENT_RUN_DIR moves it), else <dataDir>/status.sock.',
         ),
     })
     .prefault({});
 
   const configSchema = z.strictObject({
-    environment: z.enum(['production', 'staging']).default('production').describe('Selects the default platform addresses.'),
+    environment: z
+      .enum(['production', 'staging'])
+      .default('production')
+      .describe(
+        'Selects the default platform addresses: production or staging. Staging derives each address not set explicitly: first host label + -stg.',
+      ),
     platform,
     credentials: credentialsSchema,
     device: deviceSchema,
@@ -260,7 +271,13 @@ function buildSchemas(z: Zod) {
     upload: uploadSchema,
     motion: motionSchema,
     ignition: ignitionSchema,
-    dataDir: z.string().min(1).default('/var/lib/telematics-agent').describe('Where agent.db lives (created 0700).'),
+    dataDir: z
+      .string()
+      .min(1)
+      .default('/var/lib/telematics-agent')
+      .describe(
+        "Holds agent.db and agent.lock (directory 0700, files 0600). Files a command run as root creates there (register, device, location) are given to the directory's owner, so the service can open them. agent.db also keeps the TLS session tickets, so that the first connections after a restart resume; they are dropped when the trusted roots or the platform addresses change, and 7 days after the server sent them.",
+      ),
     log: logSchema,
     status: statusSchema,
   });
