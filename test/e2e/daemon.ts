@@ -37,6 +37,8 @@ export interface DaemonConfig {
    * drive with a stop of 60 s would add its movement events to the outbox; test/e2e/trips.test.ts turns it on.
    */
   motion?: Record<string, unknown>;
+  /** The ignition section (absent: none, no engine events); test/e2e/engine-events.test.ts sets a value file. */
+  ignition?: Record<string, unknown>;
 }
 
 /**
@@ -75,6 +77,7 @@ export function writeConfig(c: DaemonConfig): string {
     upload: { ...c.upload },
     storage: { commitIntervalMs: 200, ...c.storage },
     motion: c.motion ?? { enabled: false },
+    ...(c.ignition ? { ignition: c.ignition } : {}),
     dataDir: path.join(c.dir, 'data'),
     log: { level: 'info' },
     status: { socketPath: path.join(c.dir, 'status.sock') },
