@@ -37,10 +37,13 @@ export function uuidV5(name: string, namespace: string): string {
 export function uuidV5Bytes(name: string, namespace: string): Buffer {
   const ns = parseUuid(namespace);
   const hash = createHash('sha1').update(ns).update(name, 'utf8').digest();
-  const bytes = hash.subarray(0, 16);
+  // Not from Node's shared 8 KiB Buffer pool (Buffer.from would slice it): a held fix's id kept its
+  // whole slab alive, with the receiver's lines around it (docs/decisions/read-only-card.md).
+  const bytes = Buffer.allocUnsafeSlow(16);
+  hash.copy(bytes, 0, 0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50; // version 5
   bytes[8] = (bytes[8]! & 0x3f) | 0x80; // variant 10xx (RFC 9562)
-  return Buffer.from(bytes);
+  return bytes;
 }
 
 export function formatUuid(bytes: Uint8Array): string {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_ID_NAMESPACE, eventIdBytes, eventIdName, formatUuid, parseUuid, uuidV5 } from '../../src/store/event-id.js';
+import {
+  EVENT_ID_NAMESPACE,
+  eventIdBytes,
+  eventIdName,
+  formatUuid,
+  parseUuid,
+  uuidV5,
+  vehicleEventIdBytes,
+} from '../../src/store/event-id.js';
 
 const NAMESPACE_DNS = '6ba7b810-9dad-11d1-80b4-00c04fd430c8';
 
@@ -31,5 +39,13 @@ describe('UUID v5 event ids', () => {
     const id = uuidV5('x', NAMESPACE_DNS);
     expect(formatUuid(parseUuid(id))).toBe(id);
     expect(() => parseUuid('not-a-uuid')).toThrow(RangeError);
+  });
+
+  it("owns its 16 bytes: not a slice of Node's shared Buffer pool, which a held id would keep alive whole", () => {
+    // What held fixes keep through a long read-only spell: test/store/outbox/held-buffers.test.ts.
+    for (const id of [eventIdBytes('sys', 'dev', 1000), vehicleEventIdBytes('sys', 'dev', 'startMovingEvent', 1000)]) {
+      expect(id.byteLength).toBe(16);
+      expect(id.buffer.byteLength).toBe(16);
+    }
   });
 });
