@@ -112,7 +112,9 @@ INSIDE
 (
   peak=0
   while [ -d "$WORK" ]; do
-    for p in $(pgrep -f 'dist/cli/main.js run --config' || true); do
+    # The demo's daemon runs dist/demo/demo-daemon.js; the service's command line
+    # (dist/cli/main.js run) matched nothing, and the line said 0 MB.
+    for p in $(pgrep -f 'dist/demo/demo-daemon.js' || true); do
       # Only the daemon inside this root, not another one running on the host.
       [ "$(readlink "/proc/$p/root" 2>/dev/null)" = "$R" ] || continue
       r=$(awk '/^VmRSS/ { print $2 }' "/proc/$p/status" 2>/dev/null || echo 0)
