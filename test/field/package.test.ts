@@ -1,5 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  closeSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -193,6 +205,39 @@ console.log(JSON.stringify({ sqlite, serialPort: typeof SerialPort, binding: typ
       expect(r.stderr).toContain("Install Debian's nodejs");
       expect(r.stderr).not.toContain('NODE_MODULE_VERSION');
     }
+  });
+
+  it('stops the service before an upgrade unpacks (prerm and preinst) and starts it again when the upgrade aborts', () => {
+    // The scripts as packaged, with systemd's presence, the configuration and deb-systemd-invoke
+    // pointed at a temporary directory; the real dpkg and systemd run them in package-upgrade.test.ts.
+    const dir = tempDir('ta-package-scripts-');
+    const systemdDir = path.join(dir, 'run-systemd-system');
+    const config = path.join(dir, 'config.json');
+    const calls = path.join(dir, 'calls');
+    mkdirSync(systemdDir);
+    writeFileSync(config, '{}');
+    writeFileSync(path.join(dir, 'deb-systemd-invoke'), `#!/bin/sh\necho "$*" >>${calls}\n`, { mode: 0o755 });
+    const run = (script: string, ...args: string[]): string => {
+      const copy = path.join(dir, script);
+      const text = readFileSync(path.join(tree, 'DEBIAN', script), 'utf8')
+        .replaceAll('/run/systemd/system', systemdDir)
+        .replaceAll('/etc/telematics-agent/config.json', config);
+      writeFileSync(copy, text);
+      rmSync(calls, { force: true });
+      const r = spawnSync('sh', [copy, ...args], { encoding: 'utf8', env: { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` } });
+      expect(r.status, `${script} ${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return existsSync(calls) ? readFileSync(calls, 'utf8').trim() : '';
+    };
+    expect(run('prerm', 'upgrade', '0.2.0')).toBe('stop telematics-agent.service');
+    expect(run('prerm', 'remove')).toBe('stop telematics-agent.service');
+    // The prerm that runs on upgrade is the old package's, which may not stop: preinst does too.
+    expect(run('preinst', 'upgrade', '0.1.0')).toBe('stop telematics-agent.service');
+    expect(run('preinst', 'install')).toBe('');
+    expect(run('postinst', 'abort-upgrade', '0.2.0')).toBe('start telematics-agent.service');
+    expect(run('postrm', 'abort-upgrade', '0.1.0')).toBe('start telematics-agent.service');
+    // Not configured: nothing to start.
+    rmSync(config);
+    expect(run('postinst', 'abort-upgrade', '0.2.0')).toBe('');
   });
 
   it('provision.sh refuses to put it into an image of another architecture', () => {
