@@ -22,6 +22,9 @@
  * read-only (root only), the platform down (the simulator stopped before the daemon starts),
  * `recording.mode: "all"` and the drive replayed at 20x (200 fixes/s), so that the outbox's
  * in-memory buffer reaches its bound (MAX_BUFFER_WHILE_FULL rows) within about 3 minutes.
+ * `--held --drive-minutes 240 [--speed 30] [--every 30] [--drain]`: a long read-only spell,
+ * sampled by the drive's clock (held-spell.ts), the heap and ArrayBuffers besides RSS; `--speed`
+ * is the replay's pace (default 20x), which the spell's samples say when the daemon falls behind it.
  * `--node-options "..."` replaces the unit's NODE_OPTIONS (to weigh V8 flags); `--node-args "..."`
  * replaces the unit's node flags (V8 flags NODE_OPTIONS refuses); `--env K=V`
  * (repeatable) adds to the unit's environment (MALLOC_ARENA_MAX=2, UV_THREADPOOL_SIZE=1);
@@ -57,6 +60,7 @@ import { driveText, generateDrive } from '../src/sim/receiver/index.js';
 import { makeThrowawayCa } from '../src/sim/throwaway-ca.js';
 import { requestSnapshot } from '../src/status/status-client.js';
 import { numberArg } from './args.js';
+import { memoryProbeArgs, runSpell } from './held-spell.js';
 
 const QUICK = process.argv.includes('--quick');
 const SECONDS = numberArg('seconds', Number(process.env.FOOTPRINT_SECONDS ?? 0)) || numberArg('minutes', QUICK ? 1 : 5) * 60;
@@ -64,7 +68,12 @@ const MINUTES = SECONDS / 60;
 const SAMPLE_S = SECONDS % 60 === 0 ? 60 : 10;
 const TLS = process.argv.includes('--tls');
 const HELD = process.argv.includes('--held');
-const HELD_SPEED = 20;
+const HELD_SPEED = numberArg('speed', 20);
+/** `--held --drive-minutes N`: the read-only spell of held-spell.ts, N minutes of drive. */
+const DRIVE_MINUTES = numberArg('drive-minutes', 0);
+const SPELL = HELD && DRIVE_MINUTES > 0;
+const DRAIN = SPELL && process.argv.includes('--drain');
+if (DRIVE_MINUTES > 0 && !HELD) throw new Error('--drive-minutes is a read-only spell: give --held with it');
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const CLI = stringArg('cli') ?? path.join(REPO, 'dist/cli/main.js');
 const say = (s: string) => process.stdout.write(`${s}\n`);
@@ -246,9 +255,13 @@ async function main(): Promise<void> {
     process.kill(process.pid, signal);
   };
   process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+  let back: PlatformSimulator | undefined;
   try {
     const replay = path.join(dir, 'drive.nmea');
-    writeFileSync(replay, driveText(generateDrive({ minutes: (MINUTES + 2) * (HELD ? HELD_SPEED : 1), hz: 10 })));
+    writeFileSync(
+      replay,
+      driveText(generateDrive({ minutes: SPELL ? DRIVE_MINUTES + 1 : (MINUTES + 2) * (HELD ? HELD_SPEED : 1), hz: 10 })),
+    );
     writeFileSync(path.join(dir, 'password'), 'pw\n', { mode: 0o600 });
     const socket = path.join(dir, 'status.sock');
     const configFile = path.join(dir, 'config.json');
@@ -291,9 +304,11 @@ async function main(): Promise<void> {
     children.push(bare, withLibs);
     await sleep(3000);
 
-    const log = openSync(path.join(dir, 'daemon.log'), 'a');
+    const logFile = path.join(dir, 'daemon.log');
+    const log = openSync(logFile, 'a');
     const t0 = performance.now();
-    const daemon = spawnNode([...nodeArgs, CLI, 'run', '--config', configFile], { env, binds, stdio: ['ignore', log, log] });
+    const probeArgs = SPELL ? memoryProbeArgs(dir) : [];
+    const daemon = spawnNode([...nodeArgs, ...probeArgs, CLI, 'run', '--config', configFile], { env, binds, stdio: ['ignore', log, log] });
     children.push(daemon);
     const pid = daemon.pid!;
     let readyMs = Number.NaN;
@@ -318,14 +333,35 @@ async function main(): Promise<void> {
     const cpu0 = cpuSeconds(pid);
     const tReady = performance.now();
     say(
-      `footprint: ${fmt(MINUTES, 2)} min at ${HELD ? `${HELD_SPEED * 10} Hz, fixes held (read-only card, platform down)` : '10 Hz'}, ${TLS ? 'TLS h2' : 'plain HTTP'}, NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}, node ${nodeVersion}`,
+      `footprint: ${SPELL ? `a ${DRIVE_MINUTES}-minute drive` : `${fmt(MINUTES, 2)} min`} at ${HELD ? `${HELD_SPEED * 10} Hz, fixes held (read-only card, platform down)` : '10 Hz'}, ${TLS ? 'TLS h2' : 'plain HTTP'}, NODE_OPTIONS=${env.NODE_OPTIONS ?? ''}, node ${nodeVersion}`,
     );
     const extra = Object.entries(env).filter(([k]) => !['PATH', 'HOME', 'TMPDIR', 'NODE_OPTIONS'].includes(k));
     say(`  environment: ${extra.map(([k, v]) => `${k}=${v}`).join(' ')}; node arguments: ${nodeArgs.join(' ') || 'none'}`);
     say(`  start: status socket answered ${fmt(readyMs, 0)} ms after spawn; RSS then ${mb(rssReady)} (peak so far ${mb(peakReady)})`);
 
     let firstDelivery = '';
-    for (let t = SAMPLE_S; t <= SECONDS; t += SAMPLE_S) {
+    if (SPELL)
+      await runSpell({
+        pid,
+        dir,
+        socket,
+        logFile,
+        driveMinutes: DRIVE_MINUTES,
+        everyMinutes: numberArg('every', 30),
+        speed: HELD_SPEED,
+        procStatus,
+        say,
+        ...(DRAIN
+          ? {
+              platformBack: async () => {
+                // The platform back where the daemon knows it: a fresh simulator on the same port.
+                back = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }] });
+                await back.start({ port: urls.port });
+              },
+            }
+          : {}),
+      });
+    for (let t = SAMPLE_S; !SPELL && t <= SECONDS; t += SAMPLE_S) {
       while (performance.now() < tReady + t * 1000) {
         await sleep(Math.min(250, tReady + t * 1000 - performance.now()));
         if (firstDelivery === '' && sim.events.size > 0)
@@ -356,20 +392,24 @@ async function main(): Promise<void> {
     await exited(daemon);
 
     say('');
-    say(`  daemon after ${fmt(MINUTES, 2)} min  ${mb(rssEnd)}  (goal <= 60 MB: ${fmt(rssEnd / (60 * MB), 2)}x)`);
+    say(
+      `  daemon after ${SPELL ? `the ${DRIVE_MINUTES}-minute drive${DRAIN ? ' and the drain' : ''}` : `${fmt(MINUTES, 2)} min`}  ${mb(rssEnd)}  (goal <= 60 MB: ${fmt(rssEnd / (60 * MB), 2)}x)`,
+    );
     say(`  daemon peak          ${mb(peak)}  (goal <= 70 MB, start included: ${fmt(peak / (70 * MB), 2)}x)`);
     say(`  daemon at the end    ${endParts}`);
     say(`  baselines            ${baseParts}`);
     say(`  bare node            ${mb(bareRss)}  (daemon ${fmt(rssEnd / bareRss, 2)}x, +${mb(rssEnd - bareRss)})`);
     say(`  node + better-sqlite3 + undici  ${mb(libsRss)}  (daemon ${fmt(rssEnd / libsRss, 2)}x, +${mb(rssEnd - libsRss)})`);
     say(`  start                ${fmt(readyMs, 0)} ms spawn -> status socket`);
-    say(`  storage writes       ${fmt(writesPerHour / MB, 2)} MB per driving hour (process write_bytes, before the journal)`);
-    say(`  CPU                  ${fmt(cpuShare * 100, 2)} % of a core; ${sim.events.size} events delivered`);
+    // A spell replays faster than real time, and its card takes no writes: what it writes is its log (--trace-gc).
+    if (!SPELL) say(`  storage writes       ${fmt(writesPerHour / MB, 2)} MB per driving hour (process write_bytes, before the journal)`);
+    say(`  CPU                  ${fmt(cpuShare * 100, 2)} % of a core; ${(back ?? sim).events.size} events delivered`);
   } finally {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await Promise.all(children.map(exited));
     unmount();
     if (!HELD) await sim.stop();
+    await back?.stop();
     removeDirs();
   }
 }
