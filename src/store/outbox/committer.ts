@@ -88,16 +88,18 @@ export class OutboxCommitter {
       return;
     }
     // Online and idle most seconds: no transaction at all when there is nothing to write.
+    // The state source is asked once a flush: building its record is the tracker's work, not free.
+    const due = m.stateSource?.due();
     const idle =
       m.buffer.length === 0 &&
       m.dead.pending.length === 0 &&
       m.withCommit.length === 0 &&
       !(m.delivered.size > 0 && this.#deletesDue(false)) &&
-      m.stateSource?.due() === undefined;
+      due === undefined;
     if (idle && !final && !this.#counters.duePersist()) return;
     const hadWork = m.buffer.length > 0;
     try {
-      this.#commit({ final, take: m.buffer.length });
+      this.#commit({ final, take: m.buffer.length, due });
       this.#health.succeeded();
     } catch (e) {
       if (isDiskFull(e)) {
@@ -119,7 +121,7 @@ export class OutboxCommitter {
   }
 
   /** Commits the first `take` buffered fixes with the deliveries and dead letters due; `deleteAll` forces the delivered deletes. */
-  #commit(o: { final: boolean; take: number; deleteAll?: boolean }): void {
+  #commit(o: { final: boolean; take: number; deleteAll?: boolean; due?: StateWrite | undefined }): void {
     const m = this.#m;
     const buffer = m.buffer.slice(0, o.take);
     const deleting = this.#deletesDue(o.final || o.deleteAll === true);
@@ -129,7 +131,7 @@ export class OutboxCommitter {
     let deleted = 0;
     let thinned = 0;
     let afterCommit: (() => void) | undefined;
-    const { writes, taken, fresh } = this.#stateWrites(o.take);
+    const { writes, taken, fresh } = this.#stateWrites(o.take, o.due);
     this.#o.db.transaction(() => {
       for (const w of writes) this.#o.meta.setJson(w.key, w.value);
       // Deletes first: on a capped file the inserts reuse the pages they free.
@@ -178,13 +180,13 @@ export class OutboxCommitter {
    * state goes with its row or after it, never before (a full disk commits the buffer in chunks).
    * Once every event row is in, the state of the moment (the odometer since) rides along when due.
    */
-  #stateWrites(take: number): { writes: StateWrite[]; taken: number; fresh: StateWrite | undefined } {
+  #stateWrites(take: number, due?: StateWrite): { writes: StateWrite[]; taken: number; fresh: StateWrite | undefined } {
     const m = this.#m;
     const firstLeft = m.buffer[take]?.seq ?? Infinity;
     let taken = 0;
     while (taken < m.withCommit.length && (m.withCommit[taken]!.seq ?? -Infinity) < firstLeft) taken++;
     const writes = m.withCommit.slice(0, taken).map((w) => w.write);
-    const fresh = taken === m.withCommit.length ? m.stateSource?.due() : undefined;
+    const fresh = taken === m.withCommit.length ? (due ?? m.stateSource?.due()) : undefined;
     if (fresh) writes.push(fresh);
     return { writes, taken, fresh };
   }
