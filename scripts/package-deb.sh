@@ -125,6 +125,7 @@ mv "$WORK/prebuild.node" "$BINDINGS/prebuilds/$PREBUILD"
 # The packages needed only to build or fetch a native module at `npm install` (prebuild-install
 # and what it alone pulls in; node-addon-api's C++ headers), read from the lock file: the
 # package's modules are built here, and npm never runs on the gateway.
+# shellcheck disable=SC2016 # JavaScript in single quotes: its ${} are the script's, not the shell's
 node -e '
   const lock = require(process.argv[1]).packages;
   const deps = (n) => { const p = lock[`node_modules/${n}`] ?? {}; return Object.keys({ ...p.dependencies, ...p.optionalDependencies }); };
