@@ -46,6 +46,8 @@ process.stdout.write(((level() !== Boolean(m[2])) ? '1' : '0') + '\\n');
 const GPIOMON = `
 const m = /^--banner -c (\\S+)( -l)? -F %E %S (\\d+)$/.exec(args.join(' '));
 if (!m) die('try gpiomon --help');
+// Before anything a test can see: until a handler is installed, SIGTERM kills by its default action.
+process.on('SIGTERM', () => process.exit(0));
 fs.appendFileSync(path.join(dir, 'gpiomon.pids'), process.pid + '\\n');
 // The line is requested (its level taken) before the banner, as the real one does.
 let was = level();
@@ -58,7 +60,6 @@ setInterval(() => {
   const ns = process.hrtime.bigint();
   process.stdout.write((active ? 'rising' : 'falling') + ' ' + (ns / 1000000000n) + '.' + String(ns % 1000000000n).padStart(9, '0') + '\\n');
 }, 10);
-process.on('SIGTERM', () => process.exit(0));
 `;
 
 export function fakeGpiod(level: 0 | 1 = 0): FakeGpiod {
