@@ -136,8 +136,11 @@ export interface StateWrite {
  * commit when it is due, once every row of an event made before it is in the same transaction.
  */
 export interface StateSource {
-  /** The state to write now, if it changed enough since the last one committed. */
-  due(): StateWrite | undefined;
+  /**
+   * The state to write now, if it changed enough since the last one committed. `alone`: nothing
+   * else is to be committed, so the write would cost a transaction of its own.
+   */
+  due(alone?: boolean): StateWrite | undefined;
   /** That write was committed. */
   committed(write: StateWrite): void;
 }

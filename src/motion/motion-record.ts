@@ -1,4 +1,5 @@
 import type { MovementSnapshot } from './movement.js';
+import type { OdometerEdge } from './odometer.js';
 
 /** The meta key of the motion state (MotionRecord, JSON). */
 export const MOTION_META_KEY = 'motion.state';
@@ -17,6 +18,8 @@ export interface MotionMeta {
 export interface MotionRecord {
   movement: MovementSnapshot;
   odometerM: number;
+  /** The epoch the odometer last counted (at odometerM): a restart bridges from it. */
+  odometerEdge?: OdometerEdge;
   ignition?: 'on' | 'off';
   /** setAt of the installer's odometer setting already applied (so a restart does not apply it again). */
   appliedSettingAt?: number;

@@ -51,9 +51,11 @@ export interface MotionTrackerOptions {
   ignitionInput?: { start(): Promise<void>; stop(): void; fault(): string | undefined; unstable?(): string | undefined };
 }
 
-/** The motion state is written again once the odometer moved this far or the engine ran this long (a cut loses at most that). */
+/** The counts are worth a write again once the odometer moved this far or the engine ran this long. */
 const STATE_ODOMETER_STEP_M = 5;
 const STATE_ENGINE_STEP_S = 60;
+/** Counts alone commit at most this often (GNSS ms): a commit of its own costs a page and a WAL frame, about 4 KB. */
+const STATE_COUNTS_ALONE_MS = 15_000;
 
 /**
  * The vehicle's day (movement, engine, odometer, engine hours) from every accepted epoch and the
@@ -78,6 +80,8 @@ export class MotionTracker implements StateSource {
   #engineS = 0;
   /** GNSS ms up to which the ignition-on time is counted, while it is on. */
   #engineMark: number | undefined;
+  /** GNSS ms of the last engine change made by this run. */
+  #engineChangedAt: number | undefined;
   #sink: VehicleEventSink | undefined;
   #restored = false;
   /** The last accepted epoch: where the vehicle is when the ignition changes. */
@@ -85,7 +89,9 @@ export class MotionTracker implements StateSource {
   #appliedSetting: number | undefined;
   #appliedEngineSetting: number | undefined;
   /** What the last committed state said, to tell whether it is due again. */
-  #committedPrint: string | undefined;
+  #committedPrint: Fingerprint | undefined;
+  /** GNSS ms of the last epoch when the state was last committed. */
+  #committedAt: number | undefined;
   #forceWrite = false;
 
   constructor(options: MotionTrackerOptions) {
@@ -171,7 +177,9 @@ export class MotionTracker implements StateSource {
       return;
     }
     this.#pendingIgnition = undefined;
-    this.#engineChange(next, Math.max(Math.round(time), this.#last.time));
+    // Dated when first read, which is before the fixes that came in during the debounce; never
+    // before the engine change it follows.
+    this.#engineChange(next, Math.max(Math.round(time), this.#engineChangedAt ?? -Infinity));
   }
 
   status(): MotionStatus {
@@ -186,17 +194,29 @@ export class MotionTracker implements StateSource {
     };
   }
 
-  /** StateSource: the state, when it changed enough since the last commit to be worth a write. */
-  due(): StateWrite | undefined {
+  /**
+   * StateSource: the state, when it changed enough since the last commit to be worth a write. A
+   * change of the movement's facts or the ignition goes with the next commit; counts alone (the
+   * odometer and engine time growing while driving) make a commit of their own only every
+   * STATE_COUNTS_ALONE_MS of GNSS time, and ride along with any commit the outbox makes anyway: a
+   * cut between loses no distance, which the restart bridges from the stored edge.
+   */
+  due(alone = false): StateWrite | undefined {
     const record = this.#record();
     const print = fingerprint(record);
-    if (!this.#forceWrite && print === this.#committedPrint) return undefined;
+    if (!this.#forceWrite) {
+      if (print.facts === this.#committedPrint?.facts && print.counts === this.#committedPrint.counts) return undefined;
+      const now = this.#last?.time;
+      const recent = now !== undefined && this.#committedAt !== undefined && now - this.#committedAt < STATE_COUNTS_ALONE_MS;
+      if (alone && print.facts === this.#committedPrint?.facts && recent) return undefined;
+    }
     return { key: MOTION_META_KEY, value: record };
   }
 
   committed(write: StateWrite): void {
     if (write.key !== MOTION_META_KEY) return;
     this.#committedPrint = fingerprint(write.value as MotionRecord);
+    this.#committedAt = this.#last?.time;
     this.#forceWrite = false;
   }
 
@@ -210,8 +230,13 @@ export class MotionTracker implements StateSource {
   }
 
   #engineChange(next: 'on' | 'off', time: number): void {
-    this.#countEngine(time);
+    const mark = this.#engineMark;
+    // An off dated before the fixes that already counted the engine as running takes that time back.
+    if (next === 'off' && this.#ignition === 'on' && mark !== undefined && time < mark)
+      this.#engineS = Math.max(0, this.#engineS - (mark - time) / 1000);
+    else this.#countEngine(time);
     this.#ignition = next;
+    this.#engineChangedAt = time;
     if (next === 'on') {
       this.#engineMark = time;
       this.#engineOffSince = undefined;
@@ -255,6 +280,8 @@ export class MotionTracker implements StateSource {
 
   #record(): MotionRecord {
     const r: MotionRecord = { movement: this.#movement.snapshot(), odometerM: this.#odometer.metres };
+    const edge = this.#odometer.edge();
+    if (edge) r.odometerEdge = edge;
     if (this.#ignition !== undefined) r.ignition = this.#ignition;
     if (this.#engineOffSince !== undefined) r.engineOffSince = this.#engineOffSince;
     if (this.#o.ignitionWired || this.#engineS > 0) r.engineS = this.#engineS;
@@ -273,6 +300,11 @@ export class MotionTracker implements StateSource {
     if (stored) {
       this.#movement.restore(stored.movement as MovementSnapshot);
       this.#odometer.set(stored.odometerM);
+      if (stored.odometerEdge) {
+        this.#odometer.resumeFrom(stored.odometerEdge);
+        // A change dated back to before this run's first fix carries the counts stored, not the bridged ones.
+        this.#history.push({ time: stored.odometerEdge.time, odometerM: stored.odometerM, engineS: stored.engineS ?? 0 });
+      }
       this.#ignition = stored.ignition;
       this.#engineOffSince = stored.engineOffSince;
       this.#engineS = stored.engineS ?? 0;
@@ -282,6 +314,9 @@ export class MotionTracker implements StateSource {
     }
     const setting = applyOdometerSetting(meta, this.#appliedSetting);
     if (setting) {
+      // The installer read the vehicle's odometer where it stands now: nothing before that is bridged.
+      this.#odometer.forget();
+      this.#history.clear();
       this.#odometer.set(setting.metres);
       this.#appliedSetting = setting.setAt;
       this.#o.logger.info({ odometerM: setting.metres }, 'odometer set by the installer');
@@ -295,23 +330,22 @@ export class MotionTracker implements StateSource {
   }
 }
 
-/**
- * What makes a state write worth it: the movement's facts (not the last epoch, which moves every
- * tenth of a second), the odometer to STATE_ODOMETER_STEP_M, the engine time to STATE_ENGINE_STEP_S.
- */
-function fingerprint(r: MotionRecord): string {
+interface Fingerprint {
+  /** The movement's facts, the ignition and the settings applied: each change is written at once. */
+  facts: string;
+  /** The odometer to STATE_ODOMETER_STEP_M and the engine time to STATE_ENGINE_STEP_S. */
+  counts: string;
+}
+
+/** What makes a state write worth it; the movement's last epoch and the odometer's edge move every tenth of a second and are not in it. */
+function fingerprint(r: MotionRecord): Fingerprint {
   const { last: _last, ...movement } = r.movement;
   // Places to about 10 m: the mean of a stop moves a little with every still epoch.
   const places = JSON.stringify(movement, (k, v: unknown) =>
     (k === 'lat' || k === 'lon') && typeof v === 'number' ? Math.round(v * 1e4) : v,
   );
-  return JSON.stringify([
-    places,
-    Math.floor(r.odometerM / STATE_ODOMETER_STEP_M),
-    Math.floor((r.engineS ?? 0) / STATE_ENGINE_STEP_S),
-    r.ignition,
-    r.engineOffSince,
-    r.appliedSettingAt,
-    r.appliedEngineSettingAt,
-  ]);
+  return {
+    facts: JSON.stringify([places, r.ignition, r.engineOffSince, r.appliedSettingAt, r.appliedEngineSettingAt]),
+    counts: JSON.stringify([Math.floor(r.odometerM / STATE_ODOMETER_STEP_M), Math.floor((r.engineS ?? 0) / STATE_ENGINE_STEP_S)]),
+  };
 }

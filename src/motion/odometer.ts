@@ -1,6 +1,7 @@
 import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from '../gnss/geodesy.js';
 import { dopplerSpeed } from './doppler.js';
+import { JUMP_TOLERANCE_M, MAX_PLAUSIBLE_MPS } from './position-jumps.js';
 
 /**
  * Distance driven, from every accepted epoch (the quality gate's outliers and the impossible steps
@@ -15,11 +16,24 @@ import { dopplerSpeed } from './doppler.js';
  * (1-2 m) never adds up.
  * A gap in the epochs (a tunnel, a lost epoch, a receiver restart) longer than MAX_STEP_MS counts
  * the straight line across it only when the vehicle moved: both ends at speed, or farther apart
- * than standing jitter and multipath throw (GAP_STILL_M). Never the speed times the gap.
+ * than standing jitter and multipath throw (GAP_STILL_M), and no farther than a vehicle can go in
+ * the time. Never the speed times the gap. A restart is such a gap, from the edge the last run stored.
  */
 export const CHORD_M = 10;
 export const GAP_STILL_M = 30;
 const MAX_STEP_MS = 2000;
+
+/**
+ * Where the odometer last counted, as the motion state stores it: a restart goes on from here, so
+ * that what was driven between the last state written and the first fix after a cut is bridged by
+ * the gap rule instead of lost. `mps`: the Doppler speed there, absent without one.
+ */
+export interface OdometerEdge {
+  time: number;
+  lat: number;
+  lon: number;
+  mps?: number;
+}
 
 export class Odometer {
   readonly #stillMps: number;
@@ -27,6 +41,8 @@ export class Odometer {
   #last: Fix | undefined;
   /** The last position counted without a Doppler speed. */
   #chordFrom: { lat: number; lon: number } | undefined;
+  /** #last is a previous run's edge, not yet met by an epoch of this run. */
+  #resumed = false;
 
   constructor(options: { stillSpeedKmh: number; startM?: number }) {
     this.#stillMps = options.stillSpeedKmh / 3.6;
@@ -43,6 +59,38 @@ export class Odometer {
     this.#metres = metres;
   }
 
+  /** The last epoch counted, to store with the odometer. */
+  edge(): OdometerEdge | undefined {
+    const last = this.#last;
+    if (!last || last.lat === undefined || last.lon === undefined) return undefined;
+    const mps = dopplerSpeed(last);
+    return { time: last.time, lat: last.lat, lon: last.lon, ...(mps !== undefined ? { mps } : {}) };
+  }
+
+  /**
+   * A previous run's edge: the first epoch of this run is met across a gap from it. A first epoch
+   * not after it (the receiver's clock, or a store from another vehicle's time) starts afresh.
+   */
+  resumeFrom(edge: OdometerEdge): void {
+    if (![edge.time, edge.lat, edge.lon].every(Number.isFinite)) return;
+    this.#last = {
+      time: edge.time,
+      mode: 3,
+      lat: edge.lat,
+      lon: edge.lon,
+      ...(edge.mps !== undefined ? { speed: edge.mps } : { speedDerived: true }),
+    };
+    this.#chordFrom = { lat: edge.lat, lon: edge.lon };
+    this.#resumed = true;
+  }
+
+  /** No edge to go on from: the next epoch starts the count afresh. */
+  forget(): void {
+    this.#last = undefined;
+    this.#chordFrom = undefined;
+    this.#resumed = false;
+  }
+
   /** The position moved without a path to count (a receiver that jumped for good): go on from here. */
   restartAt(fix: Fix): void {
     this.#last = fix;
@@ -52,7 +100,12 @@ export class Odometer {
   offer(fix: Fix): void {
     if (fix.lat === undefined || fix.lon === undefined) return;
     const last = this.#last;
-    if (last && fix.time <= last.time) return;
+    const resumed = this.#resumed;
+    this.#resumed = false;
+    if (last && fix.time <= last.time) {
+      if (resumed) this.restartAt(fix);
+      return;
+    }
     this.#last = fix;
     if (!last || last.lat === undefined || last.lon === undefined) return;
     const dt = fix.time - last.time;
@@ -60,7 +113,9 @@ export class Odometer {
     if (dt > MAX_STEP_MS) {
       const d = distanceAndBearing(last.lat, last.lon, fix.lat, fix.lon).distance;
       const atSpeed = (dopplerSpeed(last) ?? 0) >= this.#stillMps && (dopplerSpeed(fix) ?? 0) >= this.#stillMps;
-      if (atSpeed || d > GAP_STILL_M) this.#metres += d;
+      // Farther than any vehicle goes in the time (a wrong fix at either end) is no path.
+      const plausible = d <= MAX_PLAUSIBLE_MPS * (dt / 1000) + JUMP_TOLERANCE_M;
+      if (plausible && (atSpeed || d > GAP_STILL_M)) this.#metres += d;
       this.#chordFrom = here;
       return;
     }

@@ -199,7 +199,7 @@ describe.skipIf(!HAVE_SOCAT)('engine events end to end: an ignition file, the re
       expect(c.received.receivedAt - c.at, c.type).toBeGreaterThanOrEqual(debounceS * 1000 - 5);
       expect(c.afterDebounceMs, c.type).toBeLessThanOrEqual(DELIVERY_BUDGET_MS);
       // Dated no earlier than the change (less a second for the receiver's own lag) and no later than
-      // its arrival; at the change itself is the known failure below.
+      // its arrival; the test below holds it to the change itself.
       expect(c.datedMs, c.type).toBeGreaterThanOrEqual(-1000);
       expect(c.datedMs, c.type).toBeLessThanOrEqual(c.received.receivedAt - c.at);
       expect(distanceAndBearing(e.geoReference.lat, e.geoReference.lon, parked.lat, parked.lon).distance).toBeLessThanOrEqual(25);
@@ -214,17 +214,10 @@ describe.skipIf(!HAVE_SOCAT)('engine events end to end: an ignition file, the re
     }
   }, 120_000);
 
-  // KNOWN BUG, expected to fail until fixed (then drop `.fails`): README ("Ignition") says a change is
-  // dated at the poll that first saw it, and ignition.ts passes that time on, but MotionTracker.ignition
-  // (src/motion/motion-tracker.ts, `Math.max(Math.round(time), this.#last.time)`) raises it to the last
-  // fix, which with a receiver running is the one before the debounce confirmed it: each engine event
-  // is dated about debounceS late (2 s at the default). The default debounce keeps the two apart.
-  it.fails(
-    'dated at the poll that first saw the change, by the receiver clock (default debounce 2 s)',
-    async () => {
-      const { changes } = await engineOffThenOn(2);
-      for (const c of changes) expect(Math.abs(c.datedMs), c.type).toBeLessThanOrEqual(1000);
-    },
-    120_000,
-  );
+  // A change is dated at the poll that first saw it (ignition.ts), by the receiver clock: not at the
+  // last fix, which with a receiver running is the one after the debounce confirmed it (debounceS late).
+  it('dated at the poll that first saw the change, by the receiver clock (default debounce 2 s)', async () => {
+    const { changes } = await engineOffThenOn(2);
+    for (const c of changes) expect(Math.abs(c.datedMs), c.type).toBeLessThanOrEqual(1000);
+  }, 120_000);
 });

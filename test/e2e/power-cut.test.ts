@@ -240,14 +240,10 @@ describe.skipIf(!HAVE_SOCAT)('power cuts: the real daemon killed at each point o
   });
 
   /**
-   * Fails until the odometer bridges a restart as it bridges a fix gap: the stored state has the
-   * last epoch (movement.last: time, place, speed), but MotionTracker's restore gives the Odometer
-   * only its metres, so the first fix after a restart counts nothing from there
-   * (src/motion/motion-tracker.ts #restore, src/motion/odometer.ts offer). Each cut while moving
-   * loses what was driven while the gateway was off and since the last commit (about 90 m each
-   * here, 8 % in all). Once fixed, this fails as `it.fails`: make it `it`.
+   * Each cut while moving loses what was driven while the gateway was off and since the last state
+   * written (about 90 m each here, 8 % in all) unless the restart bridges it from the stored edge.
    */
-  it.fails('the odometer within 1 % of the distance driven: the status at the end and the last event (the final stop)', () => {
+  it('the odometer within 1 % of the distance driven: the status at the end and the last event (the final stop)', () => {
     expect(Math.abs(final.motion!.odometerM / drive.distanceM - 1) * 100).toBeLessThanOrEqual(ODOMETER_PCT);
     expect(Math.abs(judged.lastOdometer!.errorPct)).toBeLessThanOrEqual(ODOMETER_PCT);
   });

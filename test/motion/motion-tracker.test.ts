@@ -157,4 +157,77 @@ describe('motion tracker: events into the outbox, state across restarts and powe
     await o.outbox.stop();
     o.db.close();
   });
+
+  it('a cut while moving: the restart bridges from the stored edge what was driven since the last commit and while off', async () => {
+    const dir = tempDir();
+    const drive = urbanDrive();
+    let o = await openOutbox(dir);
+    let t = tracker();
+    t.attach(o.outbox, o.meta);
+    for (const f of drive.fixes.slice(0, 300)) t.offer(f); // 25 s of the first leg
+    o.outbox.flush({ final: true }); // the last regular commit with the state
+    for (const f of drive.fixes.slice(300, 400)) t.offer(f); // 10 s more, never committed
+    o.db.close(); // the power goes
+    o = await openOutbox(dir);
+    t = tracker();
+    t.attach(o.outbox, o.meta);
+    const stored = o.meta.getJson<MotionRecord>(MOTION_META_KEY)!;
+    expect(stored.odometerEdge).toMatchObject({ time: drive.fixes[299]!.time });
+    for (const f of drive.fixes.slice(600)) t.offer(f); // back 20 s later, still on the leg
+    // About 500 m were driven between the commit and the first fix after the restart: counted as the straight line.
+    expect(Math.abs(t.status().odometerM / drive.distanceM - 1)).toBeLessThanOrEqual(0.01);
+    t.detach();
+    await o.outbox.stop();
+    o.db.close();
+  });
+
+  it('the state is committed with every change of fact at once, and for the counts alone at most every 15 s unless the outbox commits anyway', () => {
+    const t = tracker();
+    const fixes = urbanDrive().fixes;
+    for (const f of fixes.slice(0, 200)) t.offer(f); // moving
+    const first = t.due(true)!;
+    expect(first).toBeDefined();
+    t.committed(first);
+    for (const f of fixes.slice(200, 300)) t.offer(f); // 10 s on, about 170 m more
+    expect(t.due(true)).toBeUndefined();
+    const riding = t.due(false)!;
+    expect((riding.value as MotionRecord).odometerM).toBeGreaterThan((first.value as MotionRecord).odometerM + 100);
+    t.committed(riding);
+    for (const f of fixes.slice(300, 440)) t.offer(f); // 14 s since the last commit
+    expect(t.due(true)).toBeUndefined();
+    for (const f of fixes.slice(440, 460)) t.offer(f); // 16 s
+    expect(t.due(true)).toBeDefined();
+    t.committed(t.due(true)!);
+    // Braking to the first light: the stop candidate is a fact, written with the next commit even alone.
+    const light = fixes.findIndex((f, i) => i > 460 && (f.speed ?? 0) < 0.1);
+    for (const f of fixes.slice(460, light + 20)) t.offer(f);
+    const candidate = t.due(true);
+    expect((candidate?.value as MotionRecord | undefined)?.movement.candidate).toBeDefined();
+  });
+
+  it('an engine change is dated when first read, before the fixes that came in during the debounce, and the engine time follows it', async () => {
+    const o = await openOutbox(tempDir());
+    const t = tracker(true);
+    t.attach(o.outbox, o.meta);
+    const fixes = urbanDrive().fixes;
+    t.ignition(true, undefined);
+    for (const f of fixes.slice(0, 100)) t.offer(f); // 10 s on (9.9 counted)
+    const offAt = fixes[79]!.time; // first read 2 s ago; confirmed now
+    t.ignition(false, offAt);
+    const [off] = vehicleEvents(o).filter((e) => e.eventType === 'stopEngineEvent');
+    expect(off!.time).toBe(offAt);
+    expect(off!.engineS).toBe(8); // fixes[0] to fixes[79]: 7.9 s, rounded
+    for (const f of fixes.slice(100, 200)) t.offer(f);
+    t.ignition(true, fixes[150]!.time);
+    for (const f of fixes.slice(200, 300)) t.offer(f);
+    // Off from 7.9 s to 15 s: on 7.9 s + (29.9 - 15) s.
+    expect(t.status().engineHours).toBe(Math.round((7.9 + 14.9) / 360) / 10);
+    expect(
+      vehicleEvents(o)
+        .filter((e) => e.eventType === 'startEngineEvent')
+        .map((e) => e.time),
+    ).toEqual([fixes[150]!.time]);
+    await o.outbox.stop();
+    o.db.close();
+  });
 });

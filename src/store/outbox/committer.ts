@@ -89,14 +89,15 @@ export class OutboxCommitter {
     }
     // Online and idle most seconds: no transaction at all when there is nothing to write.
     // The state source is asked once a flush: building its record is the tracker's work, not free.
-    const due = m.stateSource?.due();
-    const idle =
-      m.buffer.length === 0 &&
-      m.dead.pending.length === 0 &&
-      m.withCommit.length === 0 &&
-      !(m.delivered.size > 0 && this.#deletesDue(false)) &&
-      due === undefined;
-    if (idle && !final && !this.#counters.duePersist()) return;
+    const busy =
+      final ||
+      m.buffer.length > 0 ||
+      m.dead.pending.length > 0 ||
+      m.withCommit.length > 0 ||
+      (m.delivered.size > 0 && this.#deletesDue(false)) ||
+      this.#counters.duePersist();
+    const due = m.stateSource?.due(!busy);
+    if (!busy && due === undefined) return;
     const hadWork = m.buffer.length > 0;
     try {
       this.#commit({ final, take: m.buffer.length, due });
