@@ -14,7 +14,6 @@ import { UploadHealth } from './upload-health.js';
 import { InFlightRequests } from './in-flight.js';
 import { uploaderStatus } from './uploader-status.js';
 
-export type { UploadQueue } from './upload-queue.js';
 export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 
 /**
