@@ -11,7 +11,7 @@ import { AgentError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { createPlatformConnector, TlsSessionCache } from './connector.js';
 import { DeadSessionRetryHandler } from './dead-session.js';
-import { InFlightCounter } from './in-flight.js';
+import { InFlightCounter } from './in-flight-counter.js';
 import { DETACHED_CONTROLLER, RetryBeforeAnswerHandler } from './retry-before-answer.js';
 import { trustFingerprint } from './tls-session-store.js';
 import { WireCounter } from './wire-counter.js';
