@@ -5,7 +5,7 @@
  * movement detector and the odometer with the defaults (motion.stopAfterS 60). Prints the events
  * per driving hour, their body, and the month (220 h of driving) at bench:wire's all-in bytes per
  * event over the drive (995 B: h2, bearer indexed, echoed answer, connections and refreshes),
- * against the location updates' month at the same figure (README "Cellular data").
+ * against the location updates' month at the same figure (docs/cellular-data.md).
  * Engine events come from the ignition input, not the drive: two a trip, counted per trip.
  */
 import { gatedFixes } from './gated-fixes.js';

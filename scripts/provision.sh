@@ -294,7 +294,7 @@ preflight() {
   [ -f "$SOURCE/dist/cli/main.js" ] || die "$SOURCE has no dist/: build it first (npm ci && npm run build), or use a release tarball (npm pack)"
 
   NODE=${NODE:-$(command -v node || true)}
-  [ -n "$NODE" ] || die "node not found; install Node.js 20.19 or later (README, Gateway: Debian 13 apt-get install nodejs; Debian 12 NodeSource)"
+  [ -n "$NODE" ] || die "node not found; install Node.js 20.19 or later (Debian 13: apt-get install nodejs; Debian 12: NodeSource's; docs/installing.md, "Which Node")"
   [[ $NODE =~ ^/[A-Za-z0-9._/+-]+$ ]] || usage_error "--node must be an absolute path without spaces, got \"$NODE\""
   [ -x "$NODE" ] || die "$NODE is not executable"
   # The unit has ProtectHome=yes and PrivateTmp=yes: a node under /root or /home (nvm), /tmp or

@@ -28,13 +28,13 @@ import type { MotionTracker } from './motion/motion-tracker.js';
 export type { AgentOptions } from './agent-options.js';
 
 /**
- * The composition root of `telematics-agent run` (STYLE.md "Shape of the daemon"): builds every
- * component from the frozen configuration once, starts them in dependency order (store, tokens,
- * registration, outbox, uploader, status, GNSS) and stops them in reverse, each stop on its own, so
- * that a signal during start-up is clean. The components hold the store through a handle
- * (store/store-handle.ts), to which store/agent-store.ts attaches each database: a salvage or a
- * read-only card's recovery swaps the database under them (store/store-supervisor.ts), and none of
- * them restarts. Only configuration errors end the process.
+ * The composition root of `telematics-agent run`, the one place that wires the parts, so that a
+ * reader finds every dependency here: builds every component from the frozen configuration once,
+ * starts them in dependency order (store, tokens, registration, outbox, uploader, status, GNSS) and
+ * stops them in reverse, each stop on its own, so that a signal during start-up is clean. The
+ * components hold the store through a handle (store/store-handle.ts), to which store/agent-store.ts
+ * attaches each database: a salvage or a read-only card's recovery swaps the database under them
+ * (store/store-supervisor.ts), and none of them restarts. Only configuration errors end the process.
  */
 export class Agent {
   readonly #o: AgentOptions;

@@ -2,8 +2,8 @@ import { jsonErrorOffset, lineAndColumn } from '../system/json-position.js';
 
 /**
  * What is wrong with a configuration file that is not JSON, for a person with an editor: the line
- * and column, and the usual causes by name. Comments come first: the README's annotated example
- * is JSONC for reading, and it is what people copy.
+ * and column, and the usual causes by name. Comments come first: editors and examples elsewhere
+ * write JSONC, and a commented file is what people most often bring.
  */
 export function jsonSyntaxProblem(text: string, parserMessage: string): string {
   const offset = jsonErrorOffset(text);
@@ -12,7 +12,7 @@ export function jsonSyntaxProblem(text: string, parserMessage: string): string {
   const at = `line ${line}, column ${column}`;
   const rest = text.slice(offset);
   if (rest.startsWith('//') || rest.startsWith('/*'))
-    return `a comment at ${at}: the configuration is plain JSON, without comments (the README's annotated block is for reading; copy config/example.json instead, or remove the // and /* */ parts)`;
+    return `a comment at ${at}: the configuration is plain JSON, without comments (copy config/example.json, a complete valid file, or remove the // and /* */ parts)`;
   if (/^[}\]]/.test(rest) && /,\s*$/.test(text.slice(0, offset)))
     return `a comma before the closing bracket at ${at}: JSON allows no trailing comma`;
   if (offset >= text.trimEnd().length) return `the file ends early at ${at}: a closing } or ] or a value is missing`;

@@ -2,7 +2,7 @@ import { configSchemas } from './schema.js';
 
 /**
  * Walks the configuration schema by key. Used for "did you mean" hints on unknown keys and by the
- * test that checks the README's configuration table against the schema.
+ * test that checks the README's configuration tables against the schema.
  */
 
 /** The object shape inside a schema node, unwrapping defaults, prefaults and optionals. */

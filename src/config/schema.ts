@@ -9,7 +9,8 @@ import { SECRET_MASK } from './secret.js';
 
 /**
  * The configuration schema: every key, its type, its default and what it means, in one place.
- * The README's configuration table mirrors this file. Unknown keys are errors everywhere
+ * docs/configuration.md is generated from its describe() texts (`npm run docs:config`), and the
+ * README's two tables of keys are checked against it by a test. Unknown keys are errors everywhere
  * (`strictObject`), so a typo never passes silently.
  *
  * Sections use `.prefault({})` so that an absent section still gets every inner default.
@@ -18,11 +19,11 @@ import { SECRET_MASK } from './secret.js';
 /**
  * The backlog's latency target: the queueing delay above the base latency the backlog
  * lane tolerates before it yields. RFC 6817 (LEDBAT) caps its TARGET at 100 ms; bench:drain measured
- * the drains and the live lane's delay with it (README "Draining a backlog").
+ * the drains and the live lane's delay with it (docs/benchmarks.md, "Draining a backlog").
  */
 export const LATENCY_TARGET_MS = 100;
 
-/** Requests in flight at most, both lanes (bench:drain, 300 ms RTT; README "Draining a backlog"). */
+/** Requests in flight at most, both lanes (bench:drain, 300 ms RTT; docs/benchmarks.md, "Draining a backlog"). */
 export const UPLOAD_CONCURRENCY = 32;
 
 function buildSchemas(z: Zod) {

@@ -1,4 +1,4 @@
-import { runDaemonEntry } from '../cli/run.js';
+import { runDaemonEntry } from '../daemon.js';
 import { DEMO_TUNING } from './demo-config.js';
 
 /**

@@ -2,9 +2,10 @@ import { atLeastRetryAfter, backoffMs } from '../retry/backoff.js';
 import { statusMeaning } from '../retry/status-table.js';
 
 /**
- * Whether to try a location upload again, as a small function of plain facts (STYLE.md "Errors,
- * retries"). A location PUT is an upsert keyed by id (docs/platform-contract.md, Sites), so repeating
- * it is safe even when an earlier attempt may have reached the platform.
+ * Whether to try a location upload again, as a small function of plain facts, so that a table of
+ * cases tests every answer without a network. A location PUT is an upsert keyed by id
+ * (docs/platform-contract.md, Sites), so repeating it is safe even when an earlier attempt may have
+ * reached the platform.
  */
 
 export interface RetryFacts {

@@ -29,9 +29,6 @@ export const CONTACT_TYPES = [
 ] as const;
 export type ContactType = (typeof CONTACT_TYPES)[number];
 
-/** The two geoReference variants the platform documents (docs/platform-contract.md, Sites). */
-export const GEO_REFERENCE_TYPES = ['latLonPointGeoReference', 'addressGeoReference'] as const;
-
 /** OTM5 `Address` fields; all optional strings, `country` ISO 3166-1 alpha-2. */
 export const ADDRESS_FIELDS = ['name', 'street', 'houseNumber', 'houseNumberAddition', 'postalCode', 'city', 'country'] as const;
 export type AddressField = (typeof ADDRESS_FIELDS)[number];

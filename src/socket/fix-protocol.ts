@@ -24,11 +24,6 @@ export const SUBSCRIBED_FIXES = { subscribed: 'fixes' } as const;
 /** Longest line either side accepts; a fix without satellites is a few hundred bytes. */
 export const MAX_PROTOCOL_LINE = 64 * 1024;
 
-export interface ProtocolError {
-  code: string;
-  message: string;
-}
-
 export function encodeLine(message: unknown): string {
   return `${JSON.stringify(message)}\n`;
 }

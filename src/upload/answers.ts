@@ -4,7 +4,7 @@ import type { PlatformResponse } from '../platform/contracts.js';
 import { spreadMs } from '../retry/backoff.js';
 import type { DrainMeter } from './drain-meter.js';
 import type { EventAttempt } from './event-request.js';
-import type { InFlightRequests } from './in-flight.js';
+import type { InFlightRequests } from './in-flight-requests.js';
 import type { Lane, UploadLanes } from './lanes.js';
 import type { Refusals } from './refusals.js';
 import { decideUpload, type BackoffPolicy } from './retry-decision.js';

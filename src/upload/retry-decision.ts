@@ -18,7 +18,7 @@ import { statusMeaning } from '../retry/status-table.js';
  *   longest delay (equal jitter: half to all of it), keep it queued, report the class so status
  *   names the fix.
  * - transient (408, 425, 429, 5xx, network errors and deadlines): exponential backoff with equal
- *   jitter, never shorter than the platform's Retry-After (and spread above it, backoff.ts).
+ *   jitter, never shorter than the platform's Retry-After (and spread above it, retry/backoff.ts).
  * - an HTTP/2 stream refused unprocessed (RST_STREAM REFUSED_STREAM), after the transport's
  *   immediate resends (http.ts): the first step's delay, without counting towards the backoff.
  * Every delay is jittered: a fleet that met the same outage never retries in lockstep.

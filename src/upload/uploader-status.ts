@@ -1,4 +1,4 @@
-import type { InFlightRequests } from './in-flight.js';
+import type { InFlightRequests } from './in-flight-requests.js';
 import type { Lane, UploadLanes } from './lanes.js';
 import type { DrainStatus } from './drain-meter.js';
 import type { Refusals } from './refusals.js';

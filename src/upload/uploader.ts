@@ -11,10 +11,9 @@ import { Refusals } from './refusals.js';
 import { sendEvent } from './event-request.js';
 import { AnswerHandler } from './answers.js';
 import { UploadHealth } from './upload-health.js';
-import { InFlightRequests } from './in-flight.js';
+import { InFlightRequests } from './in-flight-requests.js';
 import { uploaderStatus } from './uploader-status.js';
 
-export type { UploadQueue } from './upload-queue.js';
 export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from './upload-types.js';
 
 /**
@@ -27,7 +26,7 @@ export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from
 export class Uploader {
   readonly #o: UploaderOptions;
   readonly #lanes: UploadLanes;
-  /** The requests in flight, and the ids a swap left in flight (in-flight.ts). */
+  /** The requests in flight, and the ids a swap left in flight (in-flight-requests.ts). */
   readonly #inFlight = new InFlightRequests();
   #abort = new AbortController();
   #device: RegisteredDevice | undefined;

@@ -215,7 +215,7 @@ describe('a wrong type or value is explained with an example', () => {
 describe('config check on a file that is not JSON', () => {
   it.each([
     [
-      'a comment, as in the README block',
+      'a comment, as JSONC writes it',
       '{\n  "environment": "staging",   // production | staging\n}\n',
       'a comment at line 2, column 31: the configuration is plain JSON, without comments',
     ],

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { haveCommand } from './tools.js';
 import { bootContainer, containerProblem, notInOverlay, sleep, type Container } from './systemd-container.js';
+import { EPOCH_FEEDER, simAdmin, startSim, type Sim } from './gateway-sim.js';
 
 /**
  * An upgrade of the Debian package on a running gateway, with real dpkg and a real systemd (PID 1
@@ -43,27 +44,6 @@ fi
 exit 0
 `;
 
-/** Writes an NMEA log to stdout one epoch every N ms (an epoch: the lines sharing a time), then stays open. */
-const FEEDER = `import { readFileSync } from 'node:fs';
-const [file, everyMs] = process.argv.slice(2);
-const epochs = [];
-let last;
-for (const line of readFileSync(file, 'utf8').split(/\\r?\\n/)) {
-  if (line === '') continue;
-  const time = /^\\$..(?:ZDA|RMC|GGA|GLL),(\\d{6})/.exec(line)?.[1];
-  if (epochs.length === 0 || (time !== undefined && last !== undefined && time !== last)) epochs.push([]);
-  if (time !== undefined) last = time;
-  epochs.at(-1).push(line + '\\r\\n');
-}
-let i = 0;
-setInterval(() => { if (i < epochs.length) process.stdout.write(epochs[i++].join('')); }, Number(everyMs));
-`;
-
-interface Sim {
-  child: ChildProcess;
-  urls: { authUrl: string; deviceUrl: string; planningUrl: string; adminUrl: string };
-}
-
 interface Stats {
   passwordGrants: number;
   duplicates: number;
@@ -72,34 +52,6 @@ interface Stats {
 interface Snapshot {
   source: 'daemon' | 'database';
   outbox: { pending: number; deadLetters: number; sentTotal?: number };
-}
-
-async function startSim(): Promise<Sim> {
-  const child = spawn(process.execPath, [CLI, 'sim', '--json', '--user', 'gateway', '--password', PASSWORD], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const urls = await new Promise<Sim['urls']>((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0] ?? '') as Sim['urls']);
-    });
-    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before listening`)));
-  });
-  return { child, urls };
-}
-
-/** An admin request, repeated a few times: the simulator closes idle keep-alive connections. */
-async function admin<T>(sim: Sim, what: string, init?: RequestInit): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const r = await fetch(`${sim.urls.adminUrl}/${what}`, init);
-      return (await r.json()) as T;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-      await sleep(100);
-    }
-  }
 }
 
 describe.skipIf(skip !== undefined)('a package upgrade on a running gateway (dpkg and systemd for real)', () => {
@@ -169,9 +121,9 @@ describe.skipIf(skip !== undefined)('a package upgrade on a running gateway (dpk
     // A drive that outlasts the test: 15 min at 1 Hz, fed at 5 epochs per second (180 s).
     const drive = spawnSync(process.execPath, [CLI, 'drive', '-o', path.join(share, 'drive.nmea'), '-m', '15'], { encoding: 'utf8' });
     expect(drive.status, drive.stderr).toBe(0);
-    writeFileSync(path.join(share, 'feed.mjs'), FEEDER);
+    writeFileSync(path.join(share, 'feed.mjs'), EPOCH_FEEDER);
     writeFileSync(path.join(share, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
-    sim = await startSim();
+    sim = await startSim(PASSWORD);
     const node = path.dirname(path.dirname(realpathSync(process.execPath)));
     box = await bootContainer({ workDir: dir, share: [share, ...notInOverlay([REPO_ROOT, node, NPM_CACHE])] });
   }, 240_000);
@@ -230,9 +182,9 @@ EOF`);
       const sent = snapshot().outbox.sentTotal ?? 0;
       return sent > 0 ? sent : undefined;
     });
-    await admin(sim as Sim, 'faults', { method: 'POST', body: JSON.stringify({ events: { status503Rate: 1 } }) });
+    await simAdmin(sim as Sim, 'faults', { method: 'POST', body: JSON.stringify({ events: { status503Rate: 1 } }) });
     await waitFor('a backlog of 10 fixes', 60_000, () => (snapshot().outbox.pending >= 10 ? true : undefined));
-    grantsBefore = (await admin<Stats>(sim as Sim, 'stats')).passwordGrants;
+    grantsBefore = (await simAdmin<Stats>(sim as Sim, 'stats')).passwordGrants;
     expect(grantsBefore).toBe(1);
   }, 240_000);
 
@@ -270,7 +222,7 @@ EOF`);
   }, 200_000);
 
   it('delivers the backlog once after the upgrade, without a new password grant', async () => {
-    await admin(sim as Sim, 'faults', { method: 'DELETE' });
+    await simAdmin(sim as Sim, 'faults', { method: 'DELETE' });
     const drained = await waitFor('the backlog delivered', 120_000, () => {
       const s = snapshot();
       return s.source === 'daemon' && s.outbox.pending === 0 && (s.outbox.sentTotal ?? 0) >= sentBeforeOutage + pendingAtStop
@@ -278,7 +230,7 @@ EOF`);
         : undefined;
     });
     expect(drained.outbox.deadLetters).toBe(0);
-    const stats = await admin<Stats>(sim as Sim, 'stats');
+    const stats = await simAdmin<Stats>(sim as Sim, 'stats');
     expect(stats.duplicates).toBe(0);
     // The token kept in the database outlived the upgrade: no second password grant.
     expect(stats.passwordGrants).toBe(grantsBefore);

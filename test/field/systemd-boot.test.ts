@@ -1,10 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { CLI, REPO_ROOT } from '../helpers/paths.js';
 import { bootContainer, containerProblem, notInOverlay, sleep, type Container } from './systemd-container.js';
+import { EPOCH_FEEDER, simAdmin, startSim, type Sim } from './gateway-sim.js';
 
 /**
  * The unit started for real: systemd 252 as PID 1 of private namespaces (systemd-container.ts),
@@ -24,58 +25,6 @@ const NPM_CACHE = process.env.npm_config_cache ?? path.join(os.homedir(), '.npm'
 
 const problem = containerProblem();
 if (problem !== undefined && !MUST_RUN) process.stderr.write(`skipping the unit under a real systemd: ${problem}\n`);
-
-/** Writes an NMEA log to stdout one epoch every N ms (an epoch: the lines sharing a time), then stays open. */
-const FEEDER = `import { readFileSync } from 'node:fs';
-const [file, everyMs] = process.argv.slice(2);
-const epochs = [];
-let last;
-for (const line of readFileSync(file, 'utf8').split(/\\r?\\n/)) {
-  if (line === '') continue;
-  const time = /^\\$..(?:ZDA|RMC|GGA|GLL),(\\d{6})/.exec(line)?.[1];
-  if (epochs.length === 0 || (time !== undefined && last !== undefined && time !== last)) epochs.push([]);
-  if (time !== undefined) last = time;
-  epochs.at(-1).push(line + '\\r\\n');
-}
-let i = 0;
-setInterval(() => { if (i < epochs.length) process.stdout.write(epochs[i++].join('')); }, Number(everyMs));
-`;
-
-interface Sim {
-  child: ChildProcess;
-  urls: { authUrl: string; deviceUrl: string; planningUrl: string; adminUrl: string };
-}
-
-async function startSim(): Promise<Sim> {
-  const child = spawn(process.execPath, [CLI, 'sim', '--json', '--user', 'gateway', '--password', PASSWORD], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  const urls = await new Promise<Sim['urls']>((resolve, reject) => {
-    child.stdout?.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0] ?? '') as Sim['urls']);
-    });
-    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}) before listening`)));
-  });
-  return { child, urls };
-}
-
-/**
- * The simulator closes idle keep-alive connections after a short time (as gateways in front of real
- * services do), so a pooled connection fetch reuses can be closed under it ("other side closed",
- * seen under load): an admin read is safe to repeat, so it is, a few times.
- */
-async function simGet<T>(sim: Sim, what: string): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const r = await fetch(`${sim.urls.adminUrl}/${what}`);
-      return (await r.json()) as T;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-    }
-  }
-}
 
 describe.skipIf(problem !== undefined && !MUST_RUN)('the unit under a real systemd (PID 1 of private namespaces)', () => {
   let dir = '';
@@ -117,9 +66,9 @@ describe.skipIf(problem !== undefined && !MUST_RUN)('the unit under a real syste
     // The drive outlasts the test: 6 min at 1 Hz, fed at 5 epochs per second (72 s).
     const drive = spawnSync(process.execPath, [CLI, 'drive', '-o', path.join(share, 'drive.nmea'), '-m', '6'], { encoding: 'utf8' });
     expect(drive.status, drive.stderr).toBe(0);
-    writeFileSync(path.join(share, 'feed.mjs'), FEEDER);
+    writeFileSync(path.join(share, 'feed.mjs'), EPOCH_FEEDER);
     writeFileSync(path.join(share, 'password'), `${PASSWORD}\n`, { mode: 0o600 });
-    sim = await startSim();
+    sim = await startSim(PASSWORD);
     const node = path.dirname(path.dirname(realpathSync(process.execPath)));
     try {
       const started = Date.now();
@@ -234,7 +183,7 @@ EOF`);
       box.run(['setpriv', '--reuid=telematics-agent', '--regid=telematics-agent', '--init-groups', 'cat', '/etc/telematics-agent/password'])
         .status,
     ).not.toBe(0);
-    const stats = await simGet<{ passwordGrants: number; passwordRejected: number }>(sim as Sim, 'stats');
+    const stats = await simAdmin<{ passwordGrants: number; passwordRejected: number }>(sim as Sim, 'stats');
     expect(stats.passwordGrants).toBeGreaterThanOrEqual(1);
     expect(stats.passwordRejected).toBe(0);
   });
@@ -263,7 +212,7 @@ EOF`);
 
     let events: unknown[] = [];
     for (let i = 0; i < 100 && events.length === 0; i++) {
-      events = await simGet<unknown[]>(sim as Sim, 'events');
+      events = await simAdmin<unknown[]>(sim as Sim, 'events');
       if (events.length === 0) await sleep(200);
     }
     expect(events.length, journal()).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { pino } from 'pino';
 import type { Logger } from '../../src/log.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { backoffDelay } from '../../src/gnss/sources/backoff.js';
+import { backoffDelay } from '../../src/gnss/sources/reopen-backoff.js';
 import { SerialSource, type SerialPortLike } from '../../src/gnss/sources/serial-source.js';
 
 class FakePort extends EventEmitter implements SerialPortLike {

@@ -14,7 +14,7 @@ import net from 'node:net';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
 import { LineSplitter } from '../line-splitter.js';
-import { scheduleReopen, type BackoffOptions } from './backoff.js';
+import { scheduleReopen, type BackoffOptions } from './reopen-backoff.js';
 import { formatGpsdAddress, type GpsdAddress } from '../../config/gpsd-address.js';
 import { parseGpsdLine, watchRequest, type GpsdDevice } from './gpsd-protocol.js';
 import type { LinkState, NmeaSource } from './source.js';

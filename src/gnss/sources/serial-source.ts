@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { systemClock, type Clock } from '../../system/clock.js';
 import type { Logger } from '../../log.js';
 import { describeError } from '../../errors.js';
-import { scheduleReopen, type BackoffOptions } from './backoff.js';
+import { scheduleReopen, type BackoffOptions } from './reopen-backoff.js';
 import type { LinkState, NmeaSource } from './source.js';
 
 /** The part of node-serialport's SerialPort this source uses. */

@@ -202,7 +202,7 @@ export class TokenManager {
   async #renewUnderLock(reason: Reason, generation: number): Promise<Held> {
     try {
       // The stored pair first: an agent restarted with a valid one renews nothing, so it neither
-      // waits for the start-up spread nor takes the lock (README platform.startupJitterS).
+      // waits for the start-up spread nor takes the lock (platform.startupJitterS).
       const stored = reason === 'none' ? this.#usableStored() : undefined;
       if (stored) return stored;
       // Only a real refresh or password grant follows: spread it, before taking the lock.

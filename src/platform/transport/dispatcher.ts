@@ -11,8 +11,8 @@ import { AgentError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { createPlatformConnector, TlsSessionCache } from './connector.js';
 import { DeadSessionRetryHandler } from './dead-session.js';
-import { InFlightCounter } from './in-flight.js';
-import { DETACHED_CONTROLLER, IndexerFallbackHandler } from './indexer-fallback.js';
+import { InFlightCounter } from './in-flight-counter.js';
+import { DETACHED_CONTROLLER, RetryBeforeAnswerHandler } from './retry-before-answer.js';
 import { trustFingerprint } from './tls-session-store.js';
 import { WireCounter } from './wire-counter.js';
 
@@ -155,14 +155,15 @@ export class PlatformDispatcher implements PlatformTransport {
     let counted = this.inFlight.track(origin, handler);
     // Dispatched onto an indexed connection: should that connection fail because of the indexer,
     // the request goes once more, on nghttp2's own encoding (still counted in flight meanwhile).
+    // Safe to repeat: the server refused the header block, so it processed nothing of the request.
     if (this.#indexing && !this.#unindexed.has(origin)) {
-      const wrapped: IndexerFallbackHandler = new IndexerFallbackHandler(counted, () => this.#retryUnindexed(origin, options, wrapped));
+      const wrapped: RetryBeforeAnswerHandler = new RetryBeforeAnswerHandler(counted, () => this.#retryUnindexed(origin, options, wrapped));
       counted = wrapped;
     }
     try {
       return this.#route(origin, options, counted);
     } catch (e) {
-      InFlightCounter.endNow(counted instanceof IndexerFallbackHandler ? counted.inner : counted);
+      InFlightCounter.endNow(counted instanceof RetryBeforeAnswerHandler ? counted.inner : counted);
       throw e;
     }
   }
@@ -252,7 +253,7 @@ export class PlatformDispatcher implements PlatformTransport {
   }
 
   /** A request failed before any answer: sent once more when its origin's indexer failed meanwhile. */
-  #retryUnindexed(origin: string, options: Dispatcher.DispatchOptions, handler: IndexerFallbackHandler): boolean {
+  #retryUnindexed(origin: string, options: Dispatcher.DispatchOptions, handler: RetryBeforeAnswerHandler): boolean {
     if (!this.#unindexed.has(origin) || this.#closed) return false;
     // A turn later: undici is still failing the connection's requests when it reports this one.
     setImmediate(() => {

@@ -13,7 +13,7 @@ import { COUNTER, OutboxCounters } from './counters.js';
 import type { CarriedFixes } from '../carried-fixes.js';
 
 export type { OutboxOptions } from './options.js';
-export type { LastDeadLetter, OutboxCommitState, OutboxStatus } from './status.js';
+export type { OutboxCommitState, OutboxStatus } from './status.js';
 export { MAX_BUFFER_WHILE_FULL } from './while-full.js';
 
 /**
