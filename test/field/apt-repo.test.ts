@@ -135,6 +135,10 @@ describe.skipIf(skip !== undefined)('a signed apt repository for the fleet (apt-
     expect(apt.run('apt-cache', ['policy', 'telematics-agent']).output).toMatch(
       new RegExp(`Candidate: ${version.replace(/[.+~]/g, '\\$&')}\\n`),
     );
+    // The fields unattended-upgrades' Origins-Pattern matches ("origin=telematics-agent,codename=stable"), as apt reads them.
+    expect(apt.run('apt-cache', ['policy']).output).toMatch(
+      /release o=telematics-agent,a=stable,n=stable,l=telematics-agent,c=main,b=amd64/,
+    );
     const fetched = path.join(dir, 'fetched');
     mkdirSync(fetched);
     const download = apt.run('apt-get', ['download', 'telematics-agent'], fetched);
