@@ -63,6 +63,12 @@ secret=$(fingerprints --list-secret-keys -- "$FPR" || true)
 [ "$secret" = "$FPR" ] ||
   die "gpg has only the public part of key $FPR (keyring $keyring): signing needs its secret part; import it on this machine (gpg --import the secret key) or sign where it is kept"
 
+# --batch: a key that needs a passphrase fails here instead of waiting at a prompt nobody sees;
+# tried once before anything is written.
+sign() { gpg --batch --yes --local-user "$FPR" --digest-algo SHA512 "$@"; }
+echo probe | sign --clearsign >/dev/null 2>&1 ||
+  die "gpg could not sign with key $FPR (a passphrase? unlock it in gpg-agent first, e.g. by signing something once with gpg --sign, or sign where the agent holds it)"
+
 # --- The packages ---------------------------------------------------------------------------------
 shopt -s nullglob
 debs=("$FROM_DIR"/telematics-agent_*.deb)
@@ -110,10 +116,8 @@ apt-ftparchive \
   -o "APT::FTPArchive::Release::Description=telematics-agent for the gateways of $ORIGIN" \
   release "$WORK/dists/$SUITE" >"$WORK/Release"
 mv "$WORK/Release" "$WORK/dists/$SUITE/Release"
-# --batch: a key that needs a passphrase fails here instead of waiting at a prompt nobody sees.
-sign() { gpg --batch --yes --local-user "$FPR" --digest-algo SHA512 "$@"; }
 sign --clearsign --output "$WORK/dists/$SUITE/InRelease" "$WORK/dists/$SUITE/Release" ||
-  die "gpg could not sign with key $FPR (a passphrase? unlock it in gpg-agent first, e.g. sign something once with gpg --sign)"
+  die "gpg could not sign with key $FPR"
 sign --armor --detach-sign --output "$WORK/dists/$SUITE/Release.gpg" "$WORK/dists/$SUITE/Release" ||
   die "gpg could not sign with key $FPR"
 # The public part only, for the gateways' Signed-By (never the secret: gpg --export writes none).

@@ -68,7 +68,7 @@ describe.skipIf(skip !== undefined)('a signed apt repository for the fleet (apt-
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses with a sentence when the key is missing, unknown to gpg, or only its public part is here, and writes nothing', () => {
+  it('refuses with a sentence when the key is missing, unknown to gpg, only its public part is here or it needs a passphrase, and writes nothing', () => {
     const out = path.join(dir, 'refused');
     const none = repo(['--from', debs, '--out', out], signer.dir);
     expect(none.status).toBe(1);
@@ -89,6 +89,24 @@ describe.skipIf(skip !== undefined)('a signed apt repository for the fleet (apt-
       expect(half.output).toMatch(/signing needs its secret part/);
     } finally {
       publicOnly.close();
+    }
+    // A key that needs a passphrase: refused in --batch rather than waiting at a prompt.
+    const locked = gpgHome(path.join(dir, 'gpg-locked'));
+    try {
+      const made = locked.gpg([
+        '--pinentry-mode',
+        'loopback',
+        '--passphrase',
+        'locked-Key-1',
+        '--quick-gen-key',
+        'Locked <l@fleet.example>',
+      ]);
+      expect(made.status, made.stderr).toBe(0);
+      const r = repo(['--key', 'l@fleet.example', '--from', debs, '--out', out], locked.dir);
+      expect(r.status).toBe(1);
+      expect(r.output).toMatch(/gpg could not sign with key [0-9A-F]{40} \(a passphrase\? unlock it in gpg-agent first/);
+    } finally {
+      locked.close();
     }
     expect(existsSync(out)).toBe(false);
   });
