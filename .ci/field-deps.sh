@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Tools the field tests need (test/field): shellcheck for scripts/provision.sh, and
-# systemd-analyze (Debian's systemd package) for the unit's verify and security checks.
+# Tools the field tests need (test/field): shellcheck for scripts/provision.sh, systemd-analyze
+# (Debian's systemd package) for the unit's verify and security checks, and apt-ftparchive
+# (apt-utils) and gpg for the apt repository (scripts/apt-repo.sh, test/field/apt-repo.test.ts).
 # Installs only what is missing; `apt-get update` runs only then.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -11,6 +12,8 @@ command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)
 # files: package scripts do not start a service manager that is not running.
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 command -v socat >/dev/null 2>&1 || missing+=(socat)
+command -v apt-ftparchive >/dev/null 2>&1 || missing+=(apt-utils)
+command -v gpg >/dev/null 2>&1 || missing+=(gpg)
 [ "${#missing[@]}" -gt 0 ] || exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

@@ -126,6 +126,9 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       // The package's build, its proof under emulation and its maintainer scripts.
       path.join(REPO_ROOT, 'scripts', 'package-deb.sh'),
       path.join(REPO_ROOT, 'scripts', 'prove-arch.sh'),
+      // The fleet's apt repository and the upgrade's proof from it.
+      path.join(REPO_ROOT, 'scripts', 'apt-repo.sh'),
+      path.join(REPO_ROOT, 'scripts', 'prove-upgrade.sh'),
       ...['preinst', 'postinst', 'prerm', 'postrm', 'node-abi-check.sh'].map((f) => path.join(REPO_ROOT, 'scripts', 'deb', f)),
     ];
     const r = spawnSync('shellcheck', ['-x', ...files], { encoding: 'utf8', cwd: REPO_ROOT });
