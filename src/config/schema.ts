@@ -117,7 +117,7 @@ function buildSchemas(z: Zod) {
         .max(50)
         .default(0)
         .describe(
-          'path: 0 decides each position as it comes; more chooses each up to this many seconds late, as the fewest straight lines that keep the track (20: 10-13 % fewer events in town, bench:policy). The live position stays within maxIntervalS either way; what waits is lost at a power cut as the window of 0 is.',
+          'path: 0 decides each position as it comes; more waits this many seconds of the path, once a position is needed, and then chooses the fewest straight lines that keep the track (20: 10-13 % fewer events in town, bench:policy). No position waits longer than maxIntervalS, and the live position is never older; what waits is lost at a power cut as the window of 0 is.',
         ),
       pathMaxDeviationM: z
         .number()

@@ -17,7 +17,7 @@ export interface LateWindowOptions {
   softM: number;
   /** No epoch goes past this, metres. */
   hardM: number;
-  /** A chosen position is recorded this long after its own GNSS time, seconds. */
+  /** Once the window needs a position, the path after it is watched this long before it is chosen, seconds (the heartbeat bounds the whole wait). */
   maxDelayS: number;
   /** Positions at least this far apart in time, seconds. */
   minIntervalS: number;
@@ -63,6 +63,7 @@ export class LateWindow {
   #budget = 0;
   /** The first position of the last plan (an index into #pts), until it must be decided. */
   #planned: number | undefined;
+  #plannedAt = 0;
 
   constructor(options: LateWindowOptions) {
     this.#o = options;
@@ -105,8 +106,10 @@ export class LateWindow {
         this.#planned = undefined;
         return out;
       }
-      if (this.#planned !== undefined && p.t - this.#pts[this.#planned]!.t < delayMs) return out;
+      // Planned again once a second of GNSS time: a later fix may need an earlier position.
+      if (this.#planned !== undefined && p.t - this.#plannedAt < 1000 && p.t - this.#pts[this.#planned]!.t < delayMs) return out;
       const first = this.#plan(end)[0]!;
+      this.#plannedAt = p.t;
       if (p.t - this.#pts[first]!.t < delayMs) {
         this.#planned = first;
         return out;
