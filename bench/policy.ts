@@ -16,6 +16,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gatedFixes } from './gated-fixes.js';
+import { driveSets, printLateTable, printMonth } from './policy-late.js';
 import type { Fix, RecordedFix } from '../src/fix/fix.js';
 import { recordingDefaults, RecordingPolicy, type RecordingPolicyOptions } from '../src/gnss/recording-policy.js';
 import { trackFidelity, type Fidelity } from '../src/gnss/track-fidelity.js';
@@ -215,6 +216,11 @@ function table(title: string, drives: readonly Drive[]): Map<string, Row> {
   return rows;
 }
 
+const lateRows = printLateTable(driveSets());
+printMonth(lateRows, [
+  { name: '8.4 KB', kb: 8.4 },
+  { name: '18.4 KB', kb: 18.4 },
+]);
 const urbanRows = table('urban delivery drives (src/sim/receiver/urban-route.ts)', urban);
 for (const d of urban) console.log(`  ${d.name}: ${(d.hours * 60).toFixed(0)} min, ${d.what}`);
 reasons(urban);

@@ -24,6 +24,7 @@
  */
 import type { Fix, RecordedFix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
+import { LateWindow } from './late-window.js';
 import { MotionDetector } from './motion.js';
 
 export interface PathPolicyOptions {
@@ -34,6 +35,10 @@ export interface PathPolicyOptions {
   movingSpeedKmh: number;
   stopRepeatS: number;
   stoppedHeartbeatS: number;
+  /** 0: decide each position as it comes (one fix late); more: choose positions this late (late-window.ts). */
+  maxDelayS: number;
+  /** With maxDelayS: no moving epoch further than this from the delivered track, metres. */
+  pathMaxDeviationM: number;
 }
 
 /** A fix in metres east/north of the window's anchor, with its time in ms since the anchor. */
@@ -65,10 +70,19 @@ export class PathPolicy {
   #stopRepeated = false;
   /** Entering the stopped state came sooner than minIntervalS after the last record. */
   #stopPending = false;
+  /** When the policy decides late: the moving window in its place. */
+  readonly #late: LateWindow | undefined;
 
   constructor(options: PathPolicyOptions) {
     this.#o = options;
     this.#motion = new MotionDetector(options);
+    if (options.maxDelayS > 0)
+      this.#late = new LateWindow({
+        softM: options.pathToleranceM,
+        hardM: Math.max(options.pathToleranceM, options.pathMaxDeviationM),
+        maxDelayS: options.maxDelayS,
+        minIntervalS: options.minIntervalS,
+      });
   }
 
   offer(fix: Fix): RecordedFix[] {
@@ -82,8 +96,8 @@ export class PathPolicy {
       return out;
     }
     // A gap in the fixes (tunnel, garage, lost sky): the last fix before it says where reception stopped.
-    const last = this.#window.at(-1);
-    if (last && fix.time - last.fix.time > this.#o.maxIntervalS * 1000) out.push(this.#record(last.fix, 'gap'));
+    const last = this.#waiting();
+    if (last && fix.time - last.time > this.#o.maxIntervalS * 1000) this.#close(last, 'gap', out);
 
     if (motion === 'moving') {
       if (changed) {
@@ -103,7 +117,8 @@ export class PathPolicy {
     if (still) this.#lastStill = fix;
     if (changed || this.#stopPending) {
       // Arriving: close the window with this fix as its end, then record it as the stop.
-      if (this.#window.length > 0) this.#breaks(this.#point(fix), out);
+      if (this.#late) out.push(...this.#late.close(fix).map((f) => this.#decided(f)));
+      else if (this.#window.length > 0) this.#breaks(this.#point(fix), out);
       if (this.#mayRecord(fix)) {
         out.push(this.#record(fix, 'stopped', true));
         this.#enterStop(fix);
@@ -125,12 +140,44 @@ export class PathPolicy {
 
   /** At shutdown: the window's last fix, so the delivered track ends where the receiver's did. */
   flush(): RecordedFix[] {
-    const last = this.#window.at(-1)?.fix ?? (this.#stopAt !== undefined ? this.#previous : undefined);
-    return last && last !== this.#anchor ? [this.#record(last, 'last')] : [];
+    const out: RecordedFix[] = [];
+    const last = this.#waiting() ?? (this.#stopAt !== undefined ? this.#previous : undefined);
+    if (last && last !== this.#anchor) this.#close(last, 'last', out);
+    return out;
+  }
+
+  /** The newest fix waiting in the window (not recorded), if any. */
+  #waiting(): Fix | undefined {
+    return this.#late ? this.#late.last() : this.#window.at(-1)?.fix;
+  }
+
+  /** Records `end` for `reason`, after the positions the late window still needs before it. */
+  #close(end: Fix, reason: string, out: RecordedFix[]): void {
+    if (this.#late) out.push(...this.#late.close(end).map((f) => this.#decided(f)));
+    out.push(this.#record(end, reason));
+  }
+
+  /** A position the late window chose: the window goes on from it by itself. */
+  #decided(fix: Fix): RecordedFix {
+    this.#anchor = fix;
+    return { ...fix, reason: 'path' };
   }
 
   /** Tries `fix` as the end of the window's segment: records the previous end when it no longer fits. */
   #extend(fix: Fix, out: RecordedFix[]): void {
+    if (this.#late) {
+      out.push(...this.#late.push(fix).map((f) => this.#decided(f)));
+      // The heartbeat: a position the path needs anyway, decided early, or else this fix.
+      while (fix.time - this.#anchor!.time >= this.#o.maxIntervalS * 1000 && this.#mayRecord(fix)) {
+        const needed = this.#late.early();
+        if (needed) out.push(this.#decided(needed));
+        else {
+          this.#close(fix, 'interval', out);
+          break;
+        }
+      }
+      return;
+    }
     let p = this.#point(fix);
     if (this.#window.length > 0 && this.#breaks(p, out)) p = this.#point(fix);
     const sinceRecord = p.t;
@@ -190,6 +237,7 @@ export class PathPolicy {
     this.#anchor = fix;
     this.#cosLat = Math.cos(((fix.lat ?? 0) * Math.PI) / 180);
     this.#window = [];
+    this.#late?.reset(fix);
     return transition ? { ...fix, transition: true, reason } : { ...fix, reason };
   }
 }

@@ -33,6 +33,10 @@ export interface RecordingPolicyOptions {
   /** path: the second position at a stop, this long after the first. */
   stopRepeatS: number;
   stoppedHeartbeatS: number;
+  /** path: 0 decides each position as it comes; more chooses positions up to this many seconds late. */
+  maxDelayS: number;
+  /** path, deciding late: no moving epoch further than this from the delivered track, metres. */
+  pathMaxDeviationM: number;
 }
 
 /** The schema's `recording.*` defaults (written once, in src/config/schema.ts). */

@@ -37,6 +37,8 @@ export interface DaemonConfig {
    * drive with a stop of 60 s would add its movement events to the outbox; test/e2e/trips.test.ts turns it on.
    */
   motion?: Record<string, unknown>;
+  /** The recording section (default every fix: `{ mode: 'all' }`). */
+  recording?: Record<string, unknown>;
   /** The ignition section (absent: none, no engine events); test/e2e/engine-events.test.ts sets a value file. */
   ignition?: Record<string, unknown>;
 }
@@ -73,7 +75,7 @@ export function writeConfig(c: DaemonConfig): string {
     credentials: { username: 'agent', passwordFile },
     device: DEVICE,
     gnss: c.gnss,
-    recording: { mode: 'all' },
+    recording: c.recording ?? { mode: 'all' },
     upload: { ...c.upload },
     storage: { commitIntervalMs: 200, ...c.storage },
     motion: c.motion ?? { enabled: false },
