@@ -68,7 +68,7 @@ package_check_node() {
   [ -z "$ROOT" ] || return 0
   have=$("$NODE" -p process.versions.modules)
   awk -v abi="$have" '$2 == abi { found = 1 } END { exit !found }' "$SOURCE/node-abi" && return 0
-  majors=$(awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $1 }' "$SOURCE/node-abi")
+  majors=$(awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $1 }' "$SOURCE/node-abi" | sed 's/, \([0-9]*\)$/ or \1/')
   abis=$(awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $2 }' "$SOURCE/node-abi")
   die "telematics-agent runs on Node $majors (ABI $abis); $NODE is $("$NODE" --version) (ABI $have)"
 }
