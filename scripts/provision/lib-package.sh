@@ -61,13 +61,16 @@ package_preflight() {
   PACKAGE_ARCH=$arch
 }
 
-# On the target itself the package's node must be the one its native modules were built for.
+# On the target itself the package's node must be one its native modules were built for: node-abi
+# has a line "MAJOR ABI" for each.
 package_check_node() {
-  local want have
+  local have majors abis
   [ -z "$ROOT" ] || return 0
-  want=$(cat "$SOURCE/node-abi")
   have=$("$NODE" -p process.versions.modules)
-  [ "$have" = "$want" ] || die "$NODE is Node $("$NODE" --version) (ABI $have); the package's native modules are for ABI $want (Debian 13's nodejs 20): apt-get install nodejs from Debian, not NodeSource"
+  awk -v abi="$have" '$2 == abi { found = 1 } END { exit !found }' "$SOURCE/node-abi" && return 0
+  majors=$(awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $1 }' "$SOURCE/node-abi" | sed 's/, \([0-9]*\)$/ or \1/')
+  abis=$(awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $2 }' "$SOURCE/node-abi")
+  die "telematics-agent runs on Node $majors (ABI $abis); $NODE is $("$NODE" --version) (ABI $have)"
 }
 
 # A checkout that was installed before (not by dpkg) leaves a program tree, a unit in

@@ -15,6 +15,7 @@ import { registerRunCommand } from './run.js';
 import { registerNmeaCommands } from './nmea.js';
 import { registerOutboxCommands } from './outbox.js';
 import { registerOdometerCommands } from './odometer.js';
+import { sqliteBinding } from '../system/sqlite-binding.js';
 
 /**
  * The command-line entry. Each command lives in its own file under src/cli/ and adds itself to
@@ -56,6 +57,14 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {
+  try {
+    // A node the package carries no better-sqlite3 for is refused here, before any command runs,
+    // with the sentence as it is (it names the program).
+    sqliteBinding();
+  } catch (e) {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+    return EXIT_CONFIG;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

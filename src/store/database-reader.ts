@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { sqliteBinding } from '../system/sqlite-binding.js';
 import path from 'node:path';
 import { databasePath } from './database.js';
 import { DeviceStore } from './device-store.js';
@@ -136,13 +137,13 @@ export class DatabaseReader {
 function openReadOnly(file: string, timeout: number): Database {
   let db: Database | undefined;
   try {
-    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout });
+    db = new BetterSqlite3(file, { nativeBinding: sqliteBinding(), readonly: true, fileMustExist: true, timeout });
     // The WAL's -shm is opened at the first read, not by the constructor.
     db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
     return db;
   } catch (e) {
     db?.close();
     if ((e as { code?: string }).code !== 'SQLITE_CANTOPEN' || !isReadOnlyFilesystem(path.dirname(file))) throw e;
-    return new BetterSqlite3(readImage(file), { readonly: true });
+    return new BetterSqlite3(readImage(file), { nativeBinding: sqliteBinding(), readonly: true });
   }
 }

@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, fsyncSync, openSync, renameSync, rmSy
 import { systemClock, type Clock } from '../system/clock.js';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { sqliteBinding } from '../system/sqlite-binding.js';
 import { AgentError, isCorrupt } from '../errors.js';
 import { giveToDataDirOwner, ownerAndMode } from '../system/data-owner.js';
 import { ensureDataDir } from '../system/data-dir.js';
@@ -169,7 +170,7 @@ function openAndMigrate(file: string, options: OpenDatabaseOptions): Database {
   let db: Database | undefined;
   try {
     if (isNew) closeSync(openSync(file, 'a', 0o600));
-    db = new BetterSqlite3(file, { timeout: options.busyTimeoutMs ?? 5000 });
+    db = new BetterSqlite3(file, { nativeBinding: sqliteBinding(), timeout: options.busyTimeoutMs ?? 5000 });
     if (isNew) {
       // Small pages: the outbox commits about once a second, and every commit writes whole pages
       // to the WAL. 1 KiB pages keep the bytes written per recorded fix low on an SD card.

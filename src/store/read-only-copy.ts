@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { sqliteBinding } from '../system/sqlite-binding.js';
 import type { Logger } from '../log.js';
 import { databasePath } from './database.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
@@ -75,7 +76,7 @@ export function readImage(file: string): Buffer {
   let db: Database | undefined;
   let bytes: Buffer;
   try {
-    db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 500 });
+    db = new BetterSqlite3(file, { nativeBinding: sqliteBinding(), readonly: true, fileMustExist: true, timeout: 500 });
     db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
     bytes = db.serialize();
   } catch (e) {
@@ -95,7 +96,7 @@ export function readImage(file: string): Buffer {
 /** The image (or an empty database) migrated in memory and opened read-only. */
 function readOnlyCopy(image: Buffer | undefined): Database {
   if (image && image.length >= 100 && image.readUInt32BE(USER_VERSION_OFFSET) === LATEST_VERSION) {
-    const db = new BetterSqlite3(image, { readonly: true });
+    const db = new BetterSqlite3(image, { nativeBinding: sqliteBinding(), readonly: true });
     try {
       db.prepare('SELECT count(*) AS n FROM sqlite_master').get();
       return db;
@@ -104,7 +105,7 @@ function readOnlyCopy(image: Buffer | undefined): Database {
       throw e;
     }
   }
-  const work = image ? new BetterSqlite3(image) : new BetterSqlite3(':memory:');
+  const work = new BetterSqlite3(image ?? ':memory:', { nativeBinding: sqliteBinding() });
   let migrated: Buffer;
   try {
     work.prepare('SELECT count(*) AS n FROM sqlite_master').get();
@@ -113,7 +114,7 @@ function readOnlyCopy(image: Buffer | undefined): Database {
   } finally {
     work.close();
   }
-  return new BetterSqlite3(migrated, { readonly: true });
+  return new BetterSqlite3(migrated, { nativeBinding: sqliteBinding(), readonly: true });
 }
 
 /** Where the database header keeps PRAGMA user_version (sqlite.org/fileformat.html 1.3). */

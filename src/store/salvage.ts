@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, openSync, closeSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { sqliteBinding } from '../system/sqlite-binding.js';
 import { LOW_DISK_META_KEY } from './outbox/bound.js';
 import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
 import { isCorrupt } from '../errors.js';
@@ -126,7 +127,7 @@ function openReadable(file: string): { db: Database; close(): void } | undefined
   const tryOpen = (f: string): Database | undefined => {
     let db: Database | undefined;
     try {
-      db = new BetterSqlite3(f, { readonly: true, fileMustExist: true });
+      db = new BetterSqlite3(f, { nativeBinding: sqliteBinding(), readonly: true, fileMustExist: true });
       db.prepare('SELECT count(*) FROM sqlite_schema').get();
       return db;
     } catch {

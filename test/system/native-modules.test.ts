@@ -28,7 +28,7 @@ describe('the native module check before the daemon opens its database', () => {
     const msg = nativeMismatchMessage(new Error(ABI_ERROR));
     expect(msg).toContain('built for Node ABI 115');
     expect(msg).toContain(`ABI ${process.versions.modules}`);
-    expect(msg).toContain("Debian's nodejs 20");
+    expect(msg).toContain('npm rebuild better-sqlite3');
     expect(msg).not.toContain('\n');
   });
 
