@@ -2,3 +2,4 @@ export { generateDrive, driveText, DEFAULT_DRIVE_START_MS, type DriveOptions, ty
 export type { Phase, TruthSample, Leg } from './route.js';
 export { checksum } from './nmea-format.js';
 export { planUrbanDeliveryRoute, describeUrbanRoute } from './urban-route.js';
+export type { Impairment, AntennaChange, AntennaWord } from './impairments.js';
