@@ -9,6 +9,7 @@ import { ReceiverHealth, type ReceiverHealthState } from '../../src/gnss/health/
 import { generateDrive, type DriveOptions } from '../../src/sim/receiver/index.js';
 import { sentence } from '../../src/sim/receiver/nmea-format.js';
 import { captureLogger } from '../helpers/capture-logger.js';
+import type { StatusSnapshot } from '../../src/status/snapshot.js';
 
 /** The drive through the real decoder into a ReceiverHealth; `at` is called with the state after each epoch. */
 function run(options: DriveOptions, at?: (t: number, s: ReceiverHealthState) => void): { health: ReceiverHealth; log: () => string } {
@@ -181,5 +182,40 @@ describe('jamming suspected from C/N0', () => {
       if (s.jamming.state === 'suspected') suspected++;
     });
     expect(suspected).toBe(0);
+  });
+});
+
+describe('where it shows', () => {
+  it('status line and DEGRADED for an open antenna or suspected jamming, with the fix for each', async () => {
+    const { receiverHealthLine } = await import('../../src/terminal/status-screen.js');
+    const { assessHealth } = await import('../../src/status/health.js');
+    const health = new ReceiverHealth();
+    health.text('ANTSTATUS=OK');
+    const drive = generateDrive({ minutes: 1, seed: 2 });
+    const decoder = createDecoder({ sky: true, onFix: (fix) => health.epoch(fix.time, decoder.satellites()) });
+    for (const line of drive.lines) decoder.push(line);
+    expect(receiverHealthLine(health.state())).toMatch(/^antenna OK {2}C\/N0 4\d dB-Hz \(top 4\) {2}\d+ above 30 {2}jamming none$/);
+    const snapshot = (h: ReceiverHealthState): StatusSnapshot => ({
+      schema: 1,
+      takenAt: 0,
+      source: 'daemon',
+      daemon: { running: true, version: 'x' },
+      receiver: { port: '/dev/x', link: 'open', lastSentenceAgeS: 0, mode: 3, constellations: [], health: h },
+      registration: { deviceUUID: 'u' },
+      outbox: { pending: 0, sentToday: 0, thinned: 0, deadLetters: 0 },
+      upload: {},
+      disk: { dataDir: '/tmp' },
+    });
+    expect(assessHealth(snapshot(health.state())).level).toBe('healthy');
+    health.text('ANTSTATUS=OPEN');
+    expect(assessHealth(snapshot(health.state())).reasons).toEqual([
+      'GNSS antenna open: no antenna current: check the antenna cable and its connector at the receiver',
+    ]);
+    health.text('ANTSTATUS=OK');
+    health.gpsd({ jam: 200 });
+    expect(assessHealth(snapshot(health.state()))).toMatchObject({
+      level: 'degraded',
+      reasons: [expect.stringMatching(/jamming suspected .*device in the cab/)],
+    });
   });
 });
