@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createDecoder } from '../../src/gnss/decoder.js';
 import { antennaFromGpsd, antennaFromText } from '../../src/gnss/health/antenna.js';
 import { ReceiverHealth, type ReceiverHealthState } from '../../src/gnss/health/receiver-health.js';
-import { generateDrive, type DriveOptions } from '../../src/sim/receiver/index.js';
+import { driveText, generateDrive, type DriveOptions } from '../../src/sim/receiver/index.js';
 import { sentence } from '../../src/sim/receiver/nmea-format.js';
 import { captureLogger } from '../helpers/capture-logger.js';
 import type { StatusSnapshot } from '../../src/status/snapshot.js';
@@ -217,5 +217,27 @@ describe('where it shows', () => {
       level: 'degraded',
       reasons: [expect.stringMatching(/jamming suspected .*device in the cab/)],
     });
+  });
+});
+
+describe('doctor', () => {
+  it('names the antenna fault and its fix from the notices in its sample; says nothing without one', async () => {
+    const { checkReceiver } = await import('../../src/doctor/gnss-checks.js');
+    const sample = (antenna: DriveOptions['antenna']) =>
+      Buffer.from(driveText(generateDrive({ minutes: 0.2, seed: 1, ...(antenna ? { antenna } : {}) })));
+    const check = async (bytes: Buffer) =>
+      (
+        await checkReceiver({ read: async () => bytes, configuredBaud: 9600, listenMs: 5000, clock: { wallMs: () => 0 }, replay: true })
+      ).find((c) => c.name === 'antenna');
+    expect(await check(sample([{ atS: 0, state: 'SHORT' }]))).toMatchObject({
+      verdict: 'FAIL',
+      fix: expect.stringMatching(/replace the antenna/),
+    });
+    expect(await check(sample([{ atS: 0, state: 'OPEN' }]))).toMatchObject({
+      verdict: 'FAIL',
+      fix: expect.stringMatching(/cable and its connector/),
+    });
+    expect(await check(sample([]))).toMatchObject({ verdict: 'PASS' });
+    expect(await check(sample(undefined))).toBeUndefined();
   });
 });
