@@ -6,6 +6,8 @@
 import type { Clock } from '../system/clock.js';
 import { describeClockOffset } from '../system/clock-offset.js';
 import { createDecoder } from '../gnss/decoder.js';
+import { ReceiverHealth } from '../gnss/health/receiver-health.js';
+import { antennaCheck } from './antenna-check.js';
 import type { Fix } from '../fix/fix.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 
@@ -18,13 +20,15 @@ interface Decoded {
   valid: number;
   bytes: number;
   fixes: Fix[];
+  health: ReceiverHealth;
 }
 
 function decode(bytes: Buffer): Decoded {
-  const dec = createDecoder();
+  const health = new ReceiverHealth();
+  const dec = createDecoder({ onText: (t) => health.text(t) });
   const fixes = [...dec.pushChunk(bytes), ...dec.flush()];
   const valid = Object.values(dec.counters.sentences.decoded).reduce((a, b) => a + (b ?? 0), 0);
-  return { valid, bytes: bytes.length, fixes };
+  return { valid, bytes: bytes.length, fixes, health };
 }
 
 export interface GnssCheckOptions {
@@ -117,6 +121,8 @@ export async function checkReceiver(o: GnssCheckOptions): Promise<CheckResult[]>
     ];
   }
   const out: CheckResult[] = [pass('NMEA', `${sample.valid} valid sentences in ${seconds} s`)];
+  const antenna = antennaCheck(sample.health.state());
+  if (antenna) out.push(antenna);
   const fix = [...sample.fixes].reverse().find((f) => f.mode >= 2);
   if (!fix) {
     out.push(

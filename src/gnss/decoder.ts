@@ -9,6 +9,7 @@ import { decodeFrame } from './sentences/decode.js';
 import { frameSentence, type FrameRejection } from './sentences/frame.js';
 import type { SentenceKind } from './sentences/types.js';
 import { DEFAULT_MAX_LINE_LENGTH } from '../config/gnss-schema.js';
+import { textOfTxt } from './health/antenna.js';
 
 export interface SentenceCounters {
   /** Sentences decoded and used, per type. */
@@ -35,6 +36,8 @@ export interface DecoderOptions extends EpochAssemblerOptions {
   maxLineLength?: number;
   /** Called for each epoch as it is emitted, in addition to the arrays `push` returns. */
   onFix?: (fix: Fix) => void;
+  /** The text of each TXT sentence (receiver notices: the antenna's state), still counted as unknown. */
+  onText?: (text: string) => void;
 }
 
 export interface Decoder {
@@ -71,6 +74,7 @@ export function createDecoder(options: DecoderOptions = {}): Decoder {
     const s = decodeFrame(frame);
     if (typeof s === 'string') {
       sentences[s]++;
+      if (frame.type === 'TXT' && options.onText) options.onText(textOfTxt(frame.fields));
       return;
     }
     sentences.decoded[s.kind] = (sentences.decoded[s.kind] ?? 0) + 1;

@@ -12,6 +12,7 @@ import { WeekRolloverCorrector, type RolloverCounters } from './rollover.js';
 import type { LinkState, NmeaSource } from './sources/source.js';
 import { errorFields } from '../errors.js';
 import { DEFAULT_MAX_LINE_LENGTH } from '../config/gnss-schema.js';
+import { ReceiverHealth, type ReceiverHealthState } from './health/receiver-health.js';
 
 export interface GnssPipelineOptions {
   source: NmeaSource;
@@ -45,6 +46,8 @@ export interface GnssState {
   /** Why the last fix was rejected, if it was. */
   lastRejection?: string;
   satellites: SatelliteInView[];
+  /** Antenna, signal strength, jamming. */
+  health: ReceiverHealthState;
 }
 
 export class GnssPipeline {
@@ -53,6 +56,7 @@ export class GnssPipeline {
   readonly #gate: QualityGate;
   readonly #policy: RecordingPolicy;
   readonly #rollover: WeekRolloverCorrector;
+  readonly #health: ReceiverHealth;
   #recorded = 0;
   #lastFix: Fix | undefined;
   #lastRejection: string | undefined;
@@ -68,6 +72,7 @@ export class GnssPipeline {
     const quality = options.quality ?? {};
     this.#gate = new QualityGate(quality);
     this.#policy = new RecordingPolicy(options.recording ?? {});
+    this.#health = new ReceiverHealth(options.logger);
     // The host clock only bounds a correction (never timestamps a fix): see rollover.ts.
     this.#rollover = new WeekRolloverCorrector({ ...quality, clock: this.#clock });
     this.#decoder = createDecoder({
@@ -77,6 +82,7 @@ export class GnssPipeline {
       // The live agent corrects the GPS week rollover (gpsd does the same); `nmea decode` does not.
       correctTime: this.#rollover.correct,
       onFix: (fix) => this.#onFix(fix),
+      onText: (text) => this.#health.text(text),
     });
   }
 
@@ -84,6 +90,7 @@ export class GnssPipeline {
     if (this.#started) return;
     this.#started = true;
     this.#o.source.onData((chunk) => this.#onData(chunk));
+    this.#o.source.onReceiverReport?.((report) => this.#health.gpsd(report));
     await this.#o.source.start();
   }
 
@@ -111,6 +118,7 @@ export class GnssPipeline {
       link: { ...this.#o.source.link(), lines: counters.lines.lines },
       counters: { decoder: counters, quality: this.#gate.counters, recorded: this.#recorded, rollover: { ...this.#rollover.counters } },
       satellites: this.#decoder.satellites(),
+      health: this.#health.state(),
     };
     if (this.#lastValidSentenceAt !== undefined) state.link.lastValidSentenceAt = this.#lastValidSentenceAt;
     if (this.#lastValidSentenceMono !== undefined) state.link.lastValidSentenceMonoMs = this.#lastValidSentenceMono;
@@ -143,6 +151,7 @@ export class GnssPipeline {
 
   #onFix(fix: Fix): void {
     this.#lastFix = fix;
+    this.#health.epoch(fix.time, this.#decoder.satellites());
     if (this.#o.onEpoch) {
       try {
         this.#o.onEpoch(fix);

@@ -59,6 +59,7 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
         ...(g.lastFix ? { lastFix: g.lastFix } : {}),
         ...(live && lastEpoch !== undefined ? { lastFixWallMs: lastEpoch } : {}),
         satellites: g.satellites,
+        health: g.health,
       };
     },
     identity: () => platform.registrar.status().identity,

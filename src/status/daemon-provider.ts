@@ -3,6 +3,7 @@
  * the composition root (src/agent.ts) already has. Each view is a function, so the provider holds
  * no state of its own and never reaches into a component.
  */
+import type { ReceiverHealthState } from '../gnss/health/receiver-health.js';
 import type { Fix, SatelliteInView } from '../fix/fix.js';
 import type { RegisteredDevice, TokenStatus, DeviceIdentity } from '../platform/contracts.js';
 import type { Clock } from '../system/clock.js';
@@ -39,6 +40,7 @@ export interface ReceiverView {
   /** Host wall clock (ms) when lastFix was decoded: fix time vs system time. */
   lastFixWallMs?: number;
   satellites: readonly SatelliteInView[];
+  health?: ReceiverHealthState;
 }
 
 export interface DaemonStatusSources {
@@ -161,6 +163,7 @@ export function receiverStatus(v: ReceiverView, nowMonoMs: number): ReceiverStat
     satellites: [...v.satellites],
   };
   if (v.lastError !== undefined) r.lastError = v.lastError;
+  if (v.health !== undefined) r.health = v.health;
   if (v.bytes !== undefined) r.bytes = v.bytes;
   if (v.lines !== undefined) r.lines = v.lines;
   if (v.fixesRead !== undefined) r.fixesRead = v.fixesRead;

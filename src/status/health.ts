@@ -4,6 +4,7 @@
  */
 import type { StatusSnapshot, UploadSummary } from './snapshot.js';
 import { DATA_DIR_FAULT_WORDS } from '../system/data-dir-fault.js';
+import { antennaAdvice, JAMMING_ADVICE } from '../gnss/health/receiver-health.js';
 
 export type HealthLevel = 'healthy' | 'degraded' | 'failing';
 
@@ -43,6 +44,10 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
     else if (r.lastSentenceAgeS > t.silentReceiverS && r.link !== 'ended')
       failing.push(`receiver silent for ${Math.round(r.lastSentenceAgeS)} s`);
     if (r.mode === undefined || r.mode < 2) degraded.push('no fix');
+    const rh = r.health;
+    if (rh && (rh.antenna === 'OPEN' || rh.antenna === 'SHORT'))
+      degraded.push(`GNSS antenna ${rh.antenna.toLowerCase()}: ${antennaAdvice(rh.antenna)}`);
+    if (rh?.jamming.state === 'suspected') degraded.push(`GNSS jamming suspected (${rh.jamming.reason ?? ''}): ${JAMMING_ADVICE}`);
     if (r.clockOffsetS !== undefined && Math.abs(r.clockOffsetS) > t.clockOffsetS) {
       const words = `system clock ${r.clockOffsetS > 0 ? 'ahead of' : 'behind'} GNSS by ${formatAge(Math.abs(r.clockOffsetS))}`;
       // TLS judges certificates by this clock: with it wrong, the platform cannot be reached.

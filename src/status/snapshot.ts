@@ -6,6 +6,7 @@
  */
 import type { SatelliteInView } from '../fix/fix.js';
 import type { ErrorClass } from '../errors.js';
+import type { ReceiverHealthState } from '../gnss/health/receiver-health.js';
 
 export const SNAPSHOT_SCHEMA = 1;
 
@@ -46,6 +47,8 @@ export interface ReceiverStatus {
   hdop?: number;
   satellitesUsed?: number;
   constellations: ConstellationCount[];
+  /** Antenna, signal strength (top-4 C/N0) and jamming, from the daemon. */
+  health?: ReceiverHealthState;
   /** The satellite table for `--watch`. */
   satellites?: SatelliteInView[];
 }

@@ -109,6 +109,7 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     }
     const sats = r.constellations.map((k) => `${shortName(k.constellation)} ${k.used}/${k.inView}`).join('  ');
     lines.push(row('  sats', `used ${r.satellitesUsed ?? 0}  ${sats || 'none in view'}`));
+    if (r.health) lines.push(row('receiver', receiverHealthLine(r.health)));
     if (r.rolloverCorrections) lines.push(row('  dates', `${r.rolloverCorrections} corrected by 1024 weeks (GPS week rollover)`));
   }
 
@@ -256,4 +257,14 @@ function motionLine(m: NonNullable<StatusSnapshot['motion']>): string {
   const km = tenths(m.odometerM / 1000);
   const engine = m.engineHours === undefined ? '' : `  engine ${tenths(m.engineHours)} h`;
   return `${m.lastKnown ? 'last known: ' : ''}${m.state}${since}  odometer ${km} km${engine}  ignition ${m.ignition}${m.ignitionFault ? ` (${m.ignitionFault})` : ''}${m.ignitionUnstable ? ` (${m.ignitionUnstable})` : ''}${m.lastKnown ? ' (stored)' : ''}`;
+}
+
+/** `antenna OK  C/N0 42 dB-Hz (top 4)  jamming none`, with the trend when it moves. */
+export function receiverHealthLine(h: NonNullable<StatusSnapshot['receiver']>['health'] & object): string {
+  const top = h.signal.topMeanDbHz === undefined ? 'C/N0 -' : `C/N0 ${Math.round(h.signal.topMeanDbHz)} dB-Hz (top 4)`;
+  const trend =
+    h.signal.trend === 'falling' || h.signal.trend === 'rising'
+      ? ` ${h.signal.trend} ${Math.abs(h.signal.trendDb ?? 0).toFixed(0)} dB`
+      : '';
+  return `antenna ${h.antenna}  ${top}${trend}  ${h.signal.strong} above 30  jamming ${h.jamming.state}`;
 }

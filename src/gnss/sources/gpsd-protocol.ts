@@ -9,6 +9,8 @@
  * answer to ?WATCH, DEVICE when a receiver comes or goes, ERROR for a bad request.
  */
 
+import type { GpsdReceiverReport } from '../health/receiver-health.js';
+
 export interface GpsdDevice {
   path: string;
   /** gpsd's driver name ("NMEA0183", "u-blox", ...), once it has identified the receiver. */
@@ -24,11 +26,25 @@ export type GpsdMessage =
   | { kind: 'device'; device: GpsdDevice }
   | { kind: 'watch' }
   | { kind: 'error'; message: string }
+  | { kind: 'tpv'; report: GpsdReceiverReport; device?: string }
   | { kind: 'other'; class: string }
   | { kind: 'malformed' };
 
+/**
+ * `"json":true` beside the sentences: gpsd's TPV carries the antenna's state and the jamming
+ * indicator of receivers that give them only in binary (u-blox's MON-HW/MON-RF, gpsd 3.25+).
+ * The fixes still come from the NMEA; of the JSON only those fields are read.
+ */
 export function watchRequest(device?: string): string {
-  return `?WATCH=${JSON.stringify({ enable: true, nmea: true, ...(device !== undefined ? { device } : {}) })}\n`;
+  return `?WATCH=${JSON.stringify({ enable: true, json: true, nmea: true, ...(device !== undefined ? { device } : {}) })}\n`;
+}
+
+function receiverReport(r: Record<string, unknown>): GpsdReceiverReport {
+  const report: GpsdReceiverReport = {};
+  if (typeof r.ant === 'number') report.ant = r.ant;
+  if (typeof r.antPwr === 'number') report.antPwr = r.antPwr;
+  if (typeof r.jam === 'number') report.jam = r.jam;
+  return report;
 }
 
 function device(o: Record<string, unknown>): GpsdDevice | undefined {
@@ -65,6 +81,10 @@ export function parseGpsdLine(line: string): GpsdMessage {
     }
     case 'WATCH':
       return { kind: 'watch' };
+    case 'TPV':
+      return typeof r.device === 'string'
+        ? { kind: 'tpv', report: receiverReport(r), device: r.device }
+        : { kind: 'tpv', report: receiverReport(r) };
     case 'ERROR':
       return { kind: 'error', message: typeof r.message === 'string' ? r.message : 'unknown error' };
     default:

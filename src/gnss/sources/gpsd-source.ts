@@ -18,6 +18,7 @@ import { scheduleReopen, type BackoffOptions } from './reopen-backoff.js';
 import { formatGpsdAddress, type GpsdAddress } from '../../config/gpsd-address.js';
 import { parseGpsdLine, watchRequest, type GpsdDevice } from './gpsd-protocol.js';
 import type { LinkState, NmeaSource } from './source.js';
+import type { GpsdReceiverReport } from '../health/receiver-health.js';
 
 /** The part of node's net.Socket this source uses: the seam tests and doctor can replace. */
 export interface GpsdSocket {
@@ -72,6 +73,7 @@ export class GpsdSource implements NmeaSource {
   readonly counters: GpsdCounters = { json: 0, malformed: 0, overlong: 0, droppedBytes: 0, silences: 0 };
   readonly #o: GpsdSourceOptions;
   readonly #listeners: ((chunk: Buffer) => void)[] = [];
+  readonly #reportListeners: ((report: GpsdReceiverReport) => void)[] = [];
   readonly #link: LinkState;
   readonly #where: string;
   #socket: GpsdSocket | undefined;
@@ -90,6 +92,10 @@ export class GpsdSource implements NmeaSource {
 
   onData(listener: (chunk: Buffer) => void): void {
     this.#listeners.push(listener);
+  }
+
+  onReceiverReport(listener: (report: GpsdReceiverReport) => void): void {
+    this.#reportListeners.push(listener);
   }
 
   link(): LinkState {
@@ -205,6 +211,11 @@ export class GpsdSource implements NmeaSource {
       if (line.trim() !== '') this.counters.malformed++;
       return;
     }
+    // SKY repeats every satellite every cycle and nothing in it is read: not parsed.
+    if (line.startsWith('{"class":"SKY"')) {
+      this.counters.json++;
+      return;
+    }
     const m = parseGpsdLine(line);
     if (m.kind === 'malformed') {
       this.counters.malformed++;
@@ -236,6 +247,10 @@ export class GpsdSource implements NmeaSource {
         break;
       case 'error':
         this.#setError(`gpsd: ${m.message}`);
+        break;
+      case 'tpv':
+        if (this.#o.device !== undefined && m.device !== undefined && m.device !== this.#o.device) break;
+        for (const l of this.#reportListeners) l(m.report);
         break;
       default:
         break;

@@ -1,4 +1,5 @@
 /** The seam between the receiver (serial port, replayed file, test double) and the pipeline. */
+import type { GpsdReceiverReport } from '../health/receiver-health.js';
 
 export type LinkStatus = 'idle' | 'opening' | 'open' | 'retrying' | 'ended' | 'stopped';
 
@@ -25,4 +26,6 @@ export interface NmeaSource {
   /** Raw bytes as they arrive; lines are split (with the maximum length) by the pipeline. */
   onData(listener: (chunk: Buffer) => void): void;
   link(): LinkState;
+  /** What the source itself says of the receiver beside its NMEA (gpsd's antenna and jamming fields). */
+  onReceiverReport?(listener: (report: GpsdReceiverReport) => void): void;
 }

@@ -7,6 +7,8 @@ import { seededRandom } from '../random.js';
 import { gga, gsa, gsv, rmc, vtg, zda, type EpochFacts } from './nmea-format.js';
 import { driveRoute, fitRoute, planRoute, type Leg, type Phase, type TruthSample } from './route.js';
 import { CONSTELLATIONS, SyntheticSky } from './sky.js';
+import { antennaAt, impairSky, type AntennaChange, type AntennaWord, type Impairment } from './impairments.js';
+import { sentence } from './nmea-format.js';
 
 export interface DriveOptions {
   /** Length of the drive, minutes (default 10). */
@@ -22,6 +24,10 @@ export interface DriveOptions {
   depotMinS?: number;
   /** The legs to drive instead of the planned city / depot / highway route (`minutes` is then ignored). */
   legs?: Leg[];
+  /** Tunnels, canyons, car parks, fading and interference on top of the route's sky (impairments.ts). */
+  impairments?: Impairment[];
+  /** The antenna's changes of state; with them the drive starts with u-blox's TXT notices (INIT, then the state). */
+  antenna?: AntennaChange[];
 }
 
 export interface PhaseSpan {
@@ -75,15 +81,24 @@ export function generateDrive(options: DriveOptions = {}): SyntheticDrive {
   // off the depot buildings), so a parked vehicle "jitters" as real ones do.
   let errN = 0;
   let errE = 0;
+  const impairments = options.impairments ?? [];
+  const antennaChanges = options.antenna ?? [];
+  let antennaSaid: AntennaWord | undefined;
   for (let i = 0; i < truth.length; i++) {
     const s = truth[i];
     if (!s) continue;
+    const antenna = antennaAt(antennaChanges, s.t);
+    if (options.antenna !== undefined && antenna !== antennaSaid) {
+      if (antennaSaid === undefined) lines.push(sentence('GNTXT,01,01,02,ANTSTATUS=INIT'));
+      lines.push(sentence(`GNTXT,01,01,02,ANTSTATUS=${antenna}`));
+      antennaSaid = antenna;
+    }
     const wholeSecond = i % hz === 0;
     const parked = s.speedMps === 0;
     const walk = parked ? 0.6 : 0.25;
     errN = errN * 0.9 + (noise() - 0.5) * walk;
     errE = errE * 0.9 + (noise() - 0.5) * walk;
-    const sats = sky.at(s.t, s.phase === 'highway' ? 0 : s.phase === 'depot' ? 0.4 : 0.2);
+    const sats = impairSky(sky.at(s.t, s.phase === 'highway' ? 0 : s.phase === 'depot' ? 0.4 : 0.2), s.t, impairments, antenna);
     const used = sats.filter((x) => x.used).length;
     const hdop = Math.max(0.5, 0.35 + 9 / Math.max(used, 4)) + noise() * 0.05;
     const facts: EpochFacts = {

@@ -3,3 +3,4 @@ export type { Phase, TruthSample, Leg } from './route.js';
 export { checksum } from './nmea-format.js';
 export { planUrbanDeliveryRoute, describeUrbanRoute } from './urban-route.js';
 export { planDenseGridRoute, planWindingRuralRoute, planHighwayRoute } from './more-routes.js';
+export type { Impairment, AntennaChange, AntennaWord } from './impairments.js';
