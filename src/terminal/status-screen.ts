@@ -108,8 +108,19 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
       lines.push(row('  time', `${new Date(r.fixTime).toISOString().replace('.000', '')} (GNSS)${off}`));
     }
     const sats = r.constellations.map((k) => `${shortName(k.constellation)} ${k.used}/${k.inView}`).join('  ');
-    lines.push(row('  sats', `used ${r.satellitesUsed ?? 0}  ${sats || 'none in view'}`));
-    if (r.health) lines.push(row('receiver', receiverHealthLine(r.health)));
+    // The health gets a row of its own when it has something to tell (the antenna's word, a trend,
+    // jamming); a receiver that says nothing of its antenna shows only its signal, on the sats row,
+    // so that the screen still fits a 24-line terminal.
+    const h = r.health;
+    const quietHealth =
+      h !== undefined &&
+      h.antenna === 'unknown' &&
+      h.jamming.state === 'none' &&
+      h.signal.trend !== 'falling' &&
+      h.signal.trend !== 'rising';
+    const cn0 = quietHealth && h.signal.topMeanDbHz !== undefined ? `  C/N0 ${Math.round(h.signal.topMeanDbHz)} dB-Hz` : '';
+    lines.push(row('  sats', `used ${r.satellitesUsed ?? 0}  ${sats || 'none in view'}${cn0}`));
+    if (h && !quietHealth) lines.push(row('receiver', receiverHealthLine(h)));
     if (r.rolloverCorrections) lines.push(row('  dates', `${r.rolloverCorrections} corrected by 1024 weeks (GPS week rollover)`));
   }
 

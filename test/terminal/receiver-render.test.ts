@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { receiverStatus } from '../../src/status/daemon-provider.js';
 import { renderStatus } from '../../src/terminal/status-screen.js';
+import { ReceiverHealth } from '../../src/gnss/health/receiver-health.js';
+import { createDecoder } from '../../src/gnss/decoder.js';
+import { generateDrive } from '../../src/sim/receiver/index.js';
 import { liveSnapshot } from '../status/fixtures.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
@@ -40,5 +43,26 @@ describe('status receiver lines', () => {
   it('the provider passes the counters through to the snapshot', () => {
     const r = receiverStatus({ port: 'gpsd 127.0.0.1:2947', link: 'open', satellites: [], reconnects: 3, rolloverCorrections: 7 }, 0);
     expect(r).toMatchObject({ reconnects: 3, rolloverCorrections: 7 });
+  });
+
+  it("the receiver's health: its own row when the antenna has said something, else the signal on the sats row (the screen fits 24 lines)", () => {
+    const health = new ReceiverHealth();
+    const drive = generateDrive({ minutes: 1, seed: 2 });
+    const decoder = createDecoder({ sky: true, onFix: (fix) => health.epoch(fix.time, decoder.satellites()) });
+    for (const line of drive.lines) decoder.push(line);
+    const render = (): string =>
+      renderStatus(
+        liveSnapshot(NOW, '/tmp/x', (snap) => {
+          snap.receiver!.health = health.state();
+        }),
+        { color: false, nowMs: NOW },
+      );
+    const quiet = render();
+    expect(quiet).toMatch(/^ {2}sats\s+used .*  C\/N0 4\d dB-Hz$/m);
+    expect(quiet).not.toMatch(/antenna/);
+    health.text('ANTSTATUS=OK');
+    const told = render();
+    expect(told).toMatch(/^receiver\s+antenna OK {2}C\/N0 4\d dB-Hz \(top 4\) {2}\d+ above 30 {2}jamming none$/m);
+    expect(told).not.toMatch(/^ {2}sats.*C\/N0/m);
   });
 });
