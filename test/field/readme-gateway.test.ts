@@ -23,7 +23,7 @@ describe('README: the gateway section', () => {
       'do_serial_cons 1',
       'ModemManager',
       'ID_MM_DEVICE_IGNORE',
-      'Node.js >= 20.19',
+      'Node.js 20 (>= 20.19), 22, 24 or 26',
       'deb.nodesource.com',
       'dpkg -i telematics-agent_',
       'dpkg --print-architecture',
