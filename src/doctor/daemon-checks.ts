@@ -8,6 +8,7 @@ import { printable } from '../terminal/printable.js';
 import { formatAge, platformLinkReason } from '../status/health.js';
 import { fail, pass, skip, warn, type CheckResult } from './check.js';
 import { clockVsGnss } from './gnss-checks.js';
+import { antennaCheck, jammingCheck } from './antenna-check.js';
 
 /** A sentence older than this means the receiver has gone quiet. */
 const QUIET_S = 10;
@@ -48,6 +49,11 @@ export function checkReceiverViaDaemon(snapshot: StatusSnapshot, r: ReceiverStat
     );
     out.push(skip('fix', 'no NMEA'), skip('clock vs GNSS', 'no NMEA'));
     return out;
+  }
+  if (r.health) {
+    const antenna = antennaCheck(r.health, ' (from the running agent)');
+    if (antenna) out.push(antenna);
+    out.push(jammingCheck(r.health, ' (from the running agent)'));
   }
   if (r.mode !== undefined && r.mode >= 2)
     out.push(

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkReceiverViaDaemon, checkService } from '../../src/doctor/daemon-checks.js';
+import type { CheckResult } from '../../src/doctor/check.js';
+import type { ReceiverHealthState } from '../../src/gnss/health/receiver-health.js';
 import type { ReceiverStatus, StatusSnapshot } from '../../src/status/snapshot.js';
 
 /** The receiver checks doctor makes from the running agent's status when that agent reads gpsd or a serial port. */
@@ -53,6 +55,55 @@ describe("doctor beside the running agent: the clock against the agent's GNSS ti
   it('a small offset stays in seconds, to the tenth', () => {
     expect(clockLine(0.4)).toMatchObject({ verdict: 'PASS', detail: 'system clock 0.4 s ahead of GNSS time' });
     expect(clockLine(-63.25)).toMatchObject({ verdict: 'WARN', detail: 'system clock 63.3 s behind GNSS time' });
+  });
+});
+
+describe("doctor beside the running agent: the receiver's health from its status", () => {
+  const healthy: ReceiverHealthState = {
+    antenna: 'OK',
+    antennaFrom: 'nmea',
+    signal: { topMeanDbHz: 42.4, basis: 'used', strong: 9, trend: 'steady' },
+    jamming: { state: 'none' },
+  };
+  const withHealth = (health: ReceiverHealthState | undefined): CheckResult[] => {
+    const r: ReceiverStatus = { ...silent(9000), port: '/dev/ttyACM0', lines: 300, lastSentenceAgeS: 0.4, mode: 3, clockOffsetS: 0.1 };
+    if (health) r.health = health;
+    return checkReceiverViaDaemon(snapshot, r, { baudRate: 9600, replay: false });
+  };
+  const row = (rows: CheckResult[], name: string) => rows.find((c) => c.name === name);
+
+  it('antenna OK and no jamming pass, with the signal the agent has measured', () => {
+    const rows = withHealth(healthy);
+    expect(row(rows, 'antenna')).toMatchObject({ verdict: 'PASS', detail: 'the receiver reports the antenna OK (from the running agent)' });
+    expect(row(rows, 'jamming')).toMatchObject({
+      verdict: 'PASS',
+      detail: 'none suspected, C/N0 42 dB-Hz (top 4), 9 satellites above 30 dB-Hz (from the running agent)',
+    });
+  });
+
+  it('an open or shorted antenna FAILs with what to do; suspected jamming WARNs with where to look', () => {
+    expect(row(withHealth({ ...healthy, antenna: 'OPEN' }), 'antenna')).toMatchObject({
+      verdict: 'FAIL',
+      fix: expect.stringMatching(/cable/),
+    });
+    expect(row(withHealth({ ...healthy, antenna: 'SHORT' }), 'antenna')).toMatchObject({
+      verdict: 'FAIL',
+      fix: expect.stringMatching(/replace the antenna/),
+    });
+    const jammed = row(
+      withHealth({ ...healthy, jamming: { state: 'suspected', reason: 'C/N0 fell 18 dB on 8 satellites in 4 s' } }),
+      'jamming',
+    );
+    expect(jammed).toMatchObject({ verdict: 'WARN', fix: expect.stringMatching(/device in the cab/) });
+    expect(jammed?.detail).toMatch(/^suspected: C\/N0 fell 18 dB on 8 satellites in 4 s, C\/N0 42 dB-Hz/);
+  });
+
+  it('nothing said of the antenna makes no row; no satellite heard makes jamming SKIP; an older agent without health adds neither', () => {
+    const quiet = withHealth({ ...healthy, antenna: 'unknown', signal: { basis: 'in view', strong: 0, trend: 'unknown' } });
+    expect(row(quiet, 'antenna')).toBeUndefined();
+    expect(row(quiet, 'jamming')?.verdict).toBe('SKIP');
+    const old = withHealth(undefined);
+    expect(old.map((c) => c.name)).toEqual(['NMEA', 'fix', 'clock vs GNSS']);
   });
 });
 
