@@ -68,6 +68,17 @@ export function registerSimCommand(program: Command): void {
         process.exitCode = EXIT_FAILURE;
         return;
       }
+      // Listening for the stop before the banner: whoever reads the banner may send SIGTERM at once,
+      // and a process preempted between its write and the handler would die by the signal.
+      const stopped = new Promise<void>((resolve) => {
+        const done = (): void => {
+          process.off('SIGINT', done);
+          process.off('SIGTERM', done);
+          resolve();
+        };
+        process.on('SIGINT', done);
+        process.on('SIGTERM', done);
+      });
       const first = users[0] ?? { username: 'agent', password: 'agent-password' };
       if (opts.json) {
         process.stdout.write(`${JSON.stringify({ ...urls, config: configSnippet(urls, first) })}\n`);
@@ -89,15 +100,7 @@ export function registerSimCommand(program: Command): void {
           ].join('\n'),
         );
       }
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          process.off('SIGINT', done);
-          process.off('SIGTERM', done);
-          resolve();
-        };
-        process.on('SIGINT', done);
-        process.on('SIGTERM', done);
-      });
+      await stopped;
       await sim.stop();
       process.stderr.write('platform simulator stopped\n');
     });
