@@ -2,7 +2,7 @@ import { errorFields } from '../errors.js';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import type { Clock } from '../system/clock.js';
-import type { CarriedFixes } from './carried-fixes.js';
+import type { HeldFixes } from './held.js';
 import type { Database, OpenDatabaseOptions } from './database.js';
 import type { FullDisk } from './full-disk.js';
 import type { MetaStore } from './meta.js';
@@ -50,7 +50,7 @@ export class AgentStore {
   readonly #o: AgentStoreOptions;
   readonly #dbOptions: OpenDatabaseOptions;
   /** Held fixes of a read-only copy, for the outbox built next (the supervisor's `adopt`). */
-  #adopt: CarriedFixes | undefined;
+  #adopt: HeldFixes | undefined;
   #peers: OutboxPeers | undefined;
 
   constructor(options: AgentStoreOptions) {
@@ -126,10 +126,10 @@ export class AgentStore {
    * Detaches the database from the handle and closes it. A swap releases the outbox (what only
    * memory held is returned, to be carried); the final stop commits what it buffers.
    */
-  close(o: { final?: boolean } = {}): CarriedFixes | undefined {
+  close(o: { final?: boolean } = {}): HeldFixes | undefined {
     const parts = this.#o.handle.detach();
     if (!parts) return undefined;
-    let carry: CarriedFixes | undefined;
+    let carry: HeldFixes | undefined;
     if (parts.outbox) {
       if (o.final) void parts.outbox.stop();
       else carry = this.#o.handle.release(parts);

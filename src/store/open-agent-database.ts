@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import { nearestReadOnly } from '../system/data-dir-fault.js';
-import { storeCarriedFixes, type CarriedFixes } from './carried-fixes.js';
+import { storeHeld, type HeldFixes } from './held.js';
 import { openDatabase, replaceDamagedDatabase, type Database, type OpenDatabaseOptions } from './database.js';
 import { openReadOnlyDatabase } from './read-only-copy.js';
 
@@ -18,7 +18,7 @@ export interface AgentDatabase {
 export function openAgentDatabase(
   options: OpenDatabaseOptions,
   storeLogger: Logger,
-  then: { repair?: { reason: string; carry?: CarriedFixes }; carry?: CarriedFixes; stayReadOnly?: boolean },
+  then: { repair?: { reason: string; carry?: HeldFixes }; carry?: HeldFixes; stayReadOnly?: boolean },
 ): AgentDatabase {
   const { repair, carry } = then;
   // stayReadOnly: storing what was held failed on a writable card; the copy again, retried later (agent.ts).
@@ -39,7 +39,7 @@ export function openAgentDatabase(
   }
   const db = repair ? replaceDamagedDatabase(options, repair.reason, repair.carry) : openDatabase(options);
   if (carry) {
-    const stored = storeCarriedFixes(db, carry);
+    const stored = storeHeld(db, carry);
     storeLogger.info(stored, 'stored the fixes held while the data directory was read-only, and deleted the ones delivered meanwhile');
   }
   return { db, readOnly: false };

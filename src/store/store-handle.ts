@@ -1,6 +1,6 @@
 import { AgentError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { CarriedFixes } from './carried-fixes.js';
+import type { HeldFixes } from './held.js';
 import type { Database } from './database.js';
 import type { Outbox, OutboxCommitState, OutboxStatus } from './outbox/outbox.js';
 import { StoreQueue } from './store-queue.js';
@@ -97,9 +97,9 @@ export class StoreHandle {
    * Releases the outbox of parts detach() gave: what only its memory held, to be carried, with the
    * state writes of the vehicle events among it (stored with those rows in the next database).
    */
-  release(parts: StoreParts): CarriedFixes | undefined {
+  release(parts: StoreParts): HeldFixes | undefined {
     if (!parts.outbox) return undefined;
-    return parts.outbox.release();
+    return parts.outbox.takeHeld();
   }
 
   /** No figures from the outbox before (a damaged file that never answered): what the queue holds. */

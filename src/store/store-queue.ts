@@ -23,7 +23,7 @@ const SLOTS = 2 ** 16;
 
 type Waiting = { fix: RecordedFix } | { event: VehicleEvent; state: StateWrite | undefined };
 
-/** A QueueEntry's event id as carried-fixes.ts keys it (lower-case hex of its 16 bytes). */
+/** A QueueEntry's event id as held.ts keys it (lower-case hex of its 16 bytes). */
 export function entryIdKey(entry: Pick<QueueEntry, 'eventId'>): string {
   return entry.eventId.replaceAll('-', '').toLowerCase();
 }

@@ -1,7 +1,7 @@
 import { describeError, errorFields, isCorrupt, type StoreError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { WritableWatch } from '../system/writable-watch.js';
-import { mergeCarried, type CarriedFixes } from './carried-fixes.js';
+import { mergeHeld, type HeldFixes } from './held.js';
 import type { Database, OpenDatabaseOptions } from './database.js';
 import { openAgentDatabase } from './open-agent-database.js';
 
@@ -20,7 +20,7 @@ export interface SupervisedRun {
   /** Opens the store (open() below) under the components built once and attaches it to the handle (agent-store.ts). */
   openStore(): Promise<void>;
   /** Detaches the store from the handle and closes it; returns what its outbox held only in memory. */
-  closeStore(): CarriedFixes | undefined;
+  closeStore(): HeldFixes | undefined;
   /** The daemon is stopping: no restart. */
   stopping(): boolean;
 }
@@ -45,11 +45,11 @@ export interface StoreSupervisorOptions {
 export class StoreSupervisor {
   readonly #o: StoreSupervisorOptions;
   /** Set while the components stop for a salvage of the damaged database; the next open salvages. */
-  #repair: { reason: string; carry?: CarriedFixes } | undefined;
+  #repair: { reason: string; carry?: HeldFixes } | undefined;
   #repairing: Promise<void> | undefined;
   #restarting: string | undefined;
   /** What was held on a read-only card, from the restart until it is in the file (or held again). */
-  #carry: CarriedFixes | undefined;
+  #carry: HeldFixes | undefined;
   /** The watch for a read-only card that takes writes again, while on the copy. */
   #watch: WritableWatch | undefined;
   /** A restart on the writable card failed: the next open is the read-only copy again. */
@@ -82,7 +82,7 @@ export class StoreSupervisor {
    * The database: opened, salvaged, or the read-only copy, with what was carried stored into it
    * (fixes) or to be held by its outbox (`adopt`, on the copy).
    */
-  open(options: OpenDatabaseOptions, storeLogger: Logger): { db: Database; readOnly: boolean; adopt?: CarriedFixes } {
+  open(options: OpenDatabaseOptions, storeLogger: Logger): { db: Database; readOnly: boolean; adopt?: HeldFixes } {
     const stayReadOnly = this.#stayReadOnly;
     const then = {
       ...(this.#repair ? { repair: this.#repair } : {}),
@@ -160,7 +160,7 @@ export class StoreSupervisor {
    * Detaches and closes the store, lets `handOver` take what its outbox held in memory, and opens
    * it again. The components over the handle go on (a start that failed half-way is started again).
    */
-  #restart(why: string, handOver: (carry: CarriedFixes | undefined) => void): void {
+  #restart(why: string, handOver: (carry: HeldFixes | undefined) => void): void {
     if (this.#repairing || this.#o.run.stopping()) return;
     this.#restarting = `restarting the store: ${why}`.slice(0, 200);
     this.#repairing = (async () => {
@@ -199,11 +199,11 @@ export class StoreSupervisor {
       } catch (e) {
         if (run.stopping() || attempt >= 4) throw e;
         const fromAttempt = run.closeStore();
-        const carry = mergeCarried(mergeCarried(this.#carry, this.#repair?.carry), fromAttempt);
+        const carry = mergeHeld(mergeHeld(this.#carry, this.#repair?.carry), fromAttempt);
         this.#repair = undefined;
         this.#carry = undefined;
         if (!run.started()) await run.stop();
-        const held = carry?.held.length ?? 0;
+        const held = carry?.rows.length ?? 0;
         if (isCorrupt(e) && !fallback) {
           const reason = describeError(e);
           this.#o.logger.error({ reason, held }, 'database damaged while starting again: salvaging what is readable, starting again');

@@ -12,7 +12,7 @@ import { StoreQueue } from '../../src/store/store-queue.js';
 import { canMountTmpfs, sh } from '../helpers/mount.js';
 import { defaultStorage, fixAt, IDENTITY, openOutbox, rowCount } from './outbox/helpers.js';
 
-const CAN_MOUNT = canMountTmpfs('carried-by-event-id.test.ts', { remount: true });
+const CAN_MOUNT = canMountTmpfs('held-by-event-id.test.ts', { remount: true });
 
 /**
  * A read-only card whose database is too large to copy into memory: the daemon runs on the empty
@@ -68,13 +68,13 @@ describe.skipIf(!CAN_MOUNT)('deliveries made on a read-only card are carried by 
     queue.delivered(entries[0]!);
     queue.delivered(entries[1]!);
     queue.detach();
-    const carry = outbox.release();
+    const held = outbox.takeHeld();
     // Answers landing while no database is attached, and after the next one is: kept by event id.
     queue.delivered(entries[2]!);
     spell.db.close();
 
     expect(sh('mount', ['-o', 'remount,rw', data])).toBe(true);
-    const back = openAgentDatabase(options, silentLogger(), { carry });
+    const back = openAgentDatabase(options, silentLogger(), { carry: held });
     onTestFinished(() => {
       back.db.close();
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_WAITING_FIXES, StoreQueue } from '../../src/store/store-queue.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { storeCarriedFixes } from '../../src/store/carried-fixes.js';
+import { storeHeld } from '../../src/store/held.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
 
@@ -11,7 +11,7 @@ import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
  * newest row with their event ids, and the fixes recorded while the store restarts wait in the
  * store handle's queue.
  */
-describe('carrying what was held on a read-only card into the database', () => {
+describe('storing what was held on a read-only card into the database', () => {
   it('deletes the delivered rows and stores the held fixes, delivered ones excepted, with their event ids, in one transaction', async () => {
     const dir = tempDir();
     const { db, outbox } = await openOutbox(dir);
@@ -27,10 +27,10 @@ describe('carrying what was held on a read-only card into the database', () => {
     outbox.delivered(c2!);
     const heldEntries = outbox.after(10, 10);
     outbox.delivered(heldEntries[0]!);
-    const released = outbox.release();
+    const held = outbox.takeHeld();
     db.pragma('query_only = OFF');
 
-    const stored = storeCarriedFixes(db, released);
+    const stored = storeHeld(db, held);
     expect(stored).toEqual({ deleted: 2, inserted: 9 });
     expect(rowCount(db)).toBe(17);
     const ids = (db.prepare('SELECT hex(event_id) AS id FROM outbox ORDER BY seq').all() as { id: string }[]).map((r) => r.id);
@@ -46,7 +46,7 @@ describe('carrying what was held on a read-only card into the database', () => {
     queue.attach(first.outbox);
     queue.record(fixAt(0));
     queue.detach();
-    first.outbox.release();
+    first.outbox.takeHeld();
     first.db.close();
     queue.record(fixAt(1));
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(2).time, lat: 52, lon: 5, odometerM: 1200 };
