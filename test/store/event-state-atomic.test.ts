@@ -5,7 +5,7 @@ import { silentLogger } from '../../src/log.js';
 import type { HeldFixes } from '../../src/store/held.js';
 import { openDatabase, replaceDamagedDatabase, type Database } from '../../src/store/database.js';
 import { MetaStore } from '../../src/store/meta.js';
-import { openAgentDatabase } from '../../src/store/open-agent-database.js';
+import { openNextDatabase } from '../../src/store/database-choice.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
 
@@ -99,13 +99,13 @@ describe('an event row and its state: both or neither, on every path', () => {
     refuseInserts(refusing);
     refusing.close();
     // The transaction fails: neither goes in (a power cut in it is the same).
-    expect(() => openAgentDatabase({ dataDir: dir, logger: silentLogger() }, silentLogger(), { carry: held })).toThrow(/refused/);
+    expect(() => openNextDatabase({ dataDir: dir, logger: silentLogger() }, silentLogger(), { held })).toThrow(/refused/);
     const after = openDatabase({ dataDir: dir, logger: silentLogger() });
     expect(expectBothOrNeither(after)).toBe('neither');
     after.exec('DROP TRIGGER refuse');
     after.close();
 
-    const { db } = openAgentDatabase({ dataDir: dir, logger: silentLogger() }, silentLogger(), { carry: held });
+    const { db } = openNextDatabase({ dataDir: dir, logger: silentLogger() }, silentLogger(), { held });
     expect(rowCount(db)).toBe(21);
     expect(expectBothOrNeither(db)).toBe('both');
     expect(new MetaStore(db).getJson(KEY)).toEqual(stateOfStop);

@@ -43,9 +43,9 @@ describe('storing what was held on a read-only card into the database', () => {
   it('the queue keeps the fixes and events recorded while no outbox is attached and gives them to the next one first, in order, an event with its state', async () => {
     const first = await openOutbox(tempDir());
     const queue = new StoreQueue(captureLogger().logger);
-    queue.attach(first.outbox);
+    queue.resume(first.outbox);
     queue.record(fixAt(0));
-    queue.detach();
+    queue.pause();
     first.outbox.takeHeld();
     first.db.close();
     queue.record(fixAt(1));
@@ -53,7 +53,7 @@ describe('storing what was held on a read-only card into the database', () => {
     queue.recordEvent(event, { key: 'motion', value: { state: 'stopped' } });
     queue.record(fixAt(3));
     const second = await openOutbox(tempDir());
-    queue.attach(second.outbox);
+    queue.resume(second.outbox);
     await second.outbox.stop();
     const times = (second.db.prepare('SELECT fix_time AS t FROM outbox ORDER BY seq').all() as { t: number }[]).map((r) => r.t);
     expect(times).toEqual([1, 2, 3].map((i) => fixAt(i).time));
@@ -68,10 +68,10 @@ describe('storing what was held on a read-only card into the database', () => {
     for (let i = 0; i < MAX_WAITING_FIXES + 7; i++) queue.record(fixAt(i));
     expect(queue.dropped).toBe(7);
     const o = await openOutbox(tempDir(), { storage: { maxFixes: 100_000, commitMaxFixes: 100_000 } });
-    queue.attach(o.outbox);
+    queue.resume(o.outbox);
     expect(o.outbox.status().pending).toBe(MAX_WAITING_FIXES);
-    queue.detach();
-    queue.attach(o.outbox);
+    queue.pause();
+    queue.resume(o.outbox);
     const lines = log
       .text()
       .split('\n')

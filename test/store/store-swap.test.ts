@@ -28,7 +28,7 @@ describe('a swap of the database under one uploader', () => {
     const seed = await outboxOn(fileDir);
     for (let i = 0; i < 30; i++) seed.outbox.record(fixAt(i));
     seed.outbox.flush({ final: true });
-    handle.detach();
+    handle.pause();
     seed.outbox.takeHeld();
     seed.db.close();
 
@@ -40,7 +40,7 @@ describe('a swap of the database under one uploader', () => {
     await waitFor('some held fixes delivered, some in flight', () => platform.sim.events.size >= 5 && uploader.status().inFlight > 0);
 
     // The swap, with answers still in flight: takeHeld, what the copy held stored into the file.
-    handle.detach();
+    handle.pause();
     const held = copy.outbox.takeHeld();
     copy.db.close();
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(200).time, lat: 52, lon: 5, odometerM: 4321 };

@@ -24,9 +24,9 @@ describe('a vehicle event taken uncommitted at a swap', () => {
     handle.queue.recordEvent(event, { key: 'motion.test', value: state });
     expect(first.outbox.pendingCount()).toBe(1);
 
-    // The swap as agent.ts makes it: detach, release (takeHeld), close; the held rows into the next file.
-    const parts = handle.detach()!;
-    const held = handle.release(parts)!;
+    // The swap as store-swap.ts makes it: pause, takeHeld, close; the held rows into the next file.
+    const parts = handle.pause()!;
+    const held = parts.outbox!.takeHeld();
     first.db.close();
     expect(held.rows).toHaveLength(1);
     const dir = tempDir();
