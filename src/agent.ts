@@ -8,9 +8,9 @@ import { readStoredFacts } from './status/stored-facts.js';
 import { agentCounts, type AgentCounts } from './status/agent-status.js';
 import { startDaemonStatus } from './status/daemon-status-server.js';
 import { saveLastUploadError } from './status/upload-facts.js';
-import { AgentStore } from './store/agent-store.js';
 import { Ballast } from './store/ballast.js';
 import { StoreSupervisor } from './store/store-supervisor.js';
+import type { StoreSwap } from './store/store-swap.js';
 import { StoreHandle } from './store/store-handle.js';
 import { WatchdogPings } from './system/watchdog-pings.js';
 import { FullDisk } from './store/full-disk.js';
@@ -32,9 +32,9 @@ export type { AgentOptions } from './agent-options.js';
  * reader finds every dependency here: builds every component from the frozen configuration once,
  * starts them in dependency order (store, tokens, registration, outbox, uploader, status, GNSS) and
  * stops them in reverse, each stop on its own, so that a signal during start-up is clean. The
- * components hold the store through a handle (store/store-handle.ts), to which store/agent-store.ts
+ * components hold the store through a handle (store/store-handle.ts), to which store/store-swap.ts
  * attaches each database: a salvage or a read-only card's recovery swaps the database under them
- * (store/store-supervisor.ts), and none of them restarts. Only configuration errors end the process.
+ * when store/store-supervisor.ts decides, and none of them restarts. Only configuration errors end the process.
  */
 export class Agent {
   readonly #o: AgentOptions;
@@ -47,10 +47,10 @@ export class Agent {
   #counted: { pipeline: GnssPipeline; uploader: Uploader } | undefined;
   readonly #fullDisk: FullDisk;
   readonly #watchdog: WatchdogPings;
-  /** Open, salvage, read-only copy, recovery: the store's restart path (store/store-supervisor.ts). */
+  /** When the store is swapped, and to which database (store/store-supervisor.ts). */
   readonly #supervisor: StoreSupervisor;
-  /** The database of each open, its record stores and outbox, attached to the handle (store/agent-store.ts). */
-  readonly #store: AgentStore;
+  /** The swap's steps: the first open and the final stop are the agent's (store/store-swap.ts). */
+  readonly #swap: StoreSwap;
   /** Host wall clock when the last epoch was decoded: status compares it with the fix's GNSS time. */
   #lastEpochWallMs: number | undefined;
   /** The receiver's clock: the last epoch's GNSS time and when (monotonic) it was decoded. */
@@ -82,20 +82,6 @@ export class Agent {
       restarting: () => this.#supervisor.restarting,
       monotonicMs: () => clock.monotonicMs(),
     });
-    this.#supervisor = new StoreSupervisor({
-      dataDir: config.dataDir,
-      logger,
-      locks: options.locks,
-      readOnlyCheckMs: options.readOnlyCheckMs,
-      run: {
-        start: () => this.#start(),
-        started: () => this.#started,
-        stop: () => this.#stopComponents({ keepGnss: true }),
-        openStore: () => this.#store.open({ outbox: true }),
-        closeStore: () => this.#store.close(),
-        stopping: () => this.#stopping !== undefined,
-      },
-    });
     const storeLogger = logger.child({ component: 'store' });
     const fullDisk = new FullDisk({
       ballast: new Ballast({ dataDir: config.dataDir, bytes: config.storage.ballastBytes, logger: storeLogger }),
@@ -104,20 +90,32 @@ export class Agent {
       logger: storeLogger,
     });
     this.#fullDisk = fullDisk;
-    this.#store = new AgentStore({
-      handle: this.#handle,
-      supervisor: this.#supervisor,
-      fullDisk,
-      storage: config.storage,
+    this.#supervisor = new StoreSupervisor({
       dataDir: config.dataDir,
-      clock,
       logger,
-      storeLogger,
-      onProgress: () => this.#watchdog.duringWork('salvaging the damaged database'),
-      onStores: (stores) => {
-        this.#repaired = repairedFacts(stores.meta);
+      locks: options.locks,
+      readOnlyCheckMs: options.readOnlyCheckMs,
+      components: {
+        start: () => this.#start(),
+        started: () => this.#started,
+        stop: () => this.#stopComponents({ keepGnss: true }),
+        stopping: () => this.#stopping !== undefined,
+      },
+      store: {
+        handle: this.#handle,
+        fullDisk,
+        storage: config.storage,
+        dataDir: config.dataDir,
+        clock,
+        logger,
+        storeLogger,
+        onProgress: () => this.#watchdog.duringWork('salvaging the damaged database'),
+        onStores: (stores) => {
+          this.#repaired = repairedFacts(stores.meta);
+        },
       },
     });
+    this.#swap = this.#supervisor.swap;
     this.#motion = buildMotion({
       config,
       logger,
@@ -147,10 +145,9 @@ export class Agent {
 
     // A read-only card: a copy of its database in memory, what is recorded held, delivered if a
     // token and registration are stored, stored once the card takes writes (store-supervisor.ts).
-    await this.#store.open({ outbox: false });
-    this.#onStop('store', () => {
-      this.#store.close({ final: true });
-    });
+    this.#swap.open();
+    this.#swap.attach();
+    this.#onStop('store', () => this.#swap.stop());
     const meta = handle.stores.meta;
     // The data counter continues today's and this month's figures across restarts.
     const wire = new WireCounter(clock);
@@ -178,7 +175,7 @@ export class Agent {
     await platform.start();
     // Known before registration (hardware serial or configuration): event ids are fixed at record time.
     const identity = await platform.registrar.identity();
-    await this.#store.attachOutbox({ platform, persistWithCounters: (m) => m.setJson(WIRE_META_KEY, wire.usage()) });
+    await this.#swap.resume({ platform, persistWithCounters: (m) => m.setJson(WIRE_META_KEY, wire.usage()) });
     const motion = this.#motion;
     if (motion) {
       motion.attach(handle.queue, meta);

@@ -12,7 +12,7 @@ export { ensureDataDir } from '../system/data-dir.js';
 import type { Logger } from '../log.js';
 import { MetaStore } from './meta.js';
 import { migrate } from './migrations.js';
-import { carryOver, undelivered, writeCarriedState, type CarriedFixes } from './carried-fixes.js';
+import { insertHeldRows, undelivered, writeHeldState, type HeldFixes } from './held.js';
 import { pruneDamagedFiles, salvageInto, SALVAGE_META_KEY, type SalvageFacts } from './salvage.js';
 import { guardDatabase, type StoreFaultListener } from './store-faults.js';
 
@@ -84,7 +84,7 @@ export function databaseNotAFile(dataDir: string): { problem: string; fix: strin
  * fresh database (salvage.ts). The facts go into the fresh database's meta (status shows them for a
  * day) and to the log at error. Only the newest KEEP_DAMAGED_FILES damaged files are kept.
  */
-export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: string, carry?: CarriedFixes): Database {
+export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: string, held?: HeldFixes): Database {
   const file = databasePath(options.dataDir);
   const now = new Date((options.clock ?? systemClock).wallMs());
   const aside = asideName(file, now);
@@ -97,14 +97,14 @@ export function replaceDamagedDatabase(options: OpenDatabaseOptions, reason: str
   let facts: SalvageFacts;
   try {
     const counts = salvageInto(file, work, {
-      ...(carry ? { skipEventIds: carry.delivered } : {}),
+      ...(held ? { skipEventIds: held.delivered } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     facts = { at: now.getTime(), reason, movedTo: aside, ...counts };
-    const held = carry ? undelivered(carry) : [];
-    if (held.length > 0) facts.carried = carryOver(work, held);
+    const rows = held ? undelivered(held) : [];
+    if (rows.length > 0) facts.carried = insertHeldRows(work, rows);
     // The fresh file replaces the damaged one whole (below): rows and their state arrive together.
-    if (carry) writeCarriedState(work, carry);
+    if (held) writeHeldState(work, held);
     new MetaStore(work).setJson(SALVAGE_META_KEY, facts);
   } finally {
     work.close();

@@ -5,7 +5,7 @@ import { sqliteBinding } from '../system/sqlite-binding.js';
 import { LOW_DISK_META_KEY } from './outbox/bound.js';
 import { ROW_COLUMNS, type OutboxRow } from './outbox/row.js';
 import { isCorrupt } from '../errors.js';
-import { eventIdKey } from './carried-fixes.js';
+import { eventIdKey } from './held.js';
 
 /**
  * Salvage of a damaged database: every outbox and dead-letter row that can still be
@@ -54,7 +54,7 @@ const MAX_RANGE_READS = 200_000;
 const PAGE_SIZES = [1024, 4096, 512, 2048, 8192, 16384, 32768, 65536];
 
 export interface SalvageOptions {
-  /** Event ids (carried-fixes.ts eventIdKey) delivered but not yet deleted (the running agent knew): not salvaged. */
+  /** Event ids (held.ts eventIdKey) delivered but not yet deleted (the running agent knew): not salvaged. */
   skipEventIds?: ReadonlySet<string>;
   /** Called between chunks (a salvage of a large file is seconds of synchronous work): the daemon feeds its watchdog. */
   onProgress?: () => void;

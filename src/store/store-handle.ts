@@ -1,6 +1,5 @@
 import { AgentError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { CarriedFixes } from './carried-fixes.js';
 import type { Database } from './database.js';
 import type { Outbox, OutboxCommitState, OutboxStatus } from './outbox/outbox.js';
 import { StoreQueue } from './store-queue.js';
@@ -13,7 +12,7 @@ export interface StoreParts {
   outbox?: Outbox;
 }
 
-/** What status and the watchdog read of the outbox, answered from the last one while detached. */
+/** What status and the watchdog read of the outbox, answered from the last one while paused. */
 export interface OutboxView {
   status(): OutboxStatus;
   commitState(): OutboxCommitState;
@@ -25,15 +24,15 @@ export interface OutboxView {
  * The swappable store under the record interfaces (docs/decisions/store-handle.md). The platform,
  * the uploader, the receiver, the motion tracker and the status socket are built once over
  * `stores`, `queue` and `outbox`; the store supervisor swaps the database and the objects bound to
- * it (a salvage, a read-only card's copy, a recovery) without any of them restarting.
+ * it (a salvage, a read-only card's copy, a recovery: store-swap.ts) without any of them restarting.
  *
- * Between detach() and the next attach the records throw a transient STORE_RESTARTING (their
+ * Between pause() and the next attach the records throw a transient STORE_RESTARTING (their
  * callers keep what they could not write in memory and try again, as on a busy or full disk) and
  * the queue holds what is recorded (store-queue.ts).
  */
 export class StoreHandle {
   #parts: StoreParts | undefined;
-  /** The last outbox's figures, for status while detached. */
+  /** The last outbox's figures, for status while paused. */
   #lastView: { status: OutboxStatus; commitState: OutboxCommitState } | undefined;
   readonly queue: StoreQueue;
   /** The record stores of the moment, each call forwarded (platform/build.ts takes them as its records). */
@@ -48,7 +47,7 @@ export class StoreHandle {
       devices: forward(() => this.#current().stores.devices),
     };
     const view = (): OutboxView | undefined => this.#parts?.outbox;
-    // Never throws while detached: status is asked exactly then (the supervisor's `restarting` says why).
+    // Never throws while paused: status is asked exactly then (the supervisor's `restarting` says why).
     const last = (): OutboxStatus => this.#lastView?.status ?? this.#noView();
     this.outbox = {
       status: () => view()?.status() ?? last(),
@@ -63,22 +62,23 @@ export class StoreHandle {
     return this.#parts;
   }
 
-  /** A new database and its record stores (the outbox follows once built: attachOutbox). */
+  /** A new database and its record stores (the outbox follows once built: resume). */
   attach(db: Database, stores: Stores): void {
     this.#parts = { db, stores };
   }
 
-  attachOutbox(outbox: Outbox): void {
+  /** The outbox of the attached database: the queue flows to it. */
+  resume(outbox: Outbox): void {
     const parts = this.#current();
     parts.outbox = outbox;
-    this.queue.attach(outbox);
+    this.queue.resume(outbox);
   }
 
   /**
-   * From here nothing reaches the database: the caller releases the outbox and closes the database
-   * it gets back (store-supervisor.ts).
+   * From here nothing reaches the database: the caller takes what the outbox held and closes the
+   * database it gets back (store-swap.ts).
    */
-  detach(): StoreParts | undefined {
+  pause(): StoreParts | undefined {
     const parts = this.#parts;
     if (!parts) return undefined;
     if (parts.outbox) {
@@ -88,18 +88,9 @@ export class StoreHandle {
         // A damaged file may not answer: status shows the figures before.
       }
     }
-    this.queue.detach();
+    this.queue.pause();
     this.#parts = undefined;
     return parts;
-  }
-
-  /**
-   * Releases the outbox of parts detach() gave: what only its memory held, to be carried, with the
-   * state writes of the vehicle events among it (stored with those rows in the next database).
-   */
-  release(parts: StoreParts): CarriedFixes | undefined {
-    if (!parts.outbox) return undefined;
-    return parts.outbox.release();
   }
 
   /** No figures from the outbox before (a damaged file that never answered): what the queue holds. */

@@ -23,14 +23,14 @@ const SLOTS = 2 ** 16;
 
 type Waiting = { fix: RecordedFix } | { event: VehicleEvent; state: StateWrite | undefined };
 
-/** A QueueEntry's event id as carried-fixes.ts keys it (lower-case hex of its 16 bytes). */
+/** A QueueEntry's event id as held.ts keys it (lower-case hex of its 16 bytes). */
 export function entryIdKey(entry: Pick<QueueEntry, 'eventId'>): string {
   return entry.eventId.replaceAll('-', '').toLowerCase();
 }
 
 /**
  * The outbox of the moment, as the uploader, the receiver and the motion tracker see it: built once,
- * they never learn that the database underneath was swapped (store-handle.ts). While detached,
+ * they never learn that the database underneath was swapped (store-handle.ts). While paused,
  * fixes and events wait here and go to the next outbox first, in order (an event with its state
  * in that outbox's commit); the uploader is offered nothing; answers to entries of an older
  * database are matched by event id, never by seq.
@@ -71,8 +71,8 @@ export class StoreQueue implements UploadQueue, FixSink {
     return this.#dropped;
   }
 
-  /** Deliveries since the detach, by event id, for the carry into the next database (the supervisor). */
-  takeDeliveries(): Set<string> {
+  /** Deliveries since the pause, by event id, for the outbox resumed next. */
+  #takeDeliveries(): Set<string> {
     const ids = new Set(this.#pending);
     this.#pending.clear();
     return ids;
@@ -82,13 +82,13 @@ export class StoreQueue implements UploadQueue, FixSink {
    * The outbox of a new database: what waited goes to it first, in order; the lanes start their
    * backlog over (their cursor is a seq of the old one).
    */
-  attach(outbox: Outbox): void {
+  resume(outbox: Outbox): void {
     this.#generation++;
     this.#base = (this.#generation % SLOTS) * SLOT;
     this.#outbox = outbox;
     this.#seenOutboxChanges = outbox.externalChanges();
     this.#changes++;
-    if (this.#pending.size > 0) outbox.deliveredByEventId(this.takeDeliveries(), { count: true });
+    if (this.#pending.size > 0) outbox.deliveredByEventId(this.#takeDeliveries(), { count: true });
     if (this.#dropped > 0) {
       this.#logger.error(
         { dropped: this.#dropped, waiting: this.#waitingFixes, max: MAX_WAITING_FIXES },
@@ -109,7 +109,7 @@ export class StoreQueue implements UploadQueue, FixSink {
   }
 
   /** From here fixes and events wait, and answers are kept by event id. */
-  detach(): void {
+  pause(): void {
     this.#outbox = undefined;
   }
 

@@ -5,7 +5,7 @@ import { TokenStore } from './token-store.js';
 
 /**
  * The record stores over one open database, built by the CLI context and by the daemon at each
- * open of its store (agent-store.ts, under the store handle the components hold: store-handle.ts),
+ * open of its store (store-swap.ts, under the store handle the components hold: store-handle.ts),
  * and handed to the components as the small interfaces they declare (TokenRecords, DeviceRecords,
  * SessionRecords): nothing outside store/ sees the driver.
  *

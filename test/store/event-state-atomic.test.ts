@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { buildDamagedDatabase } from '../../bench/salvage-rig.js';
 import type { VehicleEvent } from '../../src/fix/fix.js';
 import { silentLogger } from '../../src/log.js';
-import type { CarriedFixes } from '../../src/store/carried-fixes.js';
+import type { HeldFixes } from '../../src/store/held.js';
 import { openDatabase, replaceDamagedDatabase, type Database } from '../../src/store/database.js';
 import { MetaStore } from '../../src/store/meta.js';
-import { openAgentDatabase } from '../../src/store/open-agent-database.js';
+import { openNextDatabase } from '../../src/store/database-choice.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
 
@@ -30,17 +30,17 @@ function expectBothOrNeither(db: Database): 'both' | 'neither' {
   return row ? 'both' : 'neither';
 }
 
-/** An event and its state held by an outbox whose file refused the commit (a read-only card), released as a swap releases it. */
-async function heldEvent(fixesBefore = 0): Promise<CarriedFixes> {
+/** An event and its state held by an outbox whose file refused the commit (a read-only card), taken as a swap takes it. */
+async function heldEvent(fixesBefore = 0): Promise<HeldFixes> {
   const o = await openOutbox(tempDir());
   o.db.pragma('query_only = ON');
   for (let i = 0; i < fixesBefore; i++) o.outbox.record(fixAt(i));
   o.outbox.recordEvent(stop, { key: KEY, value: stateOfStop });
-  const carry = o.outbox.release();
+  const held = o.outbox.takeHeld();
   o.db.close();
-  expect(carry.held).toHaveLength(fixesBefore + 1);
-  expect(carry.state).toEqual([{ key: KEY, value: stateOfStop }]);
-  return carry;
+  expect(held.rows).toHaveLength(fixesBefore + 1);
+  expect(held.state).toEqual([{ key: KEY, value: stateOfStop }]);
+  return held;
 }
 
 const refuseInserts = (db: Database): void => {
@@ -93,27 +93,27 @@ describe('an event row and its state: both or neither, on every path', () => {
   });
 
   it('swap and read-only card: the held row and its state go into the next file in one transaction, before any outbox runs', async () => {
-    const carry = await heldEvent(20);
+    const held = await heldEvent(20);
     const dir = tempDir();
     const refusing = openDatabase({ dataDir: dir, logger: silentLogger() });
     refuseInserts(refusing);
     refusing.close();
     // The transaction fails: neither goes in (a power cut in it is the same).
-    expect(() => openAgentDatabase({ dataDir: dir, logger: silentLogger() }, silentLogger(), { carry })).toThrow(/refused/);
+    expect(() => openNextDatabase({ dataDir: dir, logger: silentLogger() }, silentLogger(), { held })).toThrow(/refused/);
     const after = openDatabase({ dataDir: dir, logger: silentLogger() });
     expect(expectBothOrNeither(after)).toBe('neither');
     after.exec('DROP TRIGGER refuse');
     after.close();
 
-    const { db } = openAgentDatabase({ dataDir: dir, logger: silentLogger() }, silentLogger(), { carry });
+    const { db } = openNextDatabase({ dataDir: dir, logger: silentLogger() }, silentLogger(), { held });
     expect(rowCount(db)).toBe(21);
     expect(expectBothOrNeither(db)).toBe('both');
     expect(new MetaStore(db).getJson(KEY)).toEqual(stateOfStop);
     db.close();
   });
 
-  it('salvage: the fresh file holds the carried row with its state, and keeps the vehicle state the damaged file had', async () => {
-    const carry = await heldEvent();
+  it('salvage: the fresh file holds the held row with its state, and keeps the vehicle state the damaged file had', async () => {
+    const held = await heldEvent();
     const dir = tempDir();
     const before = openDatabase({ dataDir: dir, logger: silentLogger() });
     new MetaStore(before).setJson(KEY, { movement: { state: 'moving' }, odometerM: 4000, engineS: 7200 });
@@ -121,7 +121,7 @@ describe('an event row and its state: both or neither, on every path', () => {
     before.close();
     buildDamagedDatabase(dir, 5_000);
 
-    // Without a carry: the odometer, engine hours and pending setting survive the salvage.
+    // Without held fixes: the odometer, engine hours and pending setting survive the salvage.
     const plain = tempDir();
     const p = openDatabase({ dataDir: plain, logger: silentLogger() });
     new MetaStore(p).setJson(KEY, { movement: { state: 'moving' }, odometerM: 4000, engineS: 7200 });
@@ -132,7 +132,7 @@ describe('an event row and its state: both or neither, on every path', () => {
     salvaged.close();
 
     // With one: the event's state, newer than the damaged file's, is the one kept, beside its row.
-    const db = replaceDamagedDatabase({ dataDir: dir, logger: silentLogger() }, 'SQLITE_CORRUPT: test', carry);
+    const db = replaceDamagedDatabase({ dataDir: dir, logger: silentLogger() }, 'SQLITE_CORRUPT: test', held);
     expect(expectBothOrNeither(db)).toBe('both');
     expect(new MetaStore(db).getJson(KEY)).toEqual(stateOfStop);
     expect(new MetaStore(db).getJson('motion.engineHoursSetting')).toEqual({ seconds: 36_000, setAt: 1 });

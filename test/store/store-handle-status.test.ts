@@ -17,7 +17,7 @@ describe('the outbox view while detached', () => {
     // The file stops answering (as a damaged one does): its status throws at the detach.
     db.close();
     expect(() => outbox.status()).toThrow();
-    handle.detach();
+    handle.pause();
     handle.queue.record(fixAt(1));
     handle.queue.record(fixAt(2));
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(3).time, lat: 52, lon: 5, odometerM: 1 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { carryOver } from '../../src/store/carried-fixes.js';
+import { insertHeldRows } from '../../src/store/held.js';
 import { openDatabase } from '../../src/store/database.js';
 import { MetaStore } from '../../src/store/meta.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
@@ -28,8 +28,8 @@ describe('a swap of the database under one uploader', () => {
     const seed = await outboxOn(fileDir);
     for (let i = 0; i < 30; i++) seed.outbox.record(fixAt(i));
     seed.outbox.flush({ final: true });
-    handle.detach();
-    seed.outbox.release();
+    handle.pause();
+    seed.outbox.takeHeld();
     seed.db.close();
 
     // A copy that does not hold the file (too large to read): held fixes from seq 1 on.
@@ -39,17 +39,17 @@ describe('a swap of the database under one uploader', () => {
     registration.register(DEVICE);
     await waitFor('some held fixes delivered, some in flight', () => platform.sim.events.size >= 5 && uploader.status().inFlight > 0);
 
-    // The swap, with answers still in flight: release, what the copy held stored into the file.
-    handle.detach();
-    const carry = copy.outbox.release();
+    // The swap, with answers still in flight: takeHeld, what the copy held stored into the file.
+    handle.pause();
+    const held = copy.outbox.takeHeld();
     copy.db.close();
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(200).time, lat: 52, lon: 5, odometerM: 4321 };
     const state = { movement: 'stopped', odometerM: 4321 };
     handle.queue.recordEvent(event, { key: 'motion.test', value: state });
     const file = openDatabase({ dataDir: fileDir, logger: silentLogger() });
-    carryOver(
+    insertHeldRows(
       file,
-      carry.held.filter((r) => !carry.delivered.has(Buffer.from(r.event_id).toString('hex'))),
+      held.rows.filter((r) => !held.delivered.has(Buffer.from(r.event_id).toString('hex'))),
     );
     const back = await attachOutbox(handle, file, fileDir);
 

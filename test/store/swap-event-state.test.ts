@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
-import { storeCarriedFixes } from '../../src/store/carried-fixes.js';
+import { storeHeld } from '../../src/store/held.js';
 import { openDatabase } from '../../src/store/database.js';
 import { MetaStore } from '../../src/store/meta.js';
 import { StoreHandle } from '../../src/store/store-handle.js';
@@ -10,10 +10,10 @@ import { fixAt } from './outbox/helpers.js';
 
 /**
  * A movement event whose commit failed (the file refusing, as a damaged page or a read-only card
- * does) is released with the fixes and carried into the next database: the motion state that made
+ * does) is taken with the fixes and stored into the next database: the motion state that made
  * it goes in with it, or a restart reads the state of before the event and makes it a second time.
  */
-describe('a vehicle event released uncommitted at a swap', () => {
+describe('a vehicle event taken uncommitted at a swap', () => {
   it('its state goes into the next database with the event, in one transaction', async () => {
     const handle = new StoreHandle(silentLogger());
     const outboxOn = (dir: string) => attachOutboxOn(handle, dir);
@@ -24,14 +24,14 @@ describe('a vehicle event released uncommitted at a swap', () => {
     handle.queue.recordEvent(event, { key: 'motion.test', value: state });
     expect(first.outbox.pendingCount()).toBe(1);
 
-    // The swap as agent.ts makes it: detach, release, close; the held rows into the next file.
-    const parts = handle.detach()!;
-    const carry = handle.release(parts)!;
+    // The swap as store-swap.ts makes it: pause, takeHeld, close; the held rows into the next file.
+    const parts = handle.pause()!;
+    const held = parts.outbox!.takeHeld();
     first.db.close();
-    expect(carry.held).toHaveLength(1);
+    expect(held.rows).toHaveLength(1);
     const dir = tempDir();
     const file = openDatabase({ dataDir: dir, logger: silentLogger() });
-    storeCarriedFixes(file, carry);
+    storeHeld(file, held);
     file.close();
     const next = await outboxOn(dir);
     next.outbox.flush({ final: true });

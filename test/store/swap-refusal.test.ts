@@ -30,8 +30,8 @@ describe('a refused event across a swap of the database', () => {
     expect(platform.sim.stats.requests.events).toBe(1);
 
     // The swap: the same file reopened, its rows numbered in the next slot.
-    const parts = handle.detach()!;
-    handle.release(parts);
+    const parts = handle.pause()!;
+    parts.outbox!.takeHeld();
     await first.outbox.stop();
     first.db.close();
     const next = await outboxOn();

@@ -36,7 +36,7 @@ export async function attachOutbox(handle: StoreHandle, db: Database, dir: strin
   });
   await outbox.start();
   handle.attach(db, openStores(db));
-  handle.attachOutbox(outbox);
+  handle.resume(outbox);
   return outbox;
 }
 

@@ -5,7 +5,7 @@ import type { OutboxRow } from './row.js';
 /**
  * What the outbox knows only in memory between two commits: the fixes recorded and not committed
  * yet, the deliveries and dead letters since the last commit, and the rows the table holds. The
- * outbox, its committer (committer.ts) and its hand-over (carry.ts) share this one copy.
+ * outbox, its committer (committer.ts) and its held rows (held-rows.ts) share this one copy.
  */
 export class OutboxMemory {
   /** Recorded and not committed yet, seqs ascending. */

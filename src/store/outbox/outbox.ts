@@ -1,6 +1,6 @@
 import type { FixSink, RecordedFix, StateSource, StateWrite, VehicleEvent } from '../../fix/fix.js';
 import { eventIdBytes, vehicleEventIdBytes } from '../event-id.js';
-import { holdCarried, matchDelivered, releaseHeld, seqOfEventId } from './carry.js';
+import { hold, matchDelivered, seqOfEventId, takeHeld } from './held-rows.js';
 import { OutboxCommitter } from './committer.js';
 import { OutboxMemory } from './memory.js';
 import type { OutboxOptions } from './options.js';
@@ -10,7 +10,7 @@ import type { QueueEntry } from '../../upload/upload-queue.js';
 import { prepareOutboxStatements, type OutboxStatements } from './statements.js';
 import type { OutboxCommitState, OutboxStatus } from './status.js';
 import { COUNTER, OutboxCounters } from './counters.js';
-import type { CarriedFixes } from '../carried-fixes.js';
+import type { HeldFixes } from '../held.js';
 
 export type { OutboxOptions } from './options.js';
 export type { OutboxCommitState, OutboxStatus } from './status.js';
@@ -81,14 +81,14 @@ export class Outbox implements FixSink {
 
   /**
    * The database goes away (damaged, a read-only card's copy, a recovery): stop writing to it and
-   * hand over what only memory knows, the fixes not committed yet and the deliveries since the last
-   * delete, by event id (carried-fixes.ts). Answers that land later are the store handle's to carry.
+   * give up what only memory knows, the fixes not committed yet and the deliveries since the last
+   * delete, by event id (held.ts). Answers that land later are the store queue's to keep.
    */
-  release(): CarriedFixes {
+  takeHeld(): HeldFixes {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#stopped = true;
-    return releaseHeld(this.#m, this.#st);
+    return takeHeld(this.#m, this.#st);
   }
 
   /** The state that changes between events, written with this outbox's commits when it is due. */
@@ -97,18 +97,18 @@ export class Outbox implements FixSink {
   }
 
   /**
-   * What a released outbox held (a recovery that fell back to the read-only copy): its fixes are
+   * What an earlier outbox held (a recovery that fell back to the read-only copy): its fixes are
    * held here again, after this outbox's own, renumbered, with their event ids; the rows of this
    * database it saw delivered are deleted at the next commit.
    */
-  hold(carry: CarriedFixes): void {
-    this.deliveredByEventId(carry.delivered, { count: false });
-    holdCarried(this.#m, carry);
+  hold(held: HeldFixes): void {
+    this.deliveredByEventId(held.delivered, { count: false });
+    hold(this.#m, held);
     for (const l of this.#listeners) l();
   }
 
   /**
-   * Deliveries named by event id (keys of carried-fixes.ts eventIdKey): answers to entries an
+   * Deliveries named by event id (keys of held.ts eventIdKey): answers to entries an
    * earlier database handed out, whose seqs mean nothing here. `count`: they were not counted yet.
    */
   deliveredByEventId(ids: ReadonlySet<string>, options: { count: boolean }): void {

@@ -29,7 +29,7 @@ describe('a token pair kept in memory on a read-only database, stored once the s
     expect(handle.stores.tokens.read()?.generation).toBe(1);
 
     // Detached: the records refuse (transient), the pair stays in memory.
-    handle.detach();
+    handle.pause();
     db.close();
     unsaved.retry(true);
     expect(unsaved.pending?.held.generation).toBe(2);

@@ -37,7 +37,7 @@ describe('a token renewal due while the store handle is detached', () => {
     expect(p.sim.stats.passwordGrants).toBe(1);
 
     // A salvage detaches the store; the token falls due meanwhile.
-    handle.detach();
+    handle.pause();
     db.close();
     p.clock.advance(HOUR);
     await get().then(

@@ -55,7 +55,7 @@ describe('a registration updated on a read-only card, stored at the swap', () =>
     expect(p.sim.stats).toMatchObject({ devicesCreated: 1, devicesUpdated: 1 });
 
     // The card takes writes: the store is swapped under the registrar.
-    handle.detach();
+    handle.pause();
     copy.close();
     const file = p.openDb();
     handle.attach(file, openStores(file));

@@ -40,7 +40,7 @@ describe('fixes held through a read-only spell', () => {
     const s = outbox.status();
     expect(s.lastCommitError?.code).toMatch(/^SQLITE_(READONLY|IOERR)/);
     expect(s.thinned).toBeGreaterThan(0);
-    const { held } = outbox.release();
+    const { rows: held } = outbox.takeHeld();
     expect(held.length).toBe(s.buffered);
     expect(held.length).toBeLessThanOrEqual(MAX_BUFFER_WHILE_FULL);
     // The memory outside the heap the held rows keep: each distinct ArrayBuffer behind an event id, whole.

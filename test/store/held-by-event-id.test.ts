@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { MetaStore } from '../../src/store/meta.js';
-import { openAgentDatabase } from '../../src/store/open-agent-database.js';
+import { openNextDatabase } from '../../src/store/database-choice.js';
 import { MAX_COPY_BYTES } from '../../src/store/read-only-copy.js';
 import { Outbox } from '../../src/store/outbox/outbox.js';
 import { ManualClock } from '../../src/system/clock.js';
@@ -12,7 +12,7 @@ import { StoreQueue } from '../../src/store/store-queue.js';
 import { canMountTmpfs, sh } from '../helpers/mount.js';
 import { defaultStorage, fixAt, IDENTITY, openOutbox, rowCount } from './outbox/helpers.js';
 
-const CAN_MOUNT = canMountTmpfs('carried-by-event-id.test.ts', { remount: true });
+const CAN_MOUNT = canMountTmpfs('held-by-event-id.test.ts', { remount: true });
 
 /**
  * A read-only card whose database is too large to copy into memory: the daemon runs on the empty
@@ -39,7 +39,7 @@ describe.skipIf(!CAN_MOUNT)('deliveries made on a read-only card are carried by 
 
     expect(sh('mount', ['-o', 'remount,ro', data])).toBe(true);
     const options = { dataDir: data, logger: silentLogger() };
-    const spell = openAgentDatabase(options, silentLogger(), {});
+    const spell = openNextDatabase(options, silentLogger(), {});
     expect(spell.readOnly).toBe(true);
     expect(rowCount(spell.db)).toBe(0);
     const outboxOn = async (db: typeof spell.db) => {
@@ -59,7 +59,7 @@ describe.skipIf(!CAN_MOUNT)('deliveries made on a read-only card are carried by 
     // The uploader's view: the store handle's queue, over the copy's outbox.
     const queue = new StoreQueue(silentLogger());
     const outbox = await outboxOn(spell.db);
-    queue.attach(outbox);
+    queue.resume(outbox);
     for (let i = 100; i < 110; i++) queue.record(fixAt(i));
     // Held from seq 1 on, as the file's own first rows are numbered.
     expect(outbox.after(0, 10).map((e) => e.seq)).toEqual([...Array(10).keys()].map((i) => i + 1));
@@ -67,20 +67,20 @@ describe.skipIf(!CAN_MOUNT)('deliveries made on a read-only card are carried by 
     expect(entries).toHaveLength(10);
     queue.delivered(entries[0]!);
     queue.delivered(entries[1]!);
-    queue.detach();
-    const carry = outbox.release();
+    queue.pause();
+    const held = outbox.takeHeld();
     // Answers landing while no database is attached, and after the next one is: kept by event id.
     queue.delivered(entries[2]!);
     spell.db.close();
 
     expect(sh('mount', ['-o', 'remount,rw', data])).toBe(true);
-    const back = openAgentDatabase(options, silentLogger(), { carry });
+    const back = openNextDatabase(options, silentLogger(), { held });
     onTestFinished(() => {
       back.db.close();
     });
     expect(back.readOnly).toBe(false);
     const fileOutbox = await outboxOn(back.db);
-    queue.attach(fileOutbox);
+    queue.resume(fileOutbox);
     queue.delivered(entries[3]!);
     // The file's rows come first again, under the new database's slot.
     const offered = queue.after(Number.MIN_SAFE_INTEGER, 100);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_WAITING_FIXES, StoreQueue } from '../../src/store/store-queue.js';
 import { captureLogger } from '../helpers/capture-logger.js';
-import { storeCarriedFixes } from '../../src/store/carried-fixes.js';
+import { storeHeld } from '../../src/store/held.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
 
@@ -11,7 +11,7 @@ import { fixAt, openOutbox, rowCount } from './outbox/helpers.js';
  * newest row with their event ids, and the fixes recorded while the store restarts wait in the
  * store handle's queue.
  */
-describe('carrying what was held on a read-only card into the database', () => {
+describe('storing what was held on a read-only card into the database', () => {
   it('deletes the delivered rows and stores the held fixes, delivered ones excepted, with their event ids, in one transaction', async () => {
     const dir = tempDir();
     const { db, outbox } = await openOutbox(dir);
@@ -27,10 +27,10 @@ describe('carrying what was held on a read-only card into the database', () => {
     outbox.delivered(c2!);
     const heldEntries = outbox.after(10, 10);
     outbox.delivered(heldEntries[0]!);
-    const released = outbox.release();
+    const held = outbox.takeHeld();
     db.pragma('query_only = OFF');
 
-    const stored = storeCarriedFixes(db, released);
+    const stored = storeHeld(db, held);
     expect(stored).toEqual({ deleted: 2, inserted: 9 });
     expect(rowCount(db)).toBe(17);
     const ids = (db.prepare('SELECT hex(event_id) AS id FROM outbox ORDER BY seq').all() as { id: string }[]).map((r) => r.id);
@@ -43,17 +43,17 @@ describe('carrying what was held on a read-only card into the database', () => {
   it('the queue keeps the fixes and events recorded while no outbox is attached and gives them to the next one first, in order, an event with its state', async () => {
     const first = await openOutbox(tempDir());
     const queue = new StoreQueue(captureLogger().logger);
-    queue.attach(first.outbox);
+    queue.resume(first.outbox);
     queue.record(fixAt(0));
-    queue.detach();
-    first.outbox.release();
+    queue.pause();
+    first.outbox.takeHeld();
     first.db.close();
     queue.record(fixAt(1));
     const event = { eventType: 'stopMovingEvent' as const, time: fixAt(2).time, lat: 52, lon: 5, odometerM: 1200 };
     queue.recordEvent(event, { key: 'motion', value: { state: 'stopped' } });
     queue.record(fixAt(3));
     const second = await openOutbox(tempDir());
-    queue.attach(second.outbox);
+    queue.resume(second.outbox);
     await second.outbox.stop();
     const times = (second.db.prepare('SELECT fix_time AS t FROM outbox ORDER BY seq').all() as { t: number }[]).map((r) => r.t);
     expect(times).toEqual([1, 2, 3].map((i) => fixAt(i).time));
@@ -68,10 +68,10 @@ describe('carrying what was held on a read-only card into the database', () => {
     for (let i = 0; i < MAX_WAITING_FIXES + 7; i++) queue.record(fixAt(i));
     expect(queue.dropped).toBe(7);
     const o = await openOutbox(tempDir(), { storage: { maxFixes: 100_000, commitMaxFixes: 100_000 } });
-    queue.attach(o.outbox);
+    queue.resume(o.outbox);
     expect(o.outbox.status().pending).toBe(MAX_WAITING_FIXES);
-    queue.detach();
-    queue.attach(o.outbox);
+    queue.pause();
+    queue.resume(o.outbox);
     const lines = log
       .text()
       .split('\n')

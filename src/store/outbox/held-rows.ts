@@ -1,21 +1,21 @@
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../../log.js';
-import { eventIdKey, seqsOfEventIds, undelivered, type CarriedFixes } from '../carried-fixes.js';
+import { eventIdKey, seqsOfEventIds, undelivered, type HeldFixes } from '../held.js';
 import { errInfo } from './commit-health.js';
 import type { OutboxMemory } from './memory.js';
 import type { OutboxStatements } from './statements.js';
 
 /**
- * The outbox's side of a change of database (carried-fixes.ts): what it hands over when its
- * database goes away, what it takes over from the outbox before it, and deliveries named by event id.
+ * The outbox's side of a swap (held.ts): what it gives up when its database goes away, what it
+ * holds for the outbox before it, and deliveries named by event id.
  */
 
 /**
  * Takes what only memory knows, the fixes not committed yet and the deliveries since the last
  * delete, by event id.
  */
-export function releaseHeld(m: OutboxMemory, st: OutboxStatements): CarriedFixes {
-  const held = m.buffer;
+export function takeHeld(m: OutboxMemory, st: OutboxStatements): HeldFixes {
+  const rows = m.buffer;
   m.buffer = [];
   const state = m.withCommit.map((w) => w.write);
   m.withCommit = [];
@@ -28,16 +28,16 @@ export function releaseHeld(m: OutboxMemory, st: OutboxStatements): CarriedFixes
       // The database is unreadable: that fix is sent again, under its own id.
     }
   }
-  return { held, delivered, state };
+  return { rows, delivered, state };
 }
 
-/** A released outbox's fixes, held after this one's own, renumbered, with their event ids. */
-export function holdCarried(m: OutboxMemory, carry: CarriedFixes): void {
-  const held = undelivered(carry).map((r) => ({ ...r, seq: m.nextSeq++ }));
-  m.buffer = [...m.buffer, ...held];
-  // Written once every carried row is committed: the state may have been made after any of them.
-  const seq = held.at(-1)?.seq;
-  for (const write of carry.state ?? []) m.withCommit.push({ seq, write });
+/** An earlier outbox's held fixes, held after this one's own, renumbered, with their event ids. */
+export function hold(m: OutboxMemory, held: HeldFixes): void {
+  const rows = undelivered(held).map((r) => ({ ...r, seq: m.nextSeq++ }));
+  m.buffer = [...m.buffer, ...rows];
+  // Written once every held row is committed: the state may have been made after any of them.
+  const seq = rows.at(-1)?.seq;
+  for (const write of held.state ?? []) m.withCommit.push({ seq, write });
 }
 
 /**
