@@ -375,7 +375,7 @@ export function schemaDefaults(): SchemaDefaults {
  * Lets the schemas and zod go once the configuration is read (the daemon: about 3 MB of its heap,
  * 4 MB of RSS; docs/decisions/daemon-memory.md). The defaults stay, as plain data; a later
  * `configSchemas()` loads zod again. A process that has loaded the location upload's schemas
- * (sites/schema.ts, a CLI command; never the daemon) keeps zod through them.
+ * (sites/location-schema.ts, a CLI command; never the daemon) keeps zod through them.
  */
 export function releaseConfigSchemas(): void {
   schemaDefaults();
