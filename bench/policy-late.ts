@@ -9,7 +9,7 @@
 import { gatedFixes } from './gated-fixes.js';
 import type { Fix, RecordedFix } from '../src/fix/fix.js';
 import { recordingDefaults, RecordingPolicy, type RecordingPolicyOptions } from '../src/gnss/recording-policy.js';
-import { speedKmhOf } from '../src/gnss/motion.js';
+import { speedKmhOf } from '../src/gnss/speed-hysteresis.js';
 import { trackFidelity } from '../src/gnss/track-fidelity.js';
 import {
   driveText,

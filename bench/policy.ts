@@ -20,7 +20,7 @@ import { driveSets, printLateTable, printMonth } from './policy-late.js';
 import type { Fix, RecordedFix } from '../src/fix/fix.js';
 import { recordingDefaults, RecordingPolicy, type RecordingPolicyOptions } from '../src/gnss/recording-policy.js';
 import { trackFidelity, type Fidelity } from '../src/gnss/track-fidelity.js';
-import { speedKmhOf } from '../src/gnss/motion.js';
+import { speedKmhOf } from '../src/gnss/speed-hysteresis.js';
 import { toLocationUpdateEvent, type EventDetail } from '../src/platform/otm5/event.js';
 import { describeUrbanRoute, driveText, generateDrive, planUrbanDeliveryRoute, type Leg } from '../src/sim/receiver/index.js';
 import { seededRandom } from '../src/sim/random.js';

@@ -6,14 +6,14 @@ import type { BootClock } from './system/boot-clock.js';
 import type { Clock } from './system/clock.js';
 import type { IdentityProbes } from './system/identity.js';
 import type { PlatformTuning } from './platform/tuning.js';
-import type { BackoffPolicy } from './upload/retry-decision.js';
+import type { UploadBackoff } from './upload/retry-decision.js';
 
 /**
  * Waits that are constants in the daemon (UPLOAD_BACKOFF, PLATFORM_TUNING), not configuration:
  * tests, the demo and the benches shorten them here. Each part absent: the constant.
  */
 export interface AgentTuning {
-  upload?: Partial<BackoffPolicy>;
+  upload?: Partial<UploadBackoff>;
   platform?: Partial<PlatformTuning>;
 }
 

@@ -108,8 +108,9 @@ line and column, and a comment with that hint. Ids that go into platform URLs
 `;
 
 const EVERY_KEY = `Each key, its default and what it means, as the schema says it
-([\`src/config/schema.ts\`](../src/config/schema.ts) and the section schemas beside it). \`-\`: no fixed
-default; the meaning says what applies when the key is absent.
+([\`src/config/schema.ts\`](../src/config/schema.ts) and the section schemas beside it; why each default has
+its value: [\`src/config/defaults.ts\`](../src/config/defaults.ts)). \`-\`: no fixed default; the meaning
+says what applies when the key is absent.
 
 `;
 

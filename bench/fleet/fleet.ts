@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { Agent } from '../../src/agent.js';
 import { PLATFORM_TUNING, type PlatformTuning } from '../../src/platform/tuning.js';
-import { UPLOAD_BACKOFF, type BackoffPolicy } from '../../src/upload/retry-decision.js';
+import { UPLOAD_BACKOFF, type UploadBackoff } from '../../src/upload/retry-decision.js';
 import { parseConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import type { SimUrls } from '../../src/sim/index.js';
@@ -33,7 +33,7 @@ export function scaledConfig(s: FleetScaling): {
   upload: Record<string, number>;
   storage: Record<string, number>;
   /** AgentOptions.tuning: the daemon's retry bounds, scaled. */
-  tuning: { upload: BackoffPolicy; platform: PlatformTuning };
+  tuning: { upload: UploadBackoff; platform: PlatformTuning };
 } {
   const p = PLATFORM_TUNING;
   return {

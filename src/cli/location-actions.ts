@@ -1,5 +1,6 @@
 import type { Config } from '../config/load.js';
-import { DEFAULT_LOCATIONS_PATH, defaultAddress } from '../config/addresses.js';
+import { defaultAddress } from '../config/addresses.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import { AgentError, ConfigError, EXIT_CONFIG, EXIT_FAILURE, describeError, isAgentError } from '../errors.js';
 import { QualityGate } from '../gnss/quality-gate.js';
 import { buildHereLocation } from '../sites/build.js';
@@ -181,7 +182,7 @@ function dryRunConfig(configPath: string | undefined): Config | string {
   try {
     return loadCliConfig(configPath);
   } catch (e) {
-    const url = `${defaultAddress('planningUrl', 'production')}${DEFAULT_LOCATIONS_PATH}`;
+    const url = `${defaultAddress('planningUrl', 'production')}${CONFIG_DEFAULTS.platform.locationsPath}`;
     const why = e instanceof ConfigError ? (e.issues[0]?.message ?? e.message) : describeError(e);
     return `${url} (the production default: the configuration was not used: ${why})`;
   }

@@ -25,6 +25,3 @@ export function defaultAddress(key: keyof typeof PRODUCTION_ADDRESSES, environme
   const production = PRODUCTION_ADDRESSES[key];
   return environment === 'staging' ? stagingAddress(production) : production;
 }
-
-/** Default path of the OTM5 location upload on the planning host (`platform.locationsPath`). */
-export const DEFAULT_LOCATIONS_PATH = '/otm/api/v5/locations';

@@ -1,8 +1,6 @@
 import { parseGpsdAddress } from './gpsd-address.js';
 import type { Zod } from './zod.js';
-
-/** gnss.maxLineLength's default, also the line splitter's when it is built outside the agent (tests, `nmea decode`). */
-export const DEFAULT_MAX_LINE_LENGTH = 4096;
+import { CONFIG_DEFAULTS } from './defaults.js';
 
 /**
  * `gnss.path`: a device node under /dev only. provision.sh writes it into a systemd drop-in
@@ -35,7 +33,7 @@ export function gnssSectionSchema(z: Zod) {
         .refine((b) => [4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600].includes(b), {
           message: 'must be one of 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600',
         })
-        .default(9600),
+        .default(CONFIG_DEFAULTS.gnss.baudRate),
       replayFile: z
         .string()
         .min(1)
@@ -58,13 +56,17 @@ export function gnssSectionSchema(z: Zod) {
         .regex(DEVICE_PATH, 'must be a device path under /dev, as gpsd lists it (e.g. /dev/ttyACM0)')
         .optional()
         .describe('With gnss.gpsd: watch only this receiver when gpsd serves several.'),
-      replaySpeed: z.number().min(0).default(1).describe('Replay pace: 1 = as recorded, 10 = ten times faster, 0 = as fast as possible.'),
+      replaySpeed: z
+        .number()
+        .min(0)
+        .default(CONFIG_DEFAULTS.gnss.replaySpeed)
+        .describe('Replay pace: 1 = as recorded, 10 = ten times faster, 0 = as fast as possible.'),
       maxLineLength: z
         .number()
         .int()
         .min(82)
         .max(65_536)
-        .default(DEFAULT_MAX_LINE_LENGTH)
+        .default(CONFIG_DEFAULTS.gnss.maxLineLength)
         .describe('Longest line kept; longer runs without a newline are dropped and counted.'),
     })
     .prefault({})

@@ -1,5 +1,6 @@
 import type { SchemaParts } from './schema-parts.js';
 import type { Zod } from './zod.js';
+import { CONFIG_DEFAULTS } from './defaults.js';
 
 /** The `motion` and `ignition` sections, built with the schemas (schema.ts). */
 export function motionSchemas(z: Zod, { nonEmpty }: Pick<SchemaParts, 'nonEmpty'>) {
@@ -8,7 +9,7 @@ export function motionSchemas(z: Zod, { nonEmpty }: Pick<SchemaParts, 'nonEmpty'
     .strictObject({
       enabled: z
         .boolean()
-        .default(true)
+        .default(CONFIG_DEFAULTS.motion.enabled)
         .describe(
           'Send startMovingEvent/stopMovingEvent and, with an ignition input, startEngineEvent/stopEngineEvent (false for a platform that refuses them).',
         ),
@@ -16,13 +17,13 @@ export function motionSchemas(z: Zod, { nonEmpty }: Pick<SchemaParts, 'nonEmpty'
         .number()
         .min(10)
         .max(3600)
-        .default(60)
+        .default(CONFIG_DEFAULTS.motion.stopAfterS)
         .describe('Standing this long is a stop: a red light (30-40 s, rarely over 50) is not the end of a trip.'),
       departRadiusM: z
         .number()
         .min(10)
         .max(1000)
-        .default(50)
+        .default(CONFIG_DEFAULTS.motion.departRadiusM)
         .describe(
           'A stopped vehicle moves again once this far from where it stood (or at 10 km/h for 5 s): queue creeping and jitter do not.',
         ),
@@ -40,16 +41,16 @@ export function motionSchemas(z: Zod, { nonEmpty }: Pick<SchemaParts, 'nonEmpty'
         .number()
         .optional()
         .describe('With file: the ignition is on above this value (0 for a GPIO value, e.g. 9000 mV for a supply voltage).'),
-      pollMs: z.number().int().min(50).max(10_000).default(200).describe('With file: how often it is read.'),
+      pollMs: z.number().int().min(50).max(10_000).default(CONFIG_DEFAULTS.ignition.pollMs).describe('With file: how often it is read.'),
       gpio: z
         .strictObject({
           chip: nonEmpty
-            .default('gpiochip0')
+            .default(CONFIG_DEFAULTS.ignition.gpio.chip)
             .describe(
               "The GPIO chip (gpiochip0, /dev/gpiochip0 or its number). The line is read by edge events through Debian's gpiod tools (2.x), which the package recommends.",
             ),
           line: z.number().int().min(0).describe('The line offset on the chip (gpioinfo gpiochip0 lists them).'),
-          activeLow: z.boolean().default(false).describe('The ignition is on when the line reads 0.'),
+          activeLow: z.boolean().default(CONFIG_DEFAULTS.ignition.gpio.activeLow).describe('The ignition is on when the line reads 0.'),
         })
         .optional()
         .describe(
@@ -59,7 +60,7 @@ export function motionSchemas(z: Zod, { nonEmpty }: Pick<SchemaParts, 'nonEmpty'
         .number()
         .min(0)
         .max(60)
-        .default(2)
+        .default(CONFIG_DEFAULTS.ignition.debounceS)
         .describe('A change counts once it has held this long: a cranking dip (under 1 s) is not an engine stop.'),
     })
     .optional()

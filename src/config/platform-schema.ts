@@ -1,5 +1,5 @@
 import type { Zod } from './zod.js';
-import { DEFAULT_LOCATIONS_PATH } from './addresses.js';
+import { CONFIG_DEFAULTS } from './defaults.js';
 
 /**
  * The `platform` section of the configuration: where the platform lives and how the agent talks to it.
@@ -69,12 +69,12 @@ export function platformSchema(z: Zod) {
         eventsPath: z
           .string()
           .startsWith('/', 'must start with "/"')
-          .default('/otm/api/v5/events')
+          .default(CONFIG_DEFAULTS.platform.eventsPath)
           .describe('Path of the OTM5 event intake on the planning host.'),
         locationsPath: z
           .string()
           .startsWith('/', 'must start with "/"')
-          .default(DEFAULT_LOCATIONS_PATH)
+          .default(CONFIG_DEFAULTS.platform.locationsPath)
           .describe('Path of the OTM5 location upload on the planning host.'),
         caFile: z
           .string()
@@ -86,14 +86,14 @@ export function platformSchema(z: Zod) {
           .int()
           .min(1000)
           .max(300_000)
-          .default(30_000)
+          .default(CONFIG_DEFAULTS.platform.requestTimeoutMs)
           .describe('Total deadline for one platform request, headers and body together.'),
         maxResponseBytes: z
           .number()
           .int()
           .min(1024)
           .max(64 * 1024 * 1024)
-          .default(1024 * 1024)
+          .default(CONFIG_DEFAULTS.platform.maxResponseBytes)
           .describe(
             'Largest response body read. A larger error or token answer is a failure; an event or location the platform accepted (2xx) with a larger answer is delivered, the rest of the answer not downloaded.',
           ),
@@ -102,15 +102,15 @@ export function platformSchema(z: Zod) {
           .int()
           .min(1)
           .max(64)
-          .default(8)
+          .default(CONFIG_DEFAULTS.platform.maxConnections)
           .describe('Keep-alive connections per platform host when it speaks HTTP/1.1 only (one shared HTTP dispatcher).'),
         http2: z
           .boolean()
-          .default(true)
+          .default(CONFIG_DEFAULTS.platform.http2)
           .describe('Offer HTTP/2 (TLS ALPN): one multiplexed connection per platform host; HTTP/1.1 where the server does not take it.'),
         http2HeaderIndexing: z
           .boolean({ error: 'must be true or false (true: the bearer crosses once per HTTP/2 connection; false: with every request)' })
-          .default(true)
+          .default(CONFIG_DEFAULTS.platform.http2HeaderIndexing)
           .describe(
             "HTTP/2: index the bearer in HPACK, so that it crosses once per connection instead of with every request (Node's HTTP/2 never indexes authorization; 891 instead of 1,947 B per event on a warm connection, bench:wire). Assumes the connection carries only the agent's own requests to one platform host and a server whose HPACK decoder follows RFC 7541. A host that refuses the re-encoded headers is retried once with the HTTP library's own encoding and stays on it until restart: one warning in the log, a note in status. false: the bearer goes with every request.",
           ),
@@ -155,7 +155,7 @@ export function platformSchema(z: Zod) {
           .number()
           .min(0)
           .max(3600)
-          .default(30)
+          .default(CONFIG_DEFAULTS.platform.startupJitterS)
           .describe(
             'A fleet powered on together: the first token request (password grant, or refresh of a token that ran out while off) and the first device upsert after start wait a random 0 .. this many seconds. An agent with a valid stored token and registration contacts nobody at start and waits for nothing. Set by how many vehicles start together: 30 s measured with 1,000 (bench:fleet), 0 for one gateway.',
           ),

@@ -6,25 +6,17 @@ import { motionSchemas } from './motion-schema.js';
 import { loadZod, unloadZod, type Zod } from './zod.js';
 import { gnssSectionSchema } from './gnss-schema.js';
 import { SECRET_MASK } from './secret.js';
+import { CONFIG_DEFAULTS } from './defaults.js';
 
 /**
- * The configuration schema: every key, its type, its default and what it means, in one place.
- * docs/configuration.md is generated from its describe() texts (`npm run docs:config`), and the
- * README's two tables of keys are checked against it by a test. Unknown keys are errors everywhere
+ * The configuration schema: every key, its type and what it means, in one place; each default is
+ * taken from defaults.ts, where its reason is. docs/configuration.md is generated from its
+ * describe() texts (`npm run docs:config`), and the README's two tables of keys are checked
+ * against it by a test. Unknown keys are errors everywhere
  * (`strictObject`), so a typo never passes silently.
  *
  * Sections use `.prefault({})` so that an absent section still gets every inner default.
  */
-
-/**
- * The backlog's latency target: the queueing delay above the base latency the backlog
- * lane tolerates before it yields. RFC 6817 (LEDBAT) caps its TARGET at 100 ms; bench:drain measured
- * the drains and the live lane's delay with it (docs/benchmarks.md, "Draining a backlog").
- */
-export const LATENCY_TARGET_MS = 100;
-
-/** Requests in flight at most, both lanes (bench:drain, 300 ms RTT; docs/benchmarks.md, "Draining a backlog"). */
-export const UPLOAD_CONCURRENCY = 32;
 
 function buildSchemas(z: Zod) {
   const { nonEmpty, urlPathId } = schemaParts(z);
@@ -77,22 +69,26 @@ function buildSchemas(z: Zod) {
     licensePlate: urlPathId.optional().describe('Licence plate of the vehicle; also sent inline with each position.'),
     driverName: nonEmpty.optional(),
     attributes: z.record(z.string(), z.unknown()).optional().describe('Free-form attributes sent with registration.'),
-    active: z.boolean().default(true),
+    active: z.boolean().default(CONFIG_DEFAULTS.device.active),
   });
 
   const qualitySchema = z
     .strictObject({
       minMode: z
         .union([z.literal(2), z.literal(3)])
-        .default(2)
+        .default(CONFIG_DEFAULTS.quality.minMode)
         .describe('Lowest fix mode accepted (2 = 2D, 3 = 3D).'),
-      maxHdop: z.number().positive().default(20).describe('Fixes with a larger HDOP are rejected.'),
-      maxSpeedKmh: z.number().positive().default(300).describe('A jump between fixes implying more than this speed is rejected.'),
+      maxHdop: z.number().positive().default(CONFIG_DEFAULTS.quality.maxHdop).describe('Fixes with a larger HDOP are rejected.'),
+      maxSpeedKmh: z
+        .number()
+        .positive()
+        .default(CONFIG_DEFAULTS.quality.maxSpeedKmh)
+        .describe('A jump between fixes implying more than this speed is rejected.'),
       minDateMarginDays: z
         .number()
         .int()
         .min(0)
-        .default(365)
+        .default(CONFIG_DEFAULTS.quality.minDateMarginDays)
         .describe('Dates more than this before the release date are corrected for the GPS week rollover or rejected.'),
     })
     .prefault({});
@@ -101,7 +97,7 @@ function buildSchemas(z: Zod) {
     .strictObject({
       mode: z
         .enum(['path', 'adaptive', 'all'])
-        .default('path')
+        .default(CONFIG_DEFAULTS.recording.mode)
         .describe(
           '"path" records where the path bends (the delivered track stays within pathToleranceM) and several positions at every stop; "adaptive" records like a classic hardware tracker (time, distance, heading, speed triggers; about five times the events); "all" records every fix that passes the gate.',
         ),
@@ -109,14 +105,19 @@ function buildSchemas(z: Zod) {
         .number()
         .min(1)
         .max(1000)
-        .default(10)
+        .default(CONFIG_DEFAULTS.recording.pathToleranceM)
         .describe("path: largest deviation of the delivered track (interpolated in time) from the receiver's while moving."),
-      maxIntervalS: z.number().positive().max(3600).default(60).describe('path and adaptive: while moving, record at least this often.'),
+      maxIntervalS: z
+        .number()
+        .positive()
+        .max(3600)
+        .default(CONFIG_DEFAULTS.recording.maxIntervalS)
+        .describe('path and adaptive: while moving, record at least this often.'),
       maxDelayS: z
         .number()
         .min(0)
         .max(50)
-        .default(0)
+        .default(CONFIG_DEFAULTS.recording.maxDelayS)
         .describe(
           'path: 0 decides each position as it comes; more waits this many seconds of the path, once a position is needed, and then chooses the fewest straight lines that keep the track (20: 10-13 % fewer events in town, bench:policy). No position waits longer than maxIntervalS, and the live position is never older; what waits is lost at a power cut as the window of 0 is.',
         ),
@@ -124,32 +125,48 @@ function buildSchemas(z: Zod) {
         .number()
         .min(1)
         .max(1000)
-        .default(20)
+        .default(CONFIG_DEFAULTS.recording.pathMaxDeviationM)
         .describe(
           'path with maxDelayS: no moving epoch further than this from the delivered track; up to 4 % of the moving time may lie between pathToleranceM and this, so the 95th percentile stays within pathToleranceM.',
         ),
-      minDistanceM: z.number().positive().default(100).describe('adaptive: while moving, record after this distance.'),
+      minDistanceM: z
+        .number()
+        .positive()
+        .default(CONFIG_DEFAULTS.recording.minDistanceM)
+        .describe('adaptive: while moving, record after this distance.'),
       minHeadingChangeDeg: z
         .number()
         .positive()
         .max(180)
-        .default(10)
+        .default(CONFIG_DEFAULTS.recording.minHeadingChangeDeg)
         .describe('adaptive: while moving, record after this change of heading.'),
-      minSpeedChangeKmh: z.number().positive().default(10).describe('adaptive: while moving, record after this change of speed.'),
-      minIntervalS: z.number().min(0).default(1).describe('Never record more often than this.'),
-      stoppedSpeedKmh: z.number().min(0).default(3).describe('Below this speed the vehicle counts as stopped.'),
-      movingSpeedKmh: z.number().min(0).default(6).describe('Above this speed a stopped vehicle counts as moving again (hysteresis).'),
+      minSpeedChangeKmh: z
+        .number()
+        .positive()
+        .default(CONFIG_DEFAULTS.recording.minSpeedChangeKmh)
+        .describe('adaptive: while moving, record after this change of speed.'),
+      minIntervalS: z.number().min(0).default(CONFIG_DEFAULTS.recording.minIntervalS).describe('Never record more often than this.'),
+      stoppedSpeedKmh: z
+        .number()
+        .min(0)
+        .default(CONFIG_DEFAULTS.recording.stoppedSpeedKmh)
+        .describe('Below this speed the vehicle counts as stopped.'),
+      movingSpeedKmh: z
+        .number()
+        .min(0)
+        .default(CONFIG_DEFAULTS.recording.movingSpeedKmh)
+        .describe('Above this speed a stopped vehicle counts as moving again (hysteresis).'),
       stopRepeatS: z
         .number()
         .positive()
-        .default(120)
+        .default(CONFIG_DEFAULTS.recording.stopRepeatS)
         .describe(
           'path: one more position this long into a stop, for stops that last (deliveries); every stop already has two, arrival and the last still fix on moving off.',
         ),
       stoppedHeartbeatS: z
         .number()
         .positive()
-        .default(3600)
+        .default(CONFIG_DEFAULTS.recording.stoppedHeartbeatS)
         .describe(
           'While stopped or parked: one heartbeat fix this often (3600 s: once an hour, with the hourly token refresh; a parked hour costs about 8 KB with real-length tokens; bench:wire).',
         ),
@@ -170,13 +187,13 @@ function buildSchemas(z: Zod) {
         .number()
         .int()
         .min(1000)
-        .default(2_000_000)
+        .default(CONFIG_DEFAULTS.storage.maxFixes)
         .describe('Most fixes kept in the outbox; beyond it the oldest backlog is thinned.'),
       minFreeBytes: z
         .number()
         .int()
         .min(0)
-        .default(200 * 1024 * 1024)
+        .default(CONFIG_DEFAULTS.storage.minFreeBytes)
         .describe(
           'Free-disk floor for the data directory; below it the outbox grows by at most a quarter of the space left, then thins its backlog.',
         ),
@@ -185,15 +202,21 @@ function buildSchemas(z: Zod) {
         .int()
         .min(50)
         .max(60_000)
-        .default(1000)
+        .default(CONFIG_DEFAULTS.storage.commitIntervalMs)
         .describe('Recorded fixes are committed at least this often (a power cut loses at most this much).'),
-      commitMaxFixes: z.number().int().min(1).max(10_000).default(100).describe('... or as soon as this many are waiting.'),
+      commitMaxFixes: z
+        .number()
+        .int()
+        .min(1)
+        .max(10_000)
+        .default(CONFIG_DEFAULTS.storage.commitMaxFixes)
+        .describe('... or as soon as this many are waiting.'),
       ballastBytes: z
         .number()
         .int()
         .min(0)
         .max(256 * 1024 * 1024)
-        .default(4 * 1024 * 1024)
+        .default(CONFIG_DEFAULTS.storage.ballastBytes)
         .describe('Size of the reserve file dataDir/ballast, deleted on a full disk so the database stays writable; 0 = none.'),
     })
     .prefault({});
@@ -202,14 +225,14 @@ function buildSchemas(z: Zod) {
     .strictObject({
       order: z
         .enum(['live-first', 'oldest-first'])
-        .default('live-first')
+        .default(CONFIG_DEFAULTS.upload.order)
         .describe('"live-first": the newest fix at once, the backlog oldest-first behind it; "oldest-first": strictly in order.'),
       concurrency: z
         .number()
         .int()
         .min(1)
         .max(64)
-        .default(UPLOAD_CONCURRENCY)
+        .default(CONFIG_DEFAULTS.upload.concurrency)
         .describe(
           'Event requests in flight at most, both lanes. The backlog grows its share (all but one, kept for the live lane) while the platform answers near its base latency, and yields on pushback; HTTP/2 carries them as streams of one connection, HTTP/1.1 on at most platform.maxConnections.',
         ),
@@ -226,7 +249,7 @@ function buildSchemas(z: Zod) {
         .int()
         .min(5)
         .max(10_000)
-        .default(LATENCY_TARGET_MS)
+        .default(CONFIG_DEFAULTS.upload.latencyTargetMs)
         .describe(
           'Backlog lane: the rise of request latency above its base (the least seen over 10 minutes) at which the backlog yields (the platform queue is growing); below it the backlog takes more requests in flight, above it halves them.',
         ),
@@ -246,7 +269,7 @@ function buildSchemas(z: Zod) {
         .describe('Replaced by upload.backlogMaxRatePerS (the drain adapts; this is now a ceiling over it). Still read, with a warning.'),
       eventDetail: z
         .enum(['position', 'full'])
-        .default('position')
+        .default(CONFIG_DEFAULTS.upload.eventDetail)
         .describe(
           '"position": each event carries what the platform needs to place it (id, GNSS time, position, speed, heading, the licence plate or else the device identity); "full" adds both identities, deviceUUID, altitude, HDOP and satellites used.',
         ),
@@ -255,7 +278,7 @@ function buildSchemas(z: Zod) {
 
   const logSchema = z
     .strictObject({
-      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(CONFIG_DEFAULTS.log.level),
     })
     .prefault({});
 
@@ -274,7 +297,7 @@ function buildSchemas(z: Zod) {
   const configSchema = z.strictObject({
     environment: z
       .enum(['production', 'staging'])
-      .default('production')
+      .default(CONFIG_DEFAULTS.environment)
       .describe(
         'Selects the default platform addresses: production or staging. Staging derives each address not set explicitly: first host label + -stg.',
       ),
@@ -291,7 +314,7 @@ function buildSchemas(z: Zod) {
     dataDir: z
       .string()
       .min(1)
-      .default('/var/lib/telematics-agent')
+      .default(CONFIG_DEFAULTS.dataDir)
       .describe(
         "Holds agent.db and agent.lock (directory 0700, files 0600). Files a command run as root creates there (register, device, location) are given to the directory's owner, so the service can open them. agent.db also keeps the TLS session tickets, so that the first connections after a restart resume; they are dropped when the trusted roots or the platform addresses change, and 7 days after the server sent them.",
       ),
@@ -352,7 +375,7 @@ export function schemaDefaults(): SchemaDefaults {
  * Lets the schemas and zod go once the configuration is read (the daemon: about 3 MB of its heap,
  * 4 MB of RSS; docs/decisions/daemon-memory.md). The defaults stay, as plain data; a later
  * `configSchemas()` loads zod again. A process that has loaded the location upload's schemas
- * (sites/schema.ts, a CLI command; never the daemon) keeps zod through them.
+ * (sites/location-schema.ts, a CLI command; never the daemon) keeps zod through them.
  */
 export function releaseConfigSchemas(): void {
   schemaDefaults();

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Config } from '../config/load.js';
-import { IgnitionFileError, readIgnitionValue } from '../motion/ignition.js';
+import { IgnitionFileError, readIgnitionValue } from '../motion/file-ignition.js';
 import {
   explainGpiodFailure,
   GPIOD_TOOLS,

@@ -8,7 +8,7 @@
  */
 import type { Fix, RecordedFix } from '../fix/fix.js';
 import { distanceAndBearing, headingDifference } from './geodesy.js';
-import { MotionDetector, type Motion } from './motion.js';
+import { SpeedHysteresis, type MovingOrStopped } from './speed-hysteresis.js';
 
 export interface AdaptivePolicyOptions {
   maxIntervalS: number;
@@ -23,15 +23,15 @@ export interface AdaptivePolicyOptions {
 
 export class AdaptivePolicy {
   readonly #o: AdaptivePolicyOptions;
-  readonly #motion: MotionDetector;
-  #state: Motion | undefined;
+  readonly #hysteresis: SpeedHysteresis;
+  #state: MovingOrStopped | undefined;
   #last: RecordedFix | undefined;
   /** A transition that came sooner than minIntervalS after the last record, recorded at the next chance. */
-  #pendingTransition: Motion | undefined;
+  #pendingTransition: MovingOrStopped | undefined;
 
   constructor(options: AdaptivePolicyOptions) {
     this.#o = options;
-    this.#motion = new MotionDetector(options);
+    this.#hysteresis = new SpeedHysteresis(options);
   }
 
   offer(fix: Fix): RecordedFix[] {
@@ -45,9 +45,9 @@ export class AdaptivePolicy {
 
   #offer(fix: Fix): RecordedFix | undefined {
     const o = this.#o;
-    const { motion, changed, speedKmh } = this.#motion.update(fix);
-    this.#state = motion;
-    if (changed) this.#pendingTransition = motion;
+    const { state, changed, speedKmh } = this.#hysteresis.update(fix);
+    this.#state = state;
+    if (changed) this.#pendingTransition = state;
     const last = this.#last;
     if (last === undefined) return this.#record(fix, 'first');
     const dt = (fix.time - last.time) / 1000;

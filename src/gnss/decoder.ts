@@ -8,7 +8,7 @@ import { LineSplitter, type LineSplitterCounters } from './line-splitter.js';
 import { decodeFrame } from './sentences/decode.js';
 import { frameSentence, type FrameRejection } from './sentences/frame.js';
 import type { SentenceKind } from './sentences/types.js';
-import { DEFAULT_MAX_LINE_LENGTH } from '../config/gnss-schema.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import { textOfTxt } from './health/antenna.js';
 
 export interface SentenceCounters {
@@ -55,7 +55,7 @@ export interface Decoder {
 const NONE: Fix[] = [];
 
 export function createDecoder(options: DecoderOptions = {}): Decoder {
-  const splitter = new LineSplitter(options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH);
+  const splitter = new LineSplitter(options.maxLineLength ?? CONFIG_DEFAULTS.gnss.maxLineLength);
   const sentences: SentenceCounters = { decoded: {}, rejected: {}, withoutChecksum: 0, unknown: 0, proprietary: 0, malformed: 0 };
   let out: Fix[] = NONE;
   const assembler = new EpochAssembler((fix) => {

@@ -5,7 +5,7 @@
  * a run (after the noise) still gets through. Bytes are read as latin1 so that every byte stays
  * one character and the NMEA checksum is computed over the bytes received.
  */
-import { DEFAULT_MAX_LINE_LENGTH } from '../config/gnss-schema.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 
 export interface LineSplitterCounters {
   bytes: number;
@@ -22,7 +22,7 @@ export class LineSplitter {
   #partial = '';
   #partialOverlong = false;
 
-  constructor(maxLineLength = DEFAULT_MAX_LINE_LENGTH) {
+  constructor(maxLineLength = CONFIG_DEFAULTS.gnss.maxLineLength) {
     if (!(maxLineLength >= 1)) throw new RangeError('maxLineLength must be at least 1');
     this.#max = maxLineLength;
   }

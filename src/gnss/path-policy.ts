@@ -25,7 +25,7 @@
 import type { Fix, RecordedFix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
 import { LateWindow } from './late-window.js';
-import { MotionDetector } from './motion.js';
+import { SpeedHysteresis } from './speed-hysteresis.js';
 
 export interface PathPolicyOptions {
   pathToleranceM: number;
@@ -56,7 +56,7 @@ const MAX_WINDOW = 2000;
 
 export class PathPolicy {
   readonly #o: PathPolicyOptions;
-  readonly #motion: MotionDetector;
+  readonly #hysteresis: SpeedHysteresis;
   /** The last recorded fix (as offered, before the reason was added). */
   #anchor: Fix | undefined;
   #cosLat = 1;
@@ -75,7 +75,7 @@ export class PathPolicy {
 
   constructor(options: PathPolicyOptions) {
     this.#o = options;
-    this.#motion = new MotionDetector(options);
+    this.#hysteresis = new SpeedHysteresis(options);
     if (options.maxDelayS > 0)
       this.#late = new LateWindow({
         softM: options.pathToleranceM,
@@ -87,19 +87,19 @@ export class PathPolicy {
 
   offer(fix: Fix): RecordedFix[] {
     const out: RecordedFix[] = [];
-    const { motion, changed, speedKmh } = this.#motion.update(fix);
+    const { state, changed, speedKmh } = this.#hysteresis.update(fix);
     const previous = this.#previous;
     this.#previous = fix;
     if (this.#anchor === undefined) {
       out.push(this.#record(fix, 'first'));
-      if (motion === 'stopped') this.#enterStop(fix);
+      if (state === 'stopped') this.#enterStop(fix);
       return out;
     }
     // A gap in the fixes (tunnel, garage, lost sky): the last fix before it says where reception stopped.
     const last = this.#waiting();
     if (last && fix.time - last.time > this.#o.maxIntervalS * 1000) this.#close(last, 'gap', out);
 
-    if (motion === 'moving') {
+    if (state === 'moving') {
       if (changed) {
         this.#stopAt = undefined;
         this.#stopPending = false;

@@ -11,7 +11,7 @@ import { RecordingPolicy, type RecordingPolicyOptions } from './recording-policy
 import { WeekRolloverCorrector, type RolloverCounters } from './rollover.js';
 import type { LinkState, NmeaSource } from './sources/source.js';
 import { errorFields } from '../errors.js';
-import { DEFAULT_MAX_LINE_LENGTH } from '../config/gnss-schema.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import { ReceiverHealth, type ReceiverHealthState } from './health/receiver-health.js';
 
 export interface GnssPipelineOptions {
@@ -76,7 +76,7 @@ export class GnssPipeline {
     // The host clock only bounds a correction (never timestamps a fix): see rollover.ts.
     this.#rollover = new WeekRolloverCorrector({ ...quality, clock: this.#clock });
     this.#decoder = createDecoder({
-      maxLineLength: options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH,
+      maxLineLength: options.maxLineLength ?? CONFIG_DEFAULTS.gnss.maxLineLength,
       // The sky for status only: fixes that carried it kept every epoch's view alive into old space.
       sky: true,
       // The live agent corrects the GPS week rollover (gpsd does the same); `nmea decode` does not.

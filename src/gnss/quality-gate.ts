@@ -19,7 +19,7 @@ export interface QualityGateOptions {
   releaseDateMs?: number;
 }
 
-/** The schema's `quality.*` defaults (written once, in src/config/schema.ts). */
+/** The schema's `quality.*` defaults (written once, in src/config/defaults.ts). */
 export function qualityDefaults(): QualityGateOptions {
   return schemaDefaults().quality;
 }

@@ -39,7 +39,7 @@ export interface RecordingPolicyOptions {
   pathMaxDeviationM: number;
 }
 
-/** The schema's `recording.*` defaults (written once, in src/config/schema.ts). */
+/** The schema's `recording.*` defaults (written once, in src/config/defaults.ts). */
 export function recordingDefaults(): RecordingPolicyOptions {
   return schemaDefaults().recording;
 }

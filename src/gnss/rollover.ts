@@ -12,6 +12,7 @@
  */
 import type { Clock } from '../system/clock.js';
 import { RELEASE_DATE_MS } from '../version.js';
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 
 export const WEEK_ROLLOVER_MS = 1024 * 7 * 86_400_000;
 const DAY_MS = 86_400_000;
@@ -27,7 +28,7 @@ export interface RolloverOptions {
 
 /** The earliest date the agent accepts: release date minus the margin. */
 export function earliestValidTime(options: RolloverOptions = {}): number {
-  return (options.releaseDateMs ?? RELEASE_DATE_MS) - (options.minDateMarginDays ?? 365) * 86_400_000;
+  return (options.releaseDateMs ?? RELEASE_DATE_MS) - (options.minDateMarginDays ?? CONFIG_DEFAULTS.quality.minDateMarginDays) * 86_400_000;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from './geodesy.js';
-import { speedKmhOf } from './motion.js';
+import { speedKmhOf } from './speed-hysteresis.js';
 
 export interface FidelityOptions {
   /** A fix at or above this speed is "moving" (default 3 km/h, the default stopped threshold). */

@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import { systemTimers, type Clock, type Timers } from '../system/clock.js';
 import { GpioIgnitionInput } from './gpio-ignition.js';
 import type { GpiodTools } from './gpiod-tools.js';
-import { FileIgnitionInput } from './ignition.js';
+import { FileIgnitionInput } from './file-ignition.js';
 import { MotionTracker } from './motion-tracker.js';
 
 /**

@@ -47,7 +47,7 @@ export interface MotionTrackerOptions {
   logger: Logger;
   /** Whether an ignition input is configured (else status says "not wired"). */
   ignitionWired: boolean;
-  /** The ignition input (ignition.ts), started and stopped with the tracker. */
+  /** The ignition input (file-ignition.ts or gpio-ignition.ts), started and stopped with the tracker. */
   ignitionInput?: { start(): Promise<void>; stop(): void; fault(): string | undefined; unstable?(): string | undefined };
 }
 
@@ -156,7 +156,7 @@ export class MotionTracker implements StateSource {
   }
 
   /**
-   * The debounced ignition changed, at this GNSS time (ignition.ts dates it). The first reading
+   * The debounced ignition changed, at this GNSS time (the input dates it). The first reading
    * with no stored state says how it is, not that it changed. One that differs from the stored
    * state is a change made while the agent was off or starting: dated at the first fix of this run
    * (nobody saw it earlier), as is any change read before that fix.

@@ -1,3 +1,4 @@
+import { CONFIG_DEFAULTS } from '../config/defaults.js';
 import type { Fix } from '../fix/fix.js';
 import { distanceAndBearing } from '../gnss/geodesy.js';
 import { dopplerSpeed } from './doppler.js';
@@ -34,10 +35,14 @@ export interface MovementOptions {
   departAfterS: number;
 }
 
+/**
+ * The configuration's defaults (config/defaults.ts: motion.*, and recording.stoppedSpeedKmh, the
+ * same still as the recording policy's); the departure by speed is tuning, not configuration.
+ */
 export const MOVEMENT_DEFAULTS: MovementOptions = {
-  stopAfterS: 60,
-  stillSpeedKmh: 3,
-  departRadiusM: 50,
+  stopAfterS: CONFIG_DEFAULTS.motion.stopAfterS,
+  stillSpeedKmh: CONFIG_DEFAULTS.recording.stoppedSpeedKmh,
+  departRadiusM: CONFIG_DEFAULTS.motion.departRadiusM,
   departSpeedKmh: 10,
   departAfterS: 5,
 };

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { ADDRESS_FIELDS, formatIssue, type LocationIssue, type OtmLocation } from './site-types.js';
-import { LOCATION_FIELDS, locationSchema } from './schema.js';
+import { LOCATION_FIELDS, locationSchema } from './location-schema.js';
 import { countriesAt } from './country-boxes.js';
 import { swapWarnings } from './swap-check.js';
 import { stableLocationId, type StableId } from './stable-id.js';

@@ -7,7 +7,7 @@ import type { EventAttempt } from './event-request.js';
 import type { InFlightRequests } from './in-flight-requests.js';
 import type { Lane, UploadLanes } from './lanes.js';
 import type { Refusals } from './refusals.js';
-import { decideUpload, type BackoffPolicy } from './retry-decision.js';
+import { decideUpload, type UploadBackoff } from './retry-decision.js';
 import type { UploadHealth } from './upload-health.js';
 import type { QueueEntry, UploadQueue } from './upload-queue.js';
 
@@ -19,7 +19,7 @@ export interface AnswerHandlerParts {
   health: UploadHealth;
   refusals: Refusals;
   inFlight: InFlightRequests;
-  backoff: BackoffPolicy;
+  backoff: UploadBackoff;
   random: () => number;
   /** An event was settled (delivered or refused) at this monotonic ms: the uploader made progress. */
   settled: (atMs: number) => void;

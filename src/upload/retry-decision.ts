@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../errors.js';
-import { atLeastRetryAfter, backoffMs as jitteredBackoffMs, spreadMs } from '../retry/backoff.js';
+import { atLeastRetryAfter, backoffMs, spreadMs } from '../retry/backoff.js';
 import { statusMeaning } from '../retry/status-table.js';
 
 /**
@@ -34,7 +34,8 @@ export type AttemptResult =
    */
   | { kind: 'error'; errorClass: ErrorClass; retryAfterMs?: number; notProcessed?: boolean };
 
-export interface BackoffPolicy {
+/** The uploader's bounds; retry/backoff.ts's BackoffPolicy is the general one these are handed to. */
+export interface UploadBackoff {
   minBackoffMs: number;
   maxBackoffMs: number;
 }
@@ -45,7 +46,7 @@ export interface BackoffPolicy {
  * and a 5-minute events outage: recovery peak 1.59x the steady rate, every backlog drained 6.0 min
  * after; no installer has a reason to change it (tests and benches shorten it through AgentOptions.tuning).
  */
-export const UPLOAD_BACKOFF: BackoffPolicy = { minBackoffMs: 1000, maxBackoffMs: 300_000 };
+export const UPLOAD_BACKOFF: UploadBackoff = { minBackoffMs: 1000, maxBackoffMs: 300_000 };
 
 export type UploadDecision =
   | { action: 'sent' }
@@ -57,7 +58,7 @@ export type UploadDecision =
  * @param failures consecutive failed attempts so far, this one included (1 for the first failure)
  * @param random a number in [0, 1) for the jitter (injected so tests are exact)
  */
-export function decideUpload(result: AttemptResult, failures: number, policy: BackoffPolicy, random: number): UploadDecision {
+export function decideUpload(result: AttemptResult, failures: number, policy: UploadBackoff, random: number): UploadDecision {
   if (result.kind === 'response') {
     switch (statusMeaning('events', result.status)) {
       case 'done':
@@ -75,25 +76,26 @@ export function decideUpload(result: AttemptResult, failures: number, policy: Ba
   }
   // A refused stream is the server saying "not this one, not now", not a failure of the link or
   // the platform: the first step's delay, and the backoff does not grow.
-  if (result.notProcessed) return { action: 'retry', delayMs: backoffMs(1, policy, random), errorClass: 'transient', holdBackoff: true };
+  if (result.notProcessed)
+    return { action: 'retry', delayMs: uploadBackoffMs(1, policy, random), errorClass: 'transient', holdBackoff: true };
   if (result.errorClass === 'config') return { action: 'retry', delayMs: spreadMs(policy.maxBackoffMs, random), errorClass: 'config' };
   const cls = result.errorClass === 'auth' ? 'auth' : 'transient';
   return retry(cls, failures, policy, random, result.retryAfterMs);
 }
 
 /** The uploader's backoff: retry/backoff.ts between the policy's bounds (UPLOAD_BACKOFF in the daemon), equal jitter. */
-export function backoffMs(failures: number, policy: BackoffPolicy, random: number): number {
-  return jitteredBackoffMs(failures, { minMs: policy.minBackoffMs, maxMs: policy.maxBackoffMs }, random);
+export function uploadBackoffMs(failures: number, policy: UploadBackoff, random: number): number {
+  return backoffMs(failures, { minMs: policy.minBackoffMs, maxMs: policy.maxBackoffMs }, random);
 }
 
 function retry(
   errorClass: ErrorClass,
   failures: number,
-  policy: BackoffPolicy,
+  policy: UploadBackoff,
   random: number,
   retryAfterMs: number | undefined,
 ): UploadDecision {
   // Retry-After is the server's floor; maxBackoffMs caps a misbehaving server's demand too.
-  const delayMs = atLeastRetryAfter(backoffMs(failures, policy, random), retryAfterMs, policy.maxBackoffMs, random);
+  const delayMs = atLeastRetryAfter(uploadBackoffMs(failures, policy, random), retryAfterMs, policy.maxBackoffMs, random);
   return { action: 'retry', delayMs, errorClass };
 }

@@ -6,7 +6,7 @@ import type { QueueEntry } from './upload-queue.js';
 import type { Clock, Timers } from '../system/clock.js';
 import type { UploadQueue } from './upload-queue.js';
 import type { DrainStatus } from './drain-meter.js';
-import type { BackoffPolicy } from './retry-decision.js';
+import type { UploadBackoff } from './retry-decision.js';
 
 /** The uploader's options and the status it reports (uploader.ts). */
 export interface UploaderOptions {
@@ -19,7 +19,7 @@ export interface UploaderOptions {
   licensePlate?: string;
   upload: Config['upload'];
   /** Retry bounds after 429/5xx/network errors; default UPLOAD_BACKOFF (tests and benches shorten them). */
-  backoff?: BackoffPolicy;
+  backoff?: UploadBackoff;
   clock: Clock;
   /** The backoff and hold waits (default: the system's); tests pass a ManualClock as both. */
   timers?: Timers;

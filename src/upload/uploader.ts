@@ -1,7 +1,7 @@
 import type { RegisteredDevice } from '../platform/contracts.js';
 import type { QueueEntry } from './upload-queue.js';
 import { systemTimers, type Timers } from '../system/clock.js';
-import { UPLOAD_BACKOFF, type BackoffPolicy } from './retry-decision.js';
+import { UPLOAD_BACKOFF, type UploadBackoff } from './retry-decision.js';
 import { UploadLanes, type Lane } from './lanes.js';
 import { BacklogPacer } from './backlog-pacer.js';
 import { DrainMeter } from './drain-meter.js';
@@ -40,7 +40,7 @@ export class Uploader {
   /** What an answer does to the queue, the lanes, the drain and the backoff (answers.ts). */
   readonly #answers: AnswerHandler;
   readonly #timers: Timers;
-  readonly #backoff: BackoffPolicy;
+  readonly #backoff: UploadBackoff;
   /** upload.backlogMaxRatePerS: an optional rate ceiling over the adaptive window. */
   readonly #pacer: BacklogPacer;
   #paceTimer: unknown;

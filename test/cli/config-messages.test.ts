@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UPLOAD_CONCURRENCY } from '../../src/config/schema.js';
+import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -187,7 +187,9 @@ describe('a wrong type or value is explained with an example', () => {
     expect(lines).toContain('  - gnss.baudRate: must be a number, not the string "9600", e.g. "baudRate": 9600');
     expect(lines).toContain('  - recording.mode: must be one of "path", "adaptive", "all" (got the string "fast"), e.g. "mode": "path"');
     // The example is the schema's default, whatever it is tuned to.
-    expect(lines).toContain(`  - upload.concurrency: must be at least 1, not the number 0, e.g. "concurrency": ${UPLOAD_CONCURRENCY}`);
+    expect(lines).toContain(
+      `  - upload.concurrency: must be at least 1, not the number 0, e.g. "concurrency": ${CONFIG_DEFAULTS.upload.concurrency}`,
+    );
     expect(lines).toContain('  - storage.commitMaxFixes: must be a whole number, not the number 2.5, e.g. "commitMaxFixes": 100');
     // A password of the wrong type is still a password: its value is not printed.
     expect(lines).toContain('  - credentials.password: must be a string in double quotes, not a number (not shown)');

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configSchemas, LATENCY_TARGET_MS, UPLOAD_CONCURRENCY } from '../../src/config/schema.js';
+import { CONFIG_DEFAULTS } from '../../src/config/defaults.js';
+import { configSchemas } from '../../src/config/schema.js';
 import { leafKeys } from '../../src/config/schema-keys.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
@@ -9,11 +10,11 @@ describe('README configuration table', () => {
   it('shows the schema defaults of the drain (chosen from bench:drain)', () => {
     const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const row = (key: string) => readme.match(new RegExp(`^\\| \`upload\\.${key}\` \\| \`([^\`]+)\` \\|`, 'm'))?.[1];
-    expect(row('latencyTargetMs')).toBe(String(LATENCY_TARGET_MS));
-    expect(row('concurrency')).toBe(String(UPLOAD_CONCURRENCY));
+    expect(row('latencyTargetMs')).toBe(String(CONFIG_DEFAULTS.upload.latencyTargetMs));
+    expect(row('concurrency')).toBe(String(CONFIG_DEFAULTS.upload.concurrency));
     const defaults = configSchemas().configSchema.shape.upload.parse({});
-    expect(defaults.latencyTargetMs).toBe(LATENCY_TARGET_MS);
-    expect(defaults.concurrency).toBe(UPLOAD_CONCURRENCY);
+    expect(defaults.latencyTargetMs).toBe(CONFIG_DEFAULTS.upload.latencyTargetMs);
+    expect(defaults.concurrency).toBe(CONFIG_DEFAULTS.upload.concurrency);
     expect(defaults.backlogMaxRatePerS).toBeUndefined();
   });
 

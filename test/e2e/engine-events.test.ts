@@ -214,7 +214,7 @@ describe.skipIf(!HAVE_SOCAT)('engine events end to end: an ignition file, the re
     }
   }, 120_000);
 
-  // A change is dated at the poll that first saw it (ignition.ts), by the receiver clock: not at the
+  // A change is dated at the poll that first saw it (file-ignition.ts), by the receiver clock: not at the
   // last fix, which with a receiver running is the one after the debounce confirmed it (debounceS late).
   it('dated at the poll that first saw the change, by the receiver clock (default debounce 2 s)', async () => {
     const { changes } = await engineOffThenOn(2);

@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { waitFor } from '../helpers/wait.js';
 import { daysSincePattern } from '../helpers/days.js';
 import { E2E_TUNING, HAVE_SOCAT, ptyPair, writeConfig } from './daemon.js';
-import { UPLOAD_BACKOFF, type BackoffPolicy } from '../../src/upload/retry-decision.js';
+import { UPLOAD_BACKOFF, type UploadBackoff } from '../../src/upload/retry-decision.js';
 import type { PlatformTuning } from '../../src/platform/tuning.js';
 
 if (!HAVE_SOCAT) process.stderr.write('skipping the wrong-clock e2e: socat is missing (apt-get install socat)\n');
@@ -313,7 +313,7 @@ interface RunningAgent {
 async function setUp(
   offsetMs: number,
   first: 'expired' | 'future',
-  backoff: BackoffPolicy = { minBackoffMs: 200, maxBackoffMs: 1000 },
+  backoff: UploadBackoff = { minBackoffMs: 200, maxBackoffMs: 1000 },
   /** The platform's retry waits over the e2e daemons' (AgentOptions.tuning). */
   platform: Partial<PlatformTuning> = {},
 ) {

@@ -3,7 +3,7 @@ import type { RegisteredDevice, RegistrationState } from '../../src/platform/con
 import { silentLogger, type Logger } from '../../src/log.js';
 import { systemClock, type ManualClock } from '../../src/system/clock.js';
 import { Uploader } from '../../src/upload/uploader.js';
-import type { BackoffPolicy } from '../../src/upload/retry-decision.js';
+import type { UploadBackoff } from '../../src/upload/retry-decision.js';
 import { startPlatform, type Platform } from '../platform/fixture.js';
 import { IDENTITY, openOutbox, type OpenOutbox } from '../store/outbox/helpers.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -43,7 +43,7 @@ export interface UploadRig extends OpenOutbox {
 /** The real simulator, token manager and requester, a real outbox file, and an uploader over them. */
 export async function uploadRig(
   /** upload.* keys, and the backoff bounds (AgentOptions.tuning in the daemon; default 100 .. 2000 ms here). */
-  upload: Partial<Omit<RawConfig['upload'], keyof BackoffPolicy> & BackoffPolicy> = {},
+  upload: Partial<Omit<RawConfig['upload'], keyof UploadBackoff> & UploadBackoff> = {},
   /** clock: the uploader's clock and its backoff timers (the simulator and the token manager stay on real time). */
   opts: { licensePlate?: string; tls?: 'h2' | 'http/1.1'; clock?: ManualClock; logger?: Logger } = {},
 ): Promise<UploadRig> {

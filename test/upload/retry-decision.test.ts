@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, decideUpload, UPLOAD_BACKOFF, type AttemptResult, type UploadDecision } from '../../src/upload/retry-decision.js';
+import { uploadBackoffMs, decideUpload, UPLOAD_BACKOFF, type AttemptResult, type UploadDecision } from '../../src/upload/retry-decision.js';
 
 /** The daemon's bounds: 1 s after one failure, 5 min after nine. */
 const policy = UPLOAD_BACKOFF;
@@ -96,9 +96,9 @@ describe('decideUpload', () => {
   it('backoff grows exponentially and stays within [step/2, step]', () => {
     for (let f = 1; f <= 12; f++) {
       const step = Math.min(policy.maxBackoffMs, 1000 * 2 ** (f - 1));
-      expect(backoffMs(f, policy, 0)).toBe(step / 2);
-      expect(backoffMs(f, policy, 0.999999)).toBeLessThanOrEqual(step);
-      expect(backoffMs(f, policy, 0.999999)).toBeGreaterThan(step * 0.99);
+      expect(uploadBackoffMs(f, policy, 0)).toBe(step / 2);
+      expect(uploadBackoffMs(f, policy, 0.999999)).toBeLessThanOrEqual(step);
+      expect(uploadBackoffMs(f, policy, 0.999999)).toBeGreaterThan(step * 0.99);
     }
   });
 });

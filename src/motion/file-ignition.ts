@@ -9,7 +9,7 @@ import { IgnitionDebounce } from './ignition-debounce.js';
  * voltage. On when the number in it is above onAbove. Debounced (ignition-debounce.ts), each change
  * dated at the moment it was first read, on the monotonic clock (the tracker turns that into GNSS time).
  */
-export interface IgnitionInputOptions {
+export interface FileIgnitionOptions {
   file: string;
   onAbove: number;
   pollMs: number;
@@ -159,7 +159,7 @@ function openError(file: string, e: NodeJS.ErrnoException): IgnitionFileError {
 }
 
 export class FileIgnitionInput {
-  readonly #o: IgnitionInputOptions;
+  readonly #o: FileIgnitionOptions;
   #timer: unknown;
   #stopped = true;
   readonly #debounce: IgnitionDebounce;
@@ -168,7 +168,7 @@ export class FileIgnitionInput {
   /** Since when every read found the file empty (monotonic ms). */
   #emptySince: number | undefined;
 
-  constructor(options: IgnitionInputOptions) {
+  constructor(options: FileIgnitionOptions) {
     this.#o = options;
     this.#debounce = new IgnitionDebounce(options);
   }

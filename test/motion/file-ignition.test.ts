@@ -7,7 +7,7 @@ import type { Config } from '../../src/config/load.js';
 import { configSchemas } from '../../src/config/schema.js';
 import { silentLogger, type Logger } from '../../src/log.js';
 import { buildMotion } from '../../src/motion/agent-motion.js';
-import { FileIgnitionInput, readIgnitionValue } from '../../src/motion/ignition.js';
+import { FileIgnitionInput, readIgnitionValue } from '../../src/motion/file-ignition.js';
 import { assessHealth } from '../../src/status/health.js';
 import { ManualClock, systemClock, systemTimers, type Timers } from '../../src/system/clock.js';
 import { captureLogger } from '../helpers/capture-logger.js';
