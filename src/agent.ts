@@ -37,7 +37,7 @@ export type { AgentOptions } from './agent-options.js';
  * when store/store-supervisor.ts decides, and none of them restarts. Only configuration errors end the process.
  */
 export class Agent {
-  readonly #o: AgentOptions;
+  readonly #options: AgentOptions;
   readonly #clock: Clock;
   readonly #notify: SdNotify;
   readonly #stops: { name: string; stop: () => Promise<void> | void }[] = [];
@@ -66,7 +66,7 @@ export class Agent {
   #repaired: ReturnType<typeof repairedFacts>;
 
   constructor(options: AgentOptions) {
-    this.#o = options;
+    this.#options = options;
     const { config, logger } = options;
     this.#clock = options.clock ?? systemClock;
     const clock = this.#clock;
@@ -139,7 +139,7 @@ export class Agent {
   }
 
   async #start(): Promise<void> {
-    const { config, logger } = this.#o;
+    const { config, logger } = this.#options;
     const clock = this.#clock;
     const handle = this.#handle;
 
@@ -167,9 +167,9 @@ export class Agent {
       spreadStart: true,
       // A replayed file's GNSS times are from another day: only a live receiver tells the clock's error.
       ...(config.gnss.replayFile === undefined ? { clockOffsetMs: () => gnssClockOffsetMs(clock, this.#lastEpoch) } : {}),
-      ...(this.#o.probes ? { probes: this.#o.probes } : {}),
-      ...(this.#o.bootClock ? { bootClock: this.#o.bootClock } : {}),
-      ...(this.#o.tuning?.platform ? { tuning: this.#o.tuning.platform } : {}),
+      ...(this.#options.probes ? { probes: this.#options.probes } : {}),
+      ...(this.#options.bootClock ? { bootClock: this.#options.bootClock } : {}),
+      ...(this.#options.tuning?.platform ? { tuning: this.#options.tuning.platform } : {}),
     });
     this.#onStop('platform', () => platform.stop());
     await platform.start();
@@ -190,7 +190,7 @@ export class Agent {
       eventsUrl: `${config.platform.planningUrl}${config.platform.eventsPath}`,
       ...(config.device.licensePlate !== undefined ? { licensePlate: config.device.licensePlate } : {}),
       upload: config.upload,
-      backoff: { ...UPLOAD_BACKOFF, ...this.#o.tuning?.upload },
+      backoff: { ...UPLOAD_BACKOFF, ...this.#options.tuning?.upload },
       clock,
       logger: logger.child({ component: 'upload' }),
       // Over HTTP/1.1 the dispatcher runs platform.maxConnections at once; over h2, streams.
@@ -199,7 +199,7 @@ export class Agent {
     // Runs after the uploader stopped (stops go newest first), so its last grace-time answers count.
     this.#onStop('upload facts', () => saveLastUploadError(meta, uploader.status().lastError));
     await uploader.start();
-    this.#onStop('uploader', () => uploader.stop(this.#o.shutdownGraceMs ?? 3000));
+    this.#onStop('uploader', () => uploader.stop(this.#options.shutdownGraceMs ?? 3000));
 
     // The pipeline outlives a start that failed half-way (its fixes wait in the handle's queue).
     const pipeline = this.#pipeline ?? this.#buildPipeline();
@@ -254,10 +254,10 @@ export class Agent {
   #buildPipeline(): GnssPipeline {
     const clock = this.#clock;
     return agentPipeline({
-      config: this.#o.config,
-      logger: this.#o.logger,
+      config: this.#options.config,
+      logger: this.#options.logger,
       clock,
-      source: this.#o.source,
+      source: this.#options.source,
       sink: this.#handle.queue,
       onEpoch: (fix) => {
         this.#lastEpochWallMs = clock.wallMs();
@@ -285,7 +285,7 @@ export class Agent {
       this.#supervisor.stopWatch();
       await this.#stopComponents();
       await this.#notify.flush();
-      this.#o.logger.info('agent stopped');
+      this.#options.logger.info('agent stopped');
     })();
     return this.#stopping;
   }
@@ -301,7 +301,7 @@ export class Agent {
       try {
         await step.stop();
       } catch (e) {
-        this.#o.logger.warn({ component: step.name, err: errorFields(e) }, 'stop step failed; going on');
+        this.#options.logger.warn({ component: step.name, err: errorFields(e) }, 'stop step failed; going on');
       }
     }
     this.#stops.length = 0;

@@ -18,7 +18,7 @@ export interface ModelPlatformOptions {
 }
 
 export class ModelPlatform {
-  readonly #o: ModelPlatformOptions;
+  readonly #options: ModelPlatformOptions;
   readonly #time: VirtualTime;
   readonly capacity: CapacityModel;
   outage = false;
@@ -32,7 +32,7 @@ export class ModelPlatform {
   readonly maxWaitByMinute: number[] = [];
 
   constructor(o: ModelPlatformOptions, time: VirtualTime) {
-    this.#o = o;
+    this.#options = o;
     this.#time = time;
     this.capacity = new CapacityModel(o.capacity);
   }
@@ -47,7 +47,7 @@ export class ModelPlatform {
 
   #send(req: PlatformRequest): Promise<PlatformResponse> {
     const t = this.#time;
-    const half = this.#o.rttMs / 2;
+    const half = this.#options.rttMs / 2;
     const sentAt = t.monotonicMs();
     const id = String((req.json as { id?: unknown }).id);
     return new Promise((resolve, reject) => {
@@ -57,7 +57,7 @@ export class ModelPlatform {
         settled = true;
         this.#count('timeout');
         reject(new PlatformError('PLATFORM_TIMEOUT', 'event upload: no answer in time', { class: 'transient' }));
-      }, this.#o.requestTimeoutMs);
+      }, this.#options.requestTimeoutMs);
       const answer = (res: PlatformResponse, atMs: number): void => {
         t.setTimeout(() => {
           if (settled) return;

@@ -42,14 +42,14 @@ export function demoFrame(
 }
 
 export class DemoScreen {
-  readonly #o: DemoScreenOptions;
+  readonly #options: DemoScreenOptions;
   readonly #tty: boolean;
   #lastAt = Number.NEGATIVE_INFINITY;
   #lastText: string | undefined;
   #began = false;
 
   constructor(options: DemoScreenOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#tty = options.out.isTTY === true;
   }
 
@@ -60,13 +60,13 @@ export class DemoScreen {
 
   begin(): void {
     this.#began = true;
-    if (this.#tty) this.#o.out.write(`${HIDE_CURSOR}${ESC}2J`);
+    if (this.#tty) this.#options.out.write(`${HIDE_CURSOR}${ESC}2J`);
   }
 
   /** Shows the frame when it is due, or at once with `force` (a phase change). */
   show(frame: readonly string[], force = false): void {
-    const now = (this.#o.clock ?? systemClock).monotonicMs();
-    const every = this.#tty ? (this.#o.redrawEveryMs ?? 1000) : (this.#o.plainEveryMs ?? 5000);
+    const now = (this.#options.clock ?? systemClock).monotonicMs();
+    const every = this.#tty ? (this.#options.redrawEveryMs ?? 1000) : (this.#options.plainEveryMs ?? 5000);
     if (!force && now - this.#lastAt < every) return;
     this.#lastAt = now;
     this.#write(frame);
@@ -75,7 +75,7 @@ export class DemoScreen {
   /** The last frame (when given and not the one just shown), then the cursor back below it. */
   end(frame?: readonly string[]): void {
     if (frame && frame.join('\n') !== this.#lastText) this.#write(frame);
-    if (this.#tty && this.#began) this.#o.out.write(`${SHOW_CURSOR}\n`);
+    if (this.#tty && this.#began) this.#options.out.write(`${SHOW_CURSOR}\n`);
     this.#began = false;
   }
 
@@ -84,9 +84,9 @@ export class DemoScreen {
     if (this.#tty) {
       // Home, each line cleared to its end, the rest of the screen cleared: no flicker, no scroll
       // (no newline after the 24th line).
-      this.#o.out.write(`${ESC}H${frame.join(`${ESC}K\n`)}${ESC}K${ESC}J`);
+      this.#options.out.write(`${ESC}H${frame.join(`${ESC}K\n`)}${ESC}K${ESC}J`);
     } else {
-      this.#o.out.write(`${frame.join('\n')}\n\n`);
+      this.#options.out.write(`${frame.join('\n')}\n\n`);
     }
   }
 }

@@ -18,25 +18,25 @@ export interface DaemonFixFeedOptions {
 }
 
 export class DaemonFixFeed implements FixFeed {
-  readonly #o: DaemonFixFeedOptions;
+  readonly #options: DaemonFixFeedOptions;
 
   constructor(options: DaemonFixFeedOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get description(): string {
-    return `the running daemon (${this.#o.socketPath})`;
+    return `the running daemon (${this.#options.socketPath})`;
   }
 
   async *fixes(signal: AbortSignal): AsyncGenerator<Fix> {
-    const socket = await openSocket(this.#o.socketPath);
+    const socket = await openSocket(this.#options.socketPath);
     const lines = new LineSocket(socket, MAX_PROTOCOL_LINE);
     const onAbort = () => lines.destroy();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       if (signal.aborted) return;
       lines.write(encodeLine(SUBSCRIBE_FIXES));
-      const ack = await lines.next(this.#o.ackTimeoutMs ?? 10_000);
+      const ack = await lines.next(this.#options.ackTimeoutMs ?? 10_000);
       const first = ack.line === undefined ? undefined : safeParse(ack.line);
       if (!isAck(first)) {
         const said = errorOf(first);

@@ -28,19 +28,19 @@ export interface GnssFixFeedOptions {
 }
 
 export class GnssFixFeed implements FixFeed {
-  readonly #o: GnssFixFeedOptions;
+  readonly #options: GnssFixFeedOptions;
 
   constructor(options: GnssFixFeedOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get description(): string {
-    return this.#o.description;
+    return this.#options.description;
   }
 
   /** The link's last error, for a capture that got nothing ("cannot open /dev/ttyACM0: ..."). */
   diagnose(): string | undefined {
-    const link = this.#o.source.link();
+    const link = this.#options.source.link();
     return link.lastError !== undefined
       ? `${link.path}: ${link.lastError}`
       : link.bytes === 0
@@ -55,12 +55,12 @@ export class GnssFixFeed implements FixFeed {
     const notify = () => wake?.();
     // The pipeline records nothing here: its recorded fixes go nowhere, its every epoch to the queue.
     const pipeline = new GnssPipeline({
-      source: this.#o.source,
-      logger: this.#o.logger ?? silentLogger(),
+      source: this.#options.source,
+      logger: this.#options.logger ?? silentLogger(),
       sink: { record: () => undefined },
-      clock: this.#o.clock ?? systemClock,
-      ...(this.#o.rollover ? { quality: this.#o.rollover } : {}),
-      ...(this.#o.maxLineLength !== undefined ? { maxLineLength: this.#o.maxLineLength } : {}),
+      clock: this.#options.clock ?? systemClock,
+      ...(this.#options.rollover ? { quality: this.#options.rollover } : {}),
+      ...(this.#options.maxLineLength !== undefined ? { maxLineLength: this.#options.maxLineLength } : {}),
       onEpoch: (fix) => {
         queue.push(fix);
         notify();
@@ -73,7 +73,7 @@ export class GnssFixFeed implements FixFeed {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       await pipeline.start();
-      void this.#o.source.finished?.().then(() => {
+      void this.#options.source.finished?.().then(() => {
         pipeline.endOfInput();
         ended = true;
         notify();

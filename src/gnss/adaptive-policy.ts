@@ -22,7 +22,7 @@ export interface AdaptivePolicyOptions {
 }
 
 export class AdaptivePolicy {
-  readonly #o: AdaptivePolicyOptions;
+  readonly #options: AdaptivePolicyOptions;
   readonly #hysteresis: SpeedHysteresis;
   #state: MovingOrStopped | undefined;
   #last: RecordedFix | undefined;
@@ -30,7 +30,7 @@ export class AdaptivePolicy {
   #pendingTransition: MovingOrStopped | undefined;
 
   constructor(options: AdaptivePolicyOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#hysteresis = new SpeedHysteresis(options);
   }
 
@@ -44,7 +44,7 @@ export class AdaptivePolicy {
   }
 
   #offer(fix: Fix): RecordedFix | undefined {
-    const o = this.#o;
+    const o = this.#options;
     const { state, changed, speedKmh } = this.#hysteresis.update(fix);
     this.#state = state;
     if (changed) this.#pendingTransition = state;

@@ -54,7 +54,7 @@ interface Label {
 }
 
 export class LateWindow {
-  readonly #o: LateWindowOptions;
+  readonly #options: LateWindowOptions;
   /** The anchor (last recorded position) first, then the fixes since, oldest first. */
   #pts: Point[] = [];
   #origin: Fix | undefined;
@@ -66,7 +66,7 @@ export class LateWindow {
   #plannedAt = 0;
 
   constructor(options: LateWindowOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** The policy recorded `fix` on its own (first, stop, departure, heartbeat): the window starts from it. */
@@ -99,7 +99,7 @@ export class LateWindow {
     this.#budget = Math.min(this.#budget + OVER_SHARE * prev.w, OVER_SHARE * BUDGET_HORIZON_S);
     this.#pts.push(p);
     const out: Fix[] = [];
-    const delayMs = this.#o.maxDelayS * 1000;
+    const delayMs = this.#options.maxDelayS * 1000;
     for (;;) {
       const end = this.#pts.length - 1;
       if (this.#fit(0, end) <= this.#budget) {
@@ -202,7 +202,7 @@ export class LateWindow {
 
   /** The fixes a position may be chosen from: at most one per minIntervalS (and per second), and `end`. */
   #candidates(end: number): number[] {
-    const spacing = Math.max(this.#o.minIntervalS, 1) * 1000;
+    const spacing = Math.max(this.#options.minIntervalS, 1) * 1000;
     const out = [0];
     for (let i = 1; i < end; i++) {
       const t = this.#pts[i]!.t;
@@ -221,8 +221,8 @@ export class LateWindow {
     const pb = this.#pts[b]!;
     const span = pb.t - pa.t;
     if (!(span > 0)) return 0;
-    const hard2 = this.#o.hardM ** 2;
-    const soft2 = this.#o.softM ** 2;
+    const hard2 = this.#options.hardM ** 2;
+    const soft2 = this.#options.softM ** 2;
     const dx = pb.x - pa.x;
     const dy = pb.y - pa.y;
     let over = 0;

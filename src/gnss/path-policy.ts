@@ -55,7 +55,7 @@ const M_PER_DEG = 111_195;
 const MAX_WINDOW = 2000;
 
 export class PathPolicy {
-  readonly #o: PathPolicyOptions;
+  readonly #options: PathPolicyOptions;
   readonly #hysteresis: SpeedHysteresis;
   /** The last recorded fix (as offered, before the reason was added). */
   #anchor: Fix | undefined;
@@ -74,7 +74,7 @@ export class PathPolicy {
   readonly #late: LateWindow | undefined;
 
   constructor(options: PathPolicyOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#hysteresis = new SpeedHysteresis(options);
     if (options.maxDelayS > 0)
       this.#late = new LateWindow({
@@ -97,7 +97,7 @@ export class PathPolicy {
     }
     // A gap in the fixes (tunnel, garage, lost sky): the last fix before it says where reception stopped.
     const last = this.#waiting();
-    if (last && fix.time - last.time > this.#o.maxIntervalS * 1000) this.#close(last, 'gap', out);
+    if (last && fix.time - last.time > this.#options.maxIntervalS * 1000) this.#close(last, 'gap', out);
 
     if (state === 'moving') {
       if (changed) {
@@ -113,7 +113,7 @@ export class PathPolicy {
       this.#extend(fix, out);
       return out;
     }
-    const still = speedKmh === undefined || speedKmh < this.#o.stoppedSpeedKmh;
+    const still = speedKmh === undefined || speedKmh < this.#options.stoppedSpeedKmh;
     if (still) this.#lastStill = fix;
     if (changed || this.#stopPending) {
       // Arriving: close the window with this fix as its end, then record it as the stop.
@@ -129,11 +129,15 @@ export class PathPolicy {
     const sinceRecord = fix.time - anchor.time;
     // The repeat only on a still fix: one taken while creeping off would stand where the departure
     // (the last still fix, a moment earlier) must go, and the stop would keep one position.
-    if (still && !this.#stopRepeated && this.#stopAt !== undefined && fix.time - this.#stopAt >= this.#o.stopRepeatS * 1000) {
+    if (still && !this.#stopRepeated && this.#stopAt !== undefined && fix.time - this.#stopAt >= this.#options.stopRepeatS * 1000) {
       this.#stopRepeated = true;
       out.push(this.#record(fix, 'stop'));
-    } else if (sinceRecord >= this.#o.stoppedHeartbeatS * 1000) out.push(this.#record(fix, 'heartbeat'));
-    else if (speedKmh !== undefined && speedKmh >= this.#o.stoppedSpeedKmh && this.#distance(anchor, fix) > this.#o.pathToleranceM)
+    } else if (sinceRecord >= this.#options.stoppedHeartbeatS * 1000) out.push(this.#record(fix, 'heartbeat'));
+    else if (
+      speedKmh !== undefined &&
+      speedKmh >= this.#options.stoppedSpeedKmh &&
+      this.#distance(anchor, fix) > this.#options.pathToleranceM
+    )
       out.push(this.#record(fix, 'creep'));
     return out;
   }
@@ -168,7 +172,7 @@ export class PathPolicy {
     if (this.#late) {
       out.push(...this.#late.push(fix).map((f) => this.#decided(f)));
       // The heartbeat: a position the path needs anyway, decided early, or else this fix.
-      while (fix.time - this.#anchor!.time >= this.#o.maxIntervalS * 1000 && this.#mayRecord(fix)) {
+      while (fix.time - this.#anchor!.time >= this.#options.maxIntervalS * 1000 && this.#mayRecord(fix)) {
         const needed = this.#late.early();
         if (needed) out.push(this.#decided(needed));
         else {
@@ -181,7 +185,7 @@ export class PathPolicy {
     let p = this.#point(fix);
     if (this.#window.length > 0 && this.#breaks(p, out)) p = this.#point(fix);
     const sinceRecord = p.t;
-    if ((sinceRecord >= this.#o.maxIntervalS * 1000 || this.#window.length >= MAX_WINDOW) && this.#mayRecord(fix)) {
+    if ((sinceRecord >= this.#options.maxIntervalS * 1000 || this.#window.length >= MAX_WINDOW) && this.#mayRecord(fix)) {
       out.push(this.#record(fix, 'interval'));
       return;
     }
@@ -195,7 +199,7 @@ export class PathPolicy {
   #breaks(end: Point, out: RecordedFix[]): boolean {
     const last = this.#window.at(-1);
     if (!last || !(end.t > 0) || !this.#mayRecord(last.fix)) return false;
-    const tol2 = this.#o.pathToleranceM ** 2;
+    const tol2 = this.#options.pathToleranceM ** 2;
     for (const b of this.#window) {
       const u = b.t / end.t;
       const dx = b.x - end.x * u;
@@ -219,7 +223,7 @@ export class PathPolicy {
   }
 
   #mayRecord(fix: Fix): boolean {
-    return this.#anchor === undefined || fix.time - this.#anchor.time >= this.#o.minIntervalS * 1000;
+    return this.#anchor === undefined || fix.time - this.#anchor.time >= this.#options.minIntervalS * 1000;
   }
 
   #enterStop(fix: Fix): void {

@@ -51,7 +51,7 @@ export interface GnssState {
 }
 
 export class GnssPipeline {
-  readonly #o: GnssPipelineOptions;
+  readonly #options: GnssPipelineOptions;
   readonly #decoder: Decoder;
   readonly #gate: QualityGate;
   readonly #policy: RecordingPolicy;
@@ -67,7 +67,7 @@ export class GnssPipeline {
   #started = false;
 
   constructor(options: GnssPipelineOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#clock = options.clock ?? systemClock;
     const quality = options.quality ?? {};
     this.#gate = new QualityGate(quality);
@@ -89,15 +89,15 @@ export class GnssPipeline {
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
-    this.#o.source.onData((chunk) => this.#onData(chunk));
-    this.#o.source.onReceiverReport?.((report) => this.#health.gpsd(report));
-    await this.#o.source.start();
+    this.#options.source.onData((chunk) => this.#onData(chunk));
+    this.#options.source.onReceiverReport?.((report) => this.#health.gpsd(report));
+    await this.#options.source.start();
   }
 
   async stop(): Promise<void> {
     if (!this.#started) return;
     this.#started = false;
-    await this.#o.source.stop();
+    await this.#options.source.stop();
     // What the policy still holds back (the path policy decides one fix late) is recorded, not lost.
     this.#recordAll(this.#policy.flush());
   }
@@ -115,7 +115,7 @@ export class GnssPipeline {
   state(): GnssState {
     const counters = this.#decoder.counters;
     const state: GnssState = {
-      link: { ...this.#o.source.link(), lines: counters.lines.lines },
+      link: { ...this.#options.source.link(), lines: counters.lines.lines },
       counters: { decoder: counters, quality: this.#gate.counters, recorded: this.#recorded, rollover: { ...this.#rollover.counters } },
       satellites: this.#decoder.satellites(),
       health: this.#health.state(),
@@ -133,7 +133,7 @@ export class GnssPipeline {
       this.#decoder.pushChunk(chunk);
     } catch (e) {
       // The decoder does not throw on input; this guards the agent against a bug, loudly.
-      this.#o.logger.error({ err: errorFields(e) }, 'GNSS decoder failed on a chunk');
+      this.#options.logger.error({ err: errorFields(e) }, 'GNSS decoder failed on a chunk');
     }
     const decoded = this.#decodedTotal();
     if (decoded !== this.#decodedBefore) {
@@ -152,21 +152,21 @@ export class GnssPipeline {
   #onFix(fix: Fix): void {
     this.#lastFix = fix;
     this.#health.epoch(fix.time, this.#decoder.satellites());
-    if (this.#o.onEpoch) {
+    if (this.#options.onEpoch) {
       try {
-        this.#o.onEpoch(fix);
+        this.#options.onEpoch(fix);
       } catch (e) {
-        this.#o.logger.error({ err: errorFields(e) }, 'an epoch listener failed');
+        this.#options.logger.error({ err: errorFields(e) }, 'an epoch listener failed');
       }
     }
     const rejection = this.#gate.check(fix);
     this.#lastRejection = rejection;
     if (rejection !== undefined) return;
-    if (this.#o.onAccepted) {
+    if (this.#options.onAccepted) {
       try {
-        this.#o.onAccepted(fix);
+        this.#options.onAccepted(fix);
       } catch (e) {
-        this.#o.logger.error({ err: errorFields(e) }, 'an accepted-fix listener failed');
+        this.#options.logger.error({ err: errorFields(e) }, 'an accepted-fix listener failed');
       }
     }
     this.#recordAll(this.#policy.offer(fix));
@@ -176,9 +176,9 @@ export class GnssPipeline {
     for (const recorded of fixes) {
       this.#recorded++;
       try {
-        this.#o.sink.record(recorded);
+        this.#options.sink.record(recorded);
       } catch (e) {
-        this.#o.logger.error({ err: errorFields(e) }, 'the fix sink failed to record a fix');
+        this.#options.logger.error({ err: errorFields(e) }, 'the fix sink failed to record a fix');
       }
     }
   }

@@ -159,7 +159,7 @@ function openError(file: string, e: NodeJS.ErrnoException): IgnitionFileError {
 }
 
 export class FileIgnitionInput {
-  readonly #o: FileIgnitionOptions;
+  readonly #options: FileIgnitionOptions;
   #timer: unknown;
   #stopped = true;
   readonly #debounce: IgnitionDebounce;
@@ -169,7 +169,7 @@ export class FileIgnitionInput {
   #emptySince: number | undefined;
 
   constructor(options: FileIgnitionOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#debounce = new IgnitionDebounce(options);
   }
 
@@ -195,7 +195,7 @@ export class FileIgnitionInput {
   stop(): void {
     this.#stopped = true;
     this.#debounce.stop();
-    if (this.#timer !== undefined) this.#o.timers.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#options.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
@@ -203,17 +203,17 @@ export class FileIgnitionInput {
     this.#timer = undefined;
     if (this.#stopped) return;
     try {
-      const on = (await (this.#o.read ?? readIgnitionValue)(this.#o.file)) > this.#o.onAbove;
-      if (this.#failing) this.#o.logger.info({ file: this.#o.file }, 'ignition input readable again');
+      const on = (await (this.#options.read ?? readIgnitionValue)(this.#options.file)) > this.#options.onAbove;
+      if (this.#failing) this.#options.logger.info({ file: this.#options.file }, 'ignition input readable again');
       this.#failing = false;
       this.#lastError = undefined;
       this.#emptySince = undefined;
-      this.#debounce.reading(on, this.#o.clock.monotonicMs());
+      this.#debounce.reading(on, this.#options.clock.monotonicMs());
     } catch (e) {
       if (this.#quietlyEmpty(e)) return this.#next();
       // Said once per spell: a missing file every 200 ms is one fact, not a log line each time.
       if (!this.#failing)
-        this.#o.logger.warn({ file: this.#o.file, err: (e as Error).message }, 'ignition input unreadable: engine state kept');
+        this.#options.logger.warn({ file: this.#options.file, err: (e as Error).message }, 'ignition input unreadable: engine state kept');
       this.#failing = true;
       this.#lastError = (e as Error).message;
     }
@@ -222,8 +222,11 @@ export class FileIgnitionInput {
 
   #next(): void {
     if (this.#stopped) return;
-    const fresh = this.#debounce.fresh(this.#o.clock.monotonicMs());
-    this.#timer = this.#o.timers.setTimeout(() => void this.#poll(), fresh ? Math.min(this.#o.pollMs, FRESH_POLL_MS) : this.#o.pollMs);
+    const fresh = this.#debounce.fresh(this.#options.clock.monotonicMs());
+    this.#timer = this.#options.timers.setTimeout(
+      () => void this.#poll(),
+      fresh ? Math.min(this.#options.pollMs, FRESH_POLL_MS) : this.#options.pollMs,
+    );
   }
 
   /**
@@ -235,7 +238,7 @@ export class FileIgnitionInput {
       this.#emptySince = undefined;
       return false;
     }
-    const now = this.#o.clock.monotonicMs();
+    const now = this.#options.clock.monotonicMs();
     this.#emptySince ??= now;
     return now - this.#emptySince < EMPTY_FAULT_MS;
   }

@@ -45,7 +45,7 @@ const STDERR_KEPT = 4096;
  * RESTART_WINDOW_MS) makes the input unstable: edges are missed while it restarts.
  */
 export class GpioIgnitionInput {
-  readonly #o: GpioIgnitionOptions;
+  readonly #options: GpioIgnitionOptions;
   readonly #debounce: IgnitionDebounce;
   #stopped = true;
   #child: ChildProcess | undefined;
@@ -61,7 +61,7 @@ export class GpioIgnitionInput {
   #lastEnd: string | undefined;
 
   constructor(options: GpioIgnitionOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#debounce = new IgnitionDebounce(options);
   }
 
@@ -89,7 +89,7 @@ export class GpioIgnitionInput {
   }
 
   #recentRestarts(): number {
-    const now = this.#o.clock.monotonicMs();
+    const now = this.#options.clock.monotonicMs();
     this.#restarts = this.#restarts.filter((t) => now - t < RESTART_WINDOW_MS);
     return this.#restarts.length;
   }
@@ -107,7 +107,7 @@ export class GpioIgnitionInput {
   stop(): void {
     this.#stopped = true;
     this.#debounce.stop();
-    if (this.#timer !== undefined) this.#o.timers.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#options.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#child?.kill('SIGTERM');
     this.#child = undefined;
@@ -117,16 +117,16 @@ export class GpioIgnitionInput {
   async #run(): Promise<void> {
     this.#timer = undefined;
     if (this.#stopped) return;
-    const tools = this.#o.tools ?? GPIOD_TOOLS;
+    const tools = this.#options.tools ?? GPIOD_TOOLS;
     try {
-      const on = await readGpioLine(this.#o, tools);
+      const on = await readGpioLine(this.#options, tools);
       if (this.#stopped) return;
-      this.#debounce.reading(on, this.#o.clock.monotonicMs());
+      this.#debounce.reading(on, this.#options.clock.monotonicMs());
     } catch (e) {
       return this.#failed((e as Error).message);
     }
-    const startedAt = this.#o.clock.monotonicMs();
-    const child = spawn(tools.gpiomon, gpiomonArgs(this.#o), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const startedAt = this.#options.clock.monotonicMs();
+    const child = spawn(tools.gpiomon, gpiomonArgs(this.#options), { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     let stderr = '';
     let spawnError: NodeJS.ErrnoException | undefined;
@@ -140,7 +140,7 @@ export class GpioIgnitionInput {
       if (seen === 'banner') return this.#requested();
       if (seen === undefined) return;
       this.#edges++;
-      this.#debounce.reading(seen, this.#o.clock.monotonicMs());
+      this.#debounce.reading(seen, this.#options.clock.monotonicMs());
     });
     child.on('error', (e: NodeJS.ErrnoException) => {
       spawnError = e;
@@ -148,10 +148,10 @@ export class GpioIgnitionInput {
     child.on('close', (code, signal) => {
       if (this.#child !== child) return;
       this.#child = undefined;
-      const now = this.#o.clock.monotonicMs();
+      const now = this.#options.clock.monotonicMs();
       if (now - startedAt >= HEALTHY_RUN_MS) this.#attempts = 0;
       const end = spawnError ? { stderr, spawnError } : { stderr, code, signal };
-      const reason = explainGpiodFailure('gpiomon', this.#o, end);
+      const reason = explainGpiodFailure('gpiomon', this.#options, end);
       if (this.#watching) {
         this.#restarts.push(now);
         this.#lastEnd = reason;
@@ -163,10 +163,11 @@ export class GpioIgnitionInput {
 
   #requested(): void {
     this.#watching = true;
-    const where = { chip: this.#o.chip, line: this.#o.line };
+    const where = { chip: this.#options.chip, line: this.#options.line };
     // A restart that worked at once was said by its one failure line ("retrying"); a longer spell ends with a word.
-    if (this.#spellFailures > 1) this.#o.logger.info(where, 'ignition gpio line watched again');
-    else if (this.#lastFault === undefined && this.#attempts === 0) this.#o.logger.info(where, 'ignition gpio line watched (gpiomon)');
+    if (this.#spellFailures > 1) this.#options.logger.info(where, 'ignition gpio line watched again');
+    else if (this.#lastFault === undefined && this.#attempts === 0)
+      this.#options.logger.info(where, 'ignition gpio line watched (gpiomon)');
     this.#lastFault = undefined;
     this.#spellFailures = 0;
   }
@@ -175,14 +176,18 @@ export class GpioIgnitionInput {
     if (this.#stopped) return;
     this.#attempts++;
     this.#spellFailures++;
-    const delay = backoffMs(this.#attempts, this.#o.backoff ?? { minMs: 1000, maxMs: 60_000 }, (this.#o.random ?? Math.random)());
+    const delay = backoffMs(
+      this.#attempts,
+      this.#options.backoff ?? { minMs: 1000, maxMs: 60_000 },
+      (this.#options.random ?? Math.random)(),
+    );
     // Once per spell of the same fault: a chip missing for an hour is one fact, not a line a minute.
     if (reason !== this.#lastFault)
-      this.#o.logger.warn(
-        { chip: this.#o.chip, line: this.#o.line, err: reason, retryInMs: delay, restartsIn10Min: this.#recentRestarts() },
+      this.#options.logger.warn(
+        { chip: this.#options.chip, line: this.#options.line, err: reason, retryInMs: delay, restartsIn10Min: this.#recentRestarts() },
         'ignition gpio input failed: engine state kept, retrying',
       );
     this.#lastFault = reason;
-    this.#timer = this.#o.timers.setTimeout(() => void this.#run(), delay);
+    this.#timer = this.#options.timers.setTimeout(() => void this.#run(), delay);
   }
 }

@@ -34,7 +34,7 @@ export const SETTLE_MS = 60_000;
  * one line saying it is stable again.
  */
 export class IgnitionDebounce {
-  readonly #o: IgnitionDebounceOptions;
+  readonly #options: IgnitionDebounceOptions;
   #state: boolean | undefined;
   #latest: boolean | undefined;
   #pending: { on: boolean; sinceMono: number } | undefined;
@@ -49,7 +49,7 @@ export class IgnitionDebounce {
   #unstable: { timer: unknown; changes: number } | undefined;
 
   constructor(options: IgnitionDebounceOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get state(): boolean | undefined {
@@ -61,14 +61,14 @@ export class IgnitionDebounce {
    * the input is not known to flap already: what a polled input reads closely.
    */
   fresh(now: number): boolean {
-    return !this.#unstable && this.#changedSince && now - this.#lastRawChange < this.#o.debounceS * 1000;
+    return !this.#unstable && this.#changedSince && now - this.#lastRawChange < this.#options.debounceS * 1000;
   }
 
   /** While the input flaps: a sentence saying so and that engine events are held. */
   unstable(): string | undefined {
     if (!this.#unstable) return undefined;
     // A polled input is read at its slower pace once unstable: the count that made it may be the larger.
-    const n = Math.max(this.#unstable.changes, this.#raw.count(this.#o.clock.monotonicMs()));
+    const n = Math.max(this.#unstable.changes, this.#raw.count(this.#options.clock.monotonicMs()));
     return `ignition input unstable: ${n} changes in a minute (a loose wire?); engine events held until it holds still for ${SETTLE_MS / 1000} s`;
   }
 
@@ -79,7 +79,7 @@ export class IgnitionDebounce {
     if (this.#state === undefined) {
       this.#state = on;
       this.#lastRawChange = mono;
-      this.#o.onChange(on, mono);
+      this.#options.onChange(on, mono);
       return;
     }
     if (changed) {
@@ -100,15 +100,15 @@ export class IgnitionDebounce {
     if (!this.#pending || this.#pending.on !== on) {
       this.#pending = { on, sinceMono: mono };
       this.#clearTimer();
-      const left = this.#o.debounceS * 1000 - (this.#o.clock.monotonicMs() - mono);
-      this.#timer = this.#o.timers.setTimeout(() => this.#settle(), Math.max(0, left));
+      const left = this.#options.debounceS * 1000 - (this.#options.clock.monotonicMs() - mono);
+      this.#timer = this.#options.timers.setTimeout(() => this.#settle(), Math.max(0, left));
     }
-    if (mono - this.#pending.sinceMono >= this.#o.debounceS * 1000) this.#commit();
+    if (mono - this.#pending.sinceMono >= this.#options.debounceS * 1000) this.#commit();
   }
 
   stop(): void {
     this.#clearTimer();
-    if (this.#unstable) this.#o.timers.clearTimeout(this.#unstable.timer);
+    if (this.#unstable) this.#options.timers.clearTimeout(this.#unstable.timer);
     this.#unstable = undefined;
   }
 
@@ -122,21 +122,21 @@ export class IgnitionDebounce {
     if (!pending) return;
     this.#clearTimer();
     this.#pending = undefined;
-    const now = this.#o.clock.monotonicMs();
+    const now = this.#options.clock.monotonicMs();
     this.#forwarded = this.#forwarded.filter((t) => now - t < MINUTE_MS);
     if (this.#forwarded.length >= MAX_CHANGES_PER_MINUTE) return this.#becomeUnstable();
     this.#forwarded.push(now);
     this.#state = pending.on;
-    this.#o.onChange(pending.on, pending.sinceMono);
+    this.#options.onChange(pending.on, pending.sinceMono);
   }
 
   #becomeUnstable(): void {
     this.#pending = undefined;
     this.#clearTimer();
-    const changes = this.#raw.count(this.#o.clock.monotonicMs());
+    const changes = this.#raw.count(this.#options.clock.monotonicMs());
     this.#unstable = { timer: undefined, changes };
     this.#armSettle();
-    this.#o.logger.warn(
+    this.#options.logger.warn(
       { changesLastMinute: changes, engine: this.#state ? 'on' : 'off' },
       `ignition input flapping (a loose wire?): engine events held until it holds still for ${SETTLE_MS / 1000} s`,
     );
@@ -146,9 +146,9 @@ export class IgnitionDebounce {
   #armSettle(): void {
     const u = this.#unstable;
     if (!u) return;
-    if (u.timer !== undefined) this.#o.timers.clearTimeout(u.timer);
-    const left = SETTLE_MS - (this.#o.clock.monotonicMs() - this.#lastRawChange);
-    u.timer = this.#o.timers.setTimeout(() => this.#stable(), Math.max(0, left));
+    if (u.timer !== undefined) this.#options.timers.clearTimeout(u.timer);
+    const left = SETTLE_MS - (this.#options.clock.monotonicMs() - this.#lastRawChange);
+    u.timer = this.#options.timers.setTimeout(() => this.#stable(), Math.max(0, left));
   }
 
   /** Held still for SETTLE_MS: the state it holds counts, dated when it began; the count starts afresh. */
@@ -158,15 +158,15 @@ export class IgnitionDebounce {
     this.#raw.clear();
     const on = this.#latest!;
     const changed = on !== this.#state;
-    this.#o.logger.info({ engine: on ? 'on' : 'off' }, 'ignition input stable again: engine events resume');
+    this.#options.logger.info({ engine: on ? 'on' : 'off' }, 'ignition input stable again: engine events resume');
     if (!changed) return;
     this.#state = on;
-    this.#forwarded.push(this.#o.clock.monotonicMs());
-    this.#o.onChange(on, this.#lastRawChange);
+    this.#forwarded.push(this.#options.clock.monotonicMs());
+    this.#options.onChange(on, this.#lastRawChange);
   }
 
   #clearTimer(): void {
-    if (this.#timer !== undefined) this.#o.timers.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#options.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 }

@@ -68,7 +68,7 @@ const STATE_COUNTS_ALONE_MS = 15_000;
  * is made twice (the same GNSS time also gives the same event id).
  */
 export class MotionTracker implements StateSource {
-  readonly #o: MotionTrackerOptions;
+  readonly #options: MotionTrackerOptions;
   readonly #movement: MovementDetector;
   readonly #odometer: Odometer;
   readonly #jumps: PositionJumps;
@@ -95,7 +95,7 @@ export class MotionTracker implements StateSource {
   #forceWrite = false;
 
   constructor(options: MotionTrackerOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#movement = new MovementDetector(options.movement);
     this.#odometer = new Odometer({ stillSpeedKmh: options.movement.stillSpeedKmh });
     // As far back as a change is dated: a stop at its candidate, a start at its first moving epoch.
@@ -112,11 +112,11 @@ export class MotionTracker implements StateSource {
 
   /** Starts the ignition input, if there is one (once: it outlives a restart of the store, like the tracker). */
   async start(): Promise<void> {
-    await this.#o.ignitionInput?.start();
+    await this.#options.ignitionInput?.start();
   }
 
   stop(): void {
-    this.#o.ignitionInput?.stop();
+    this.#options.ignitionInput?.stop();
   }
 
   attach(sink: VehicleEventSink, meta: MotionMeta): void {
@@ -189,7 +189,7 @@ export class MotionTracker implements StateSource {
       ...(since !== undefined ? { since: new Date(since).toISOString() } : {}),
       odometerM: Math.round(this.#odometer.metres),
       ...this.#ignitionStatus(),
-      ...(this.#o.ignitionWired ? { engineHours: Math.round(this.#engineS / 360) / 10 } : {}),
+      ...(this.#options.ignitionWired ? { engineHours: Math.round(this.#engineS / 360) / 10 } : {}),
       positionJumps: this.#jumps.count,
     };
   }
@@ -222,10 +222,10 @@ export class MotionTracker implements StateSource {
 
   /** A failing input is said as such: the state kept from before is not a reading. A flapping one is read, its events held. */
   #ignitionStatus(): Pick<MotionStatus, 'ignition' | 'ignitionFault' | 'ignitionUnstable'> {
-    if (!this.#o.ignitionWired) return { ignition: 'not wired' };
-    const fault = this.#o.ignitionInput?.fault();
+    if (!this.#options.ignitionWired) return { ignition: 'not wired' };
+    const fault = this.#options.ignitionInput?.fault();
     if (fault !== undefined) return { ignition: 'unknown', ignitionFault: fault };
-    const unstable = this.#o.ignitionInput?.unstable?.();
+    const unstable = this.#options.ignitionInput?.unstable?.();
     return { ignition: this.#ignition ?? 'unknown', ...(unstable !== undefined ? { ignitionUnstable: unstable } : {}) };
   }
 
@@ -267,14 +267,17 @@ export class MotionTracker implements StateSource {
       lat: at.lat,
       lon: at.lon,
       odometerM: Math.round(then?.odometerM ?? this.#odometer.metres),
-      ...(this.#o.ignitionWired ? { engineS: Math.round(then?.engineS ?? this.#engineS) } : {}),
+      ...(this.#options.ignitionWired ? { engineS: Math.round(then?.engineS ?? this.#engineS) } : {}),
     };
     const sink = this.#sink;
     if (!sink) {
-      this.#o.logger.warn({ eventType, time: new Date(time).toISOString() }, 'vehicle event after the tracker was detached: not queued');
+      this.#options.logger.warn(
+        { eventType, time: new Date(time).toISOString() },
+        'vehicle event after the tracker was detached: not queued',
+      );
       return;
     }
-    this.#o.logger.info({ eventType, time: new Date(time).toISOString(), odometerM: event.odometerM }, 'vehicle event');
+    this.#options.logger.info({ eventType, time: new Date(time).toISOString(), odometerM: event.odometerM }, 'vehicle event');
     sink.recordEvent(event, { key: MOTION_META_KEY, value: this.#record() });
   }
 
@@ -284,7 +287,7 @@ export class MotionTracker implements StateSource {
     if (edge) r.odometerEdge = edge;
     if (this.#ignition !== undefined) r.ignition = this.#ignition;
     if (this.#engineOffSince !== undefined) r.engineOffSince = this.#engineOffSince;
-    if (this.#o.ignitionWired || this.#engineS > 0) r.engineS = this.#engineS;
+    if (this.#options.ignitionWired || this.#engineS > 0) r.engineS = this.#engineS;
     if (this.#appliedSetting !== undefined) r.appliedSettingAt = this.#appliedSetting;
     if (this.#appliedEngineSetting !== undefined) r.appliedEngineSettingAt = this.#appliedEngineSetting;
     return r;
@@ -295,7 +298,7 @@ export class MotionTracker implements StateSource {
     try {
       stored = meta.getJson<MotionRecord>(MOTION_META_KEY);
     } catch {
-      this.#o.logger.warn('stored motion state unreadable: movement unknown, odometer from the installer setting or 0');
+      this.#options.logger.warn('stored motion state unreadable: movement unknown, odometer from the installer setting or 0');
     }
     if (stored) {
       this.#movement.restore(stored.movement as MovementSnapshot);
@@ -319,13 +322,13 @@ export class MotionTracker implements StateSource {
       this.#history.clear();
       this.#odometer.set(setting.metres);
       this.#appliedSetting = setting.setAt;
-      this.#o.logger.info({ odometerM: setting.metres }, 'odometer set by the installer');
+      this.#options.logger.info({ odometerM: setting.metres }, 'odometer set by the installer');
     }
     const engine = applyEngineHoursSetting(meta, this.#appliedEngineSetting);
     if (engine) {
       this.#engineS = engine.seconds;
       this.#appliedEngineSetting = engine.setAt;
-      this.#o.logger.info({ engineHours: Math.round(engine.seconds / 360) / 10 }, 'engine hours set by the installer');
+      this.#options.logger.info({ engineHours: Math.round(engine.seconds / 360) / 10 }, 'engine hours set by the installer');
     }
   }
 }

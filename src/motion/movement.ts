@@ -101,7 +101,7 @@ interface Run {
 }
 
 export class MovementDetector {
-  readonly #o: MovementOptions;
+  readonly #options: MovementOptions;
   #state: MovementState = 'unknown';
   #since: number | undefined;
   /** Where the vehicle stands (stopped) or began to stand (a stop candidate), with the running mean. */
@@ -113,7 +113,7 @@ export class MovementDetector {
   readonly #recent: { time: number; lat: number; lon: number }[] = [];
 
   constructor(options: Partial<MovementOptions> = {}) {
-    this.#o = { ...MOVEMENT_DEFAULTS, ...options };
+    this.#options = { ...MOVEMENT_DEFAULTS, ...options };
   }
 
   get state(): MovementState {
@@ -160,7 +160,7 @@ export class MovementDetector {
     const last = this.#last;
     if (last && fix.time <= last.time) return [];
     const changes: MovementChange[] = [];
-    if (last && fix.time - last.time >= this.#o.stopAfterS * 1000) this.#acrossGap(last, fix.time, at, hints, changes);
+    if (last && fix.time - last.time >= this.#options.stopAfterS * 1000) this.#acrossGap(last, fix.time, at, hints, changes);
     const kmh = this.#speedKmh(fix, at);
     this.#last = { time: fix.time, at, ...(kmh !== undefined ? { kmh } : {}) };
     if (kmh === undefined) return changes;
@@ -178,7 +178,7 @@ export class MovementDetector {
     this.#recent.length = 0;
     const anchor = this.#anchor;
     const from = anchor ? mean(anchor) : last.at;
-    const far = distance(from, at) > this.#o.departRadiusM;
+    const far = distance(from, at) > this.#options.departRadiusM;
     if (this.#state === 'stopped') {
       if (!far) return;
       // A departure begun before the cut and stored is its true start; else it is first seen now.
@@ -213,14 +213,14 @@ export class MovementDetector {
   }
 
   #epoch(time: number, at: Place, kmh: number): MovementChange | undefined {
-    const still = kmh < this.#o.stillSpeedKmh;
+    const still = kmh < this.#options.stillSpeedKmh;
     const anchor = this.#anchor;
-    const out = anchor !== undefined && distance(mean(anchor), at) > this.#o.departRadiusM;
+    const out = anchor !== undefined && distance(mean(anchor), at) > this.#options.departRadiusM;
     if (still && !out) this.#run = undefined;
     else {
       this.#run ??= { time, at, fastSince: undefined, outSince: undefined, outEpochs: 0 };
       const run = this.#run;
-      if (kmh >= this.#o.departSpeedKmh) run.fastSince ??= time;
+      if (kmh >= this.#options.departSpeedKmh) run.fastSince ??= time;
       else run.fastSince = undefined;
       if (out) {
         run.outSince ??= time;
@@ -245,7 +245,7 @@ export class MovementDetector {
       else if (
         this.#state === 'unknown' &&
         this.#run?.fastSince !== undefined &&
-        time - this.#run.fastSince >= this.#o.departAfterS * 1000
+        time - this.#run.fastSince >= this.#options.departAfterS * 1000
       ) {
         // Seen driving after a fresh start: moving, but nobody saw it start.
         const run = this.#run;
@@ -259,7 +259,7 @@ export class MovementDetector {
     // It stood until now, or until the run of moving epochs in progress began (a departure being
     // confirmed does not make the stop it ends longer).
     const stoodUntil = this.#run ? this.#run.time : time;
-    if (this.#state !== 'stopped' && stoodUntil - anchor.time >= this.#o.stopAfterS * 1000) {
+    if (this.#state !== 'stopped' && stoodUntil - anchor.time >= this.#options.stopAfterS * 1000) {
       const silent = this.#state === 'unknown';
       this.#state = 'stopped';
       this.#since = anchor.time;
@@ -273,7 +273,7 @@ export class MovementDetector {
     const run = this.#run;
     if (!run) return false;
     if (run.outSince !== undefined && run.outEpochs >= DEPART_CONFIRM_EPOCHS && time - run.outSince >= DEPART_CONFIRM_MS) return true;
-    return run.fastSince !== undefined && time - run.fastSince >= this.#o.departAfterS * 1000;
+    return run.fastSince !== undefined && time - run.fastSince >= this.#options.departAfterS * 1000;
   }
 
   /** The receiver's Doppler speed, or the speed over at least 5 s of positions when it gives none. */

@@ -39,11 +39,11 @@ const OPTIONAL_STRINGS = ['licensePlate', 'driverName'] as const;
 
 /** The tracking device service of the platform contract (Device registration): upsert keyed by (externalSystemId, externalDeviceId), retrieval. */
 export class SimDeviceService {
-  readonly #o: DeviceServiceOptions;
+  readonly #options: DeviceServiceOptions;
   readonly #devices = new Map<string, SimDevice>();
 
   constructor(options: DeviceServiceOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get all(): SimDevice[] {
@@ -70,7 +70,7 @@ export class SimDeviceService {
       });
     }
     const key = deviceKey(body.externalSystemId as string, body.externalDeviceId as string);
-    const now = new Date(this.#o.clock.wallMs()).toISOString();
+    const now = new Date(this.#options.clock.wallMs()).toISOString();
     const existing = this.#devices.get(key);
     const device: SimDevice = {
       deviceUUID: existing?.deviceUUID ?? randomUUID(),
@@ -88,8 +88,8 @@ export class SimDeviceService {
       ...(isPlainObject(body.attributes) ? { attributes: body.attributes } : {}),
     };
     this.#devices.set(key, device);
-    if (existing) this.#o.stats.devicesUpdated += 1;
-    else this.#o.stats.devicesCreated += 1;
+    if (existing) this.#options.stats.devicesUpdated += 1;
+    else this.#options.stats.devicesCreated += 1;
     return json(200, this.#present(device));
   }
 
@@ -119,7 +119,7 @@ export class SimDeviceService {
 
   #present(d: SimDevice): Record<string, unknown> {
     const { owner: _owner, deviceUUID, ...rest } = d;
-    return { [this.#o.uuidFieldName ?? 'deviceUUID']: deviceUUID, ...rest };
+    return { [this.#options.uuidFieldName ?? 'deviceUUID']: deviceUUID, ...rest };
   }
 }
 

@@ -16,7 +16,7 @@ export interface LinkOptions {
 }
 
 export class LinkRelay {
-  readonly #o: LinkOptions;
+  readonly #options: LinkOptions;
   #server: Server | undefined;
   readonly #sockets = new Set<Socket>();
   #stalledUntil = 0;
@@ -25,7 +25,7 @@ export class LinkRelay {
   readonly bytes = { up: 0, down: 0 };
 
   constructor(options: LinkOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#rttMs = options.rttMs;
   }
 
@@ -83,7 +83,7 @@ export class LinkRelay {
       this.bytes[dir] += chunk.length;
       const now = performance.now();
       // Throughput: a chunk leaves after the ones before it have, at bytesPerS.
-      const sendMs = this.#o.bytesPerS ? (chunk.length * 1000) / this.#o.bytesPerS : 0;
+      const sendMs = this.#options.bytesPerS ? (chunk.length * 1000) / this.#options.bytesPerS : 0;
       deliver(Math.max(now, lastAt - oneWay) + sendMs + oneWay, () => {
         if (!to.destroyed) to.write(chunk);
       });

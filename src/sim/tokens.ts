@@ -66,7 +66,7 @@ const LITERAL_PLACEHOLDER = '"__expires_in_literal__"';
  * refresh. Lifetimes run on the injected clock's monotonic time so that tests can move time by hand.
  */
 export class SimTokenService {
-  readonly #o: TokenServiceOptions;
+  readonly #options: TokenServiceOptions;
   readonly #users = new Map<string, SimUser>();
   readonly #access = new Map<string, AccessRecord>();
   readonly #refresh = new Map<string, RefreshRecord>();
@@ -76,7 +76,7 @@ export class SimTokenService {
   readonly #issued: string[] = [];
 
   constructor(options: TokenServiceOptions) {
-    this.#o = options;
+    this.#options = options;
     for (const u of options.users) this.#users.set(u.username, u);
   }
 
@@ -113,12 +113,12 @@ export class SimTokenService {
     if (!username || password === null) return invalidRequest(`Missing form parameter: ${!username ? 'username' : 'password'}`);
     const user = this.#users.get(username);
     if (!user || user.password !== password) {
-      this.#o.stats.passwordRejected += 1;
+      this.#options.stats.passwordRejected += 1;
       return invalidGrant('Invalid user credentials');
     }
-    this.#o.stats.passwordGrants += 1;
-    const now = this.#o.clock.monotonicMs();
-    const sessionEndsAtMs = this.#o.sessionMaxS === undefined ? Number.POSITIVE_INFINITY : now + this.#o.sessionMaxS * 1000;
+    this.#options.stats.passwordGrants += 1;
+    const now = this.#options.clock.monotonicMs();
+    const sessionEndsAtMs = this.#options.sessionMaxS === undefined ? Number.POSITIVE_INFINITY : now + this.#options.sessionMaxS * 1000;
     return this.#answer(this.#issue(username, randomUUID(), sessionEndsAtMs));
   }
 
@@ -126,22 +126,22 @@ export class SimTokenService {
     const token = form.get('refresh_token');
     if (!token) return invalidRequest('Missing form parameter: refresh_token');
     const record = this.#refresh.get(token);
-    const now = this.#o.clock.monotonicMs();
+    const now = this.#options.clock.monotonicMs();
     if (!record) {
-      this.#o.stats.refreshUnknown += 1;
+      this.#options.stats.refreshUnknown += 1;
       return invalidGrant('Invalid refresh token');
     }
     if (record.state === 'rotated') {
-      this.#o.stats.refreshReuses += 1;
+      this.#options.stats.refreshReuses += 1;
       return invalidGrant('Stale token');
     }
     if (now >= record.expiresAtMs || now >= record.sessionEndsAtMs) {
-      this.#o.stats.refreshExpired += 1;
+      this.#options.stats.refreshExpired += 1;
       this.#refresh.delete(token);
       return invalidGrant('Token is not active');
     }
     record.state = 'rotated';
-    this.#o.stats.refreshes += 1;
+    this.#options.stats.refreshes += 1;
     return this.#answer(this.#issue(record.username, record.session, record.sessionEndsAtMs));
   }
 
@@ -150,7 +150,7 @@ export class SimTokenService {
     if (bearer === undefined) return undefined;
     const record = this.#access.get(bearer);
     if (!record) return undefined;
-    if (this.#o.clock.monotonicMs() >= record.expiresAtMs) {
+    if (this.#options.clock.monotonicMs() >= record.expiresAtMs) {
       this.#access.delete(bearer);
       return undefined;
     }
@@ -164,7 +164,7 @@ export class SimTokenService {
 
   /** Makes every valid refresh token expired now (the next refresh answers 401). */
   expireRefreshTokens(): void {
-    const now = this.#o.clock.monotonicMs();
+    const now = this.#options.clock.monotonicMs();
     for (const r of this.#refresh.values()) r.expiresAtMs = Math.min(r.expiresAtMs, now);
   }
 
@@ -174,7 +174,7 @@ export class SimTokenService {
     if (!f) return json(200, pair);
     f.used += 1;
     if (f.limit !== undefined && f.used >= f.limit) this.#answerFault = undefined;
-    this.#o.stats.hostileTokenAnswers += 1;
+    this.#options.stats.hostileTokenAnswers += 1;
     const access = String(pair.access_token);
     const refresh = String(pair.refresh_token);
     const out = { ...pair };
@@ -202,7 +202,7 @@ export class SimTokenService {
    * scope (the sample response's id_token): the refresh grant too ("three tokens down").
    */
   #issue(username: string, session: string, sessionEndsAtMs: number): Record<string, unknown> {
-    const o = this.#o;
+    const o = this.#options;
     const now = o.clock.monotonicMs();
     const ttlMs = o.accessTtlS * 1000;
     // Early expiry: a token that dies somewhere between 10% and 50% of its announced lifetime.
@@ -220,7 +220,7 @@ export class SimTokenService {
   }
 
   #jwt(username: string, kind: TokenKind, ttlS: number, session: string): string {
-    const iatS = Math.floor(this.#o.clock.wallMs() / 1000);
+    const iatS = Math.floor(this.#options.clock.wallMs() / 1000);
     return keycloakToken(this.#key, { kind, username, session, iatS, ttlS });
   }
 }

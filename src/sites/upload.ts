@@ -45,23 +45,23 @@ export interface LocationUploaderOptions {
 }
 
 export class LocationUploader {
-  readonly #o: LocationUploaderOptions;
+  readonly #options: LocationUploaderOptions;
 
   constructor(options: LocationUploaderOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   async put(location: OtmLocation, signal?: AbortSignal): Promise<LocationUploadOutcome> {
-    const policy = this.#o.retry ?? DEFAULT_LOCATION_RETRY;
-    const sleep = this.#o.sleep ?? abortableSleep;
+    const policy = this.#options.retry ?? DEFAULT_LOCATION_RETRY;
+    const sleep = this.#options.sleep ?? abortableSleep;
     for (let attempt = 1; ; attempt++) {
       let response: PlatformResponse | undefined;
       let failure: unknown;
       try {
         // A 2xx is stored whatever its answer's size: an oversized one is cut off and the location reported as sent.
-        response = await this.#o.requester.send({
+        response = await this.#options.requester.send({
           method: 'PUT',
-          url: this.#o.url,
+          url: this.#options.url,
           json: location,
           answerBodyOptional: true,
           ...(signal ? { signal } : {}),
@@ -74,17 +74,17 @@ export class LocationUploader {
       // fix the configuration, and waiting out the token backoff inside a command helps nobody.
       if (failure instanceof AgentError && failure.errorClass === 'config') return { kind: 'failed', error: failure, attempts: attempt };
       const facts = response
-        ? { status: response.status, attempt, ...retryAfter(response, (this.#o.clock ?? systemClock).wallMs()) }
+        ? { status: response.status, attempt, ...retryAfter(response, (this.#options.clock ?? systemClock).wallMs()) }
         : {
             retryable: failure instanceof AgentError ? failure.retryable : true,
             attempt,
             ...(failure instanceof PlatformError && failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
           };
-      const decision = decideRetry(facts, policy, this.#o.random);
+      const decision = decideRetry(facts, policy, this.#options.random);
       if (decision.action === 'done' && response)
         return { kind: 'stored', status: response.status, body: response.body, text: response.text, attempts: attempt };
       if (decision.action === 'retry') {
-        this.#o.onRetry?.({
+        this.#options.onRetry?.({
           attempt,
           maxAttempts: policy.maxAttempts,
           delayMs: decision.delayMs,
@@ -119,7 +119,7 @@ export class LocationUploader {
                 }),
           attempts: attempt,
         };
-      const classified = classifyRefusal(response, this.#o.url);
+      const classified = classifyRefusal(response, this.#options.url);
       if (classified) return { kind: 'failed', error: classified, attempts: attempt };
       return { kind: 'rejected', status: response.status, problems: problemsFromBody(response.body, response.text), attempts: attempt };
     }

@@ -92,7 +92,7 @@ function errorLine(code: ErrorCode, message: string): string {
 }
 
 export class StatusServer {
-  readonly #o: StatusServerOptions;
+  readonly #options: StatusServerOptions;
   #server: Server | undefined;
   /** Every connection held, oldest first (Map keeps insertion order). */
   readonly #sockets = new Map<Socket, { phase: Phase; sinceMs: number }>();
@@ -109,13 +109,13 @@ export class StatusServer {
   #created: number | undefined;
 
   constructor(options: StatusServerOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#snapshots = new SnapshotLineCache(options.provider, options.snapshotIntervalMs ?? 500, options.clock);
     this.#pacer = new AnswerPacer(options.answersPerS ?? ANSWERS_PER_S, ANSWER_BURST, options.clock);
   }
 
   get socketPath(): string {
-    return this.#o.socketPath;
+    return this.#options.socketPath;
   }
 
   /** Snapshots built since start (at most one per snapshotIntervalMs). */
@@ -125,7 +125,7 @@ export class StatusServer {
 
   async start(): Promise<void> {
     this.#stopping = false;
-    const file = this.#o.socketPath;
+    const file = this.#options.socketPath;
     ensureSocketDir(file);
     await removeStaleSocket(file);
     // Paused on accept: a queued connection is not read (nor its request buffered) until let in.
@@ -141,8 +141,8 @@ export class StatusServer {
         resolve();
       });
     });
-    this.#created = claimSocketFile(file, this.#o.mode ?? 0o660);
-    server.on('error', (e) => this.#o.logger.warn({ err: errorFields(e) }, 'status socket error'));
+    this.#created = claimSocketFile(file, this.#options.mode ?? 0o660);
+    server.on('error', (e) => this.#options.logger.warn({ err: errorFields(e) }, 'status socket error'));
     this.#server = server;
   }
 
@@ -152,13 +152,13 @@ export class StatusServer {
     if (!server) return;
     // Connections Node accepts until close() below are dropped, not admitted or queued.
     this.#stopping = true;
-    await this.#o.fixes?.stop().catch(() => undefined);
+    await this.#options.fixes?.stop().catch(() => undefined);
     clearInterval(this.#queueTimer);
     this.#queueTimer = undefined;
     this.#pacer.stop();
     for (const s of [...this.#sockets.keys(), ...this.#queue.keys(), ...this.#refusing]) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    if (this.#created !== undefined) releaseSocketFile(this.#o.socketPath, this.#created);
+    if (this.#created !== undefined) releaseSocketFile(this.#options.socketPath, this.#created);
     this.#created = undefined;
   }
 
@@ -173,7 +173,7 @@ export class StatusServer {
       socket.destroy();
       return;
     }
-    const max = this.#o.maxClients ?? MAX_STATUS_CLIENTS;
+    const max = this.#options.maxClients ?? MAX_STATUS_CLIENTS;
     if (max === 0) {
       this.#refuse(socket, 'TOO_MANY_CLIENTS', `the daemon serves ${max} status clients at once; try again`);
       return;
@@ -215,7 +215,7 @@ export class StatusServer {
    * that waited QUEUE_WAIT_MS is refused with a line instead (its client may ask again).
    */
   #pump(): void {
-    const max = this.#o.maxClients ?? MAX_STATUS_CLIENTS;
+    const max = this.#options.maxClients ?? MAX_STATUS_CLIENTS;
     const tooOld = this.#now() - QUEUE_WAIT_MS;
     for (const [socket, sinceMs] of this.#queue) {
       if (sinceMs <= tooOld) {
@@ -245,7 +245,7 @@ export class StatusServer {
       if (this.#queue.size > 0) this.#pump();
     });
     socket.setEncoding('utf8');
-    socket.setTimeout(this.#o.requestTimeoutMs ?? 5000, () => socket.destroy());
+    socket.setTimeout(this.#options.requestTimeoutMs ?? 5000, () => socket.destroy());
     let buffer = '';
     const onData = (chunk: string): void => {
       buffer += chunk;
@@ -300,29 +300,29 @@ export class StatusServer {
       try {
         answer = await this.#snapshots.line();
       } catch (e) {
-        this.#o.logger.warn({ err: errorFields(e) }, 'status snapshot failed');
+        this.#options.logger.warn({ err: errorFields(e) }, 'status snapshot failed');
         this.#refuse(socket, 'SNAPSHOT_FAILED', describeError(e));
         return;
       }
       this.#answer(socket, answer);
       return;
     }
-    if (r.subscribe === 'fixes' && this.#o.fixes) {
+    if (r.subscribe === 'fixes' && this.#options.fixes) {
       const subscribers = [...this.#sockets.values()].filter((c) => c.phase === 'subscribed').length;
-      const max = this.#o.maxSubscribers ?? MAX_FIX_SUBSCRIBERS;
+      const max = this.#options.maxSubscribers ?? MAX_FIX_SUBSCRIBERS;
       if (subscribers >= max) {
         this.#refuse(socket, 'TOO_MANY_CLIENTS', `the daemon feeds ${max} fix subscribers at once; try again`);
         return;
       }
       this.#phase(socket, 'subscribed');
-      this.#o.fixes.subscribe(socket);
+      this.#options.fixes.subscribe(socket);
       return;
     }
     this.#refuse(socket, 'UNKNOWN_REQUEST', 'unknown request; send {"get":"status"} or {"subscribe":"fixes"}');
   }
 
   #connectionCap(): number {
-    return (this.#o.maxClients ?? MAX_STATUS_CLIENTS) + MAX_QUEUED + MAX_STATUS_CLIENTS;
+    return (this.#options.maxClients ?? MAX_STATUS_CLIENTS) + MAX_QUEUED + MAX_STATUS_CLIENTS;
   }
 
   #phase(socket: Socket, phase: Phase): void {
@@ -331,7 +331,7 @@ export class StatusServer {
   }
 
   #now(): number {
-    return (this.#o.clock ?? systemClock).monotonicMs();
+    return (this.#options.clock ?? systemClock).monotonicMs();
   }
 
   /**
@@ -374,6 +374,6 @@ export class StatusServer {
     }
     this.#phase(socket, 'flushing');
     socket.once('drain', () => socket.destroy());
-    socket.setTimeout(this.#o.lingerMs ?? 5000, () => socket.destroy());
+    socket.setTimeout(this.#options.lingerMs ?? 5000, () => socket.destroy());
   }
 }

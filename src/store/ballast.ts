@@ -32,23 +32,23 @@ export interface BallastOptions {
 const CHUNK = 64 * 1024;
 
 export class Ballast {
-  readonly #o: BallastOptions;
+  readonly #options: BallastOptions;
   readonly #file: string;
   #released = 0;
 
   constructor(options: BallastOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#file = path.join(options.dataDir, BALLAST_FILE);
   }
 
   get bytes(): number {
-    return this.#o.bytes;
+    return this.#options.bytes;
   }
 
   /** Whether the ballast file is there at its full size. */
   get present(): boolean {
     try {
-      return statSync(this.#file).size >= this.#o.bytes && this.#o.bytes > 0;
+      return statSync(this.#file).size >= this.#options.bytes && this.#options.bytes > 0;
     } catch {
       return false;
     }
@@ -65,35 +65,35 @@ export class Ballast {
    * in place afterwards.
    */
   ensure(): boolean {
-    if (this.#o.bytes <= 0) return false;
+    if (this.#options.bytes <= 0) return false;
     if (this.present) return true;
     let free: number;
     try {
-      free = (this.#o.freeBytes ?? statfsFree)(this.#o.dataDir);
+      free = (this.#options.freeBytes ?? statfsFree)(this.#options.dataDir);
     } catch {
       return false;
     }
     const have = existsSync(this.#file) ? safeSize(this.#file) : 0;
-    if (free + have < 2 * this.#o.bytes) return false;
+    if (free + have < 2 * this.#options.bytes) return false;
     let fd: number | undefined;
     try {
       fd = openSync(this.#file, 'w', 0o600);
       const chunk = Buffer.alloc(CHUNK);
-      for (let written = 0; written < this.#o.bytes; ) {
-        const n = Math.min(CHUNK, this.#o.bytes - written);
+      for (let written = 0; written < this.#options.bytes; ) {
+        const n = Math.min(CHUNK, this.#options.bytes - written);
         randomFillSync(chunk, 0, n);
         written += writeSync(fd, chunk, 0, n);
       }
       fsyncSync(fd);
       closeSync(fd);
       fd = undefined;
-      this.#o.logger.info({ bytes: this.#o.bytes, file: this.#file }, 'disk ballast in place (released on a full disk)');
+      this.#options.logger.info({ bytes: this.#options.bytes, file: this.#file }, 'disk ballast in place (released on a full disk)');
       return true;
     } catch (e) {
       if (fd !== undefined) closeSync(fd);
       // A half-written ballast would take space and give none back: remove it.
       this.#unlink();
-      this.#o.logger.warn({ err: errorFields(e) }, 'disk ballast not written');
+      this.#options.logger.warn({ err: errorFields(e) }, 'disk ballast not written');
       return false;
     }
   }
@@ -104,7 +104,7 @@ export class Ballast {
     const size = safeSize(this.#file);
     if (!this.#unlink()) return 0;
     this.#released++;
-    this.#o.logger.warn({ bytes: size, file: this.#file }, 'disk full: released the disk ballast to keep the database writable');
+    this.#options.logger.warn({ bytes: size, file: this.#file }, 'disk full: released the disk ballast to keep the database writable');
     return size;
   }
 

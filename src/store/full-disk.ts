@@ -32,7 +32,7 @@ export interface FullDiskState {
 const MIN_ROOM = 1024 * 1024;
 
 export class FullDisk {
-  readonly #o: FullDiskOptions;
+  readonly #options: FullDiskOptions;
   #active = false;
   #sinceWallMs: number | undefined;
   #episodes = 0;
@@ -40,12 +40,12 @@ export class FullDisk {
   #needsCap = false;
 
   constructor(options: FullDiskOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** Writes the ballast when the disk has room for it. */
   start(): void {
-    this.#o.ballast.ensure();
+    this.#options.ballast.ensure();
   }
 
   get active(): boolean {
@@ -58,12 +58,12 @@ export class FullDisk {
     this.#active = true;
     this.#needsCap = true;
     this.#episodes++;
-    this.#sinceWallMs = this.#o.clock.wallMs();
-    this.#o.logger.error(
-      { err: error ? { code: error.code, message: error.message } : undefined, dataDir: this.#o.dataDir },
+    this.#sinceWallMs = this.#options.clock.wallMs();
+    this.#options.logger.error(
+      { err: error ? { code: error.code, message: error.message } : undefined, dataDir: this.#options.dataDir },
       'disk full: releasing the ballast; delivery goes on and frees room, new fixes wait in memory until there is room',
     );
-    this.#o.ballast.release();
+    this.#options.ballast.release();
   }
 
   /** True once after enter(): the caller caps the database file now. */
@@ -78,16 +78,16 @@ export class FullDisk {
     if (!this.#active) return false;
     let free: number;
     try {
-      free = (this.#o.freeBytes ?? statfsFree)(this.#o.dataDir);
+      free = (this.#options.freeBytes ?? statfsFree)(this.#options.dataDir);
     } catch {
       return false;
     }
-    if (free < Math.max(MIN_ROOM, 2 * this.#o.ballast.bytes)) return false;
+    if (free < Math.max(MIN_ROOM, 2 * this.#options.ballast.bytes)) return false;
     this.#active = false;
     this.#needsCap = false;
     this.#sinceWallMs = undefined;
-    this.#o.ballast.ensure();
-    this.#o.logger.info({ freeBytes: free }, 'disk has room again: the database grows again and the ballast is back');
+    this.#options.ballast.ensure();
+    this.#options.logger.info({ freeBytes: free }, 'disk has room again: the database grows again and the ballast is back');
     return true;
   }
 
@@ -96,7 +96,7 @@ export class FullDisk {
       active: this.#active,
       ...(this.#sinceWallMs !== undefined ? { sinceWallMs: this.#sinceWallMs } : {}),
       episodes: this.#episodes,
-      ballastPresent: this.#o.ballast.present,
+      ballastPresent: this.#options.ballast.present,
     };
   }
 }

@@ -37,7 +37,7 @@ export interface StoreSupervisorOptions {
  * swaps, `restarting` says why (the watchdog is fed with it).
  */
 export class StoreSupervisor {
-  readonly #o: StoreSupervisorOptions;
+  readonly #options: StoreSupervisorOptions;
   /** The one owner of the swap's steps; the agent takes its first open and final stop from here. */
   readonly swap: StoreSwap;
   #repairing: Promise<void> | undefined;
@@ -50,7 +50,7 @@ export class StoreSupervisor {
   starting: Promise<void> | undefined;
 
   constructor(options: StoreSupervisorOptions) {
-    this.#o = options;
+    this.#options = options;
     this.swap = new StoreSwap({ ...options.store, onDamage: (e) => this.onDamage(e), onOpen: (readOnly) => this.#opened(readOnly) });
   }
 
@@ -85,15 +85,15 @@ export class StoreSupervisor {
   /** The first start of the daemon; agent.db taken by a directory runs on the copy instead of failing. */
   async startFirst(): Promise<void> {
     try {
-      await this.#o.components.start();
+      await this.#options.components.start();
     } catch (e) {
       // No restart cures it: the daemon stays up on the copy in memory (serving status, recording)
       // and the writable watch tries the file again later.
-      if ((e as { code?: unknown }).code !== 'DATABASE_NOT_A_FILE' || this.#o.components.stopping()) throw e;
-      this.#o.logger.error({ err: errorFields(e) }, 'the database cannot be used: recording into memory until it can');
+      if ((e as { code?: unknown }).code !== 'DATABASE_NOT_A_FILE' || this.#options.components.stopping()) throw e;
+      this.#options.logger.error({ err: errorFields(e) }, 'the database cannot be used: recording into memory until it can');
       this.#failedRecoveries++;
       this.swap.next = { readOnlyAgain: true };
-      await this.#o.components.start();
+      await this.#options.components.start();
     }
   }
 
@@ -103,23 +103,23 @@ export class StoreSupervisor {
    * in a fresh one).
    */
   onDamage(e: StoreError): void {
-    if (this.#repairing || this.#o.components.stopping()) return;
+    if (this.#repairing || this.#options.components.stopping()) return;
     // A copy in memory of a read-only card is not the file: nothing to salvage.
     if (this.#readOnly) return;
     const reason = `${e.sqliteCode}: ${(e.cause as Error | undefined)?.message ?? e.message}`;
-    this.#o.logger.error({ reason }, 'database damaged at run time: stopping, salvaging what is readable, starting again');
+    this.#options.logger.error({ reason }, 'database damaged at run time: stopping, salvaging what is readable, starting again');
     this.#restart(reason, { salvage: reason });
   }
 
   /** On a read-only card: once it takes writes, take its lock and start the store again on it. */
   #watchWritable(): void {
-    const base = this.#o.readOnlyCheckMs ?? 2000;
+    const base = this.#options.readOnlyCheckMs ?? 2000;
     const watch = new WritableWatch({
-      dataDir: this.#o.dataDir,
+      dataDir: this.#options.dataDir,
       // After a failed recovery on a writable card, ask again after 2x, 4x, ... up to a minute.
       intervalMs: Math.min(Math.max(base, 60_000), base * 2 ** this.#failedRecoveries),
-      logger: this.#o.logger.child({ component: 'store' }),
-      locks: this.#o.locks,
+      logger: this.#options.logger.child({ component: 'store' }),
+      locks: this.#options.locks,
       onWritable: () => this.#restart('the data directory is writable again', {}),
     });
     watch.start();
@@ -131,7 +131,7 @@ export class StoreSupervisor {
    * components over the handle go on (a start that failed half-way is started again).
    */
   #restart(why: string, next: StoreSwap['next']): void {
-    if (this.#repairing || this.#o.components.stopping()) return;
+    if (this.#repairing || this.#options.components.stopping()) return;
     this.#restarting = `restarting the store: ${why}`.slice(0, 200);
     this.#repairing = (async () => {
       // Off the failing statement's stack before anything closes its database, and never while
@@ -144,8 +144,8 @@ export class StoreSupervisor {
       this.swap.takeHeld();
       this.swap.close();
       this.swap.next = next;
-      if (!this.#o.components.started()) await this.#o.components.stop();
-      this.#o.logger.info({ why }, 'opening the store again; the receiver, the platform and the uploader go on');
+      if (!this.#options.components.started()) await this.#options.components.stop();
+      this.#options.logger.info({ why }, 'opening the store again; the receiver, the platform and the uploader go on');
       await this.#openAgain();
     })().finally(() => {
       this.#repairing = undefined;
@@ -161,7 +161,7 @@ export class StoreSupervisor {
    * Only when even that fails does the error reach the caller.
    */
   async #openAgain(): Promise<void> {
-    const { components } = this.#o;
+    const { components } = this.#options;
     const swap = this.swap;
     for (let attempt = 1; ; attempt++) {
       const fallback = swap.next.readOnlyAgain === true;
@@ -183,11 +183,11 @@ export class StoreSupervisor {
         const held = swap.heldCount;
         if (isCorrupt(e) && !fallback) {
           const reason = describeError(e);
-          this.#o.logger.error({ reason, held }, 'database damaged while starting again: salvaging what is readable, starting again');
+          this.#options.logger.error({ reason, held }, 'database damaged while starting again: salvaging what is readable, starting again');
           swap.next = { salvage: reason };
         } else {
           this.#failedRecoveries++;
-          this.#o.logger.error(
+          this.#options.logger.error(
             { err: errorFields(e), held, failedRecoveries: this.#failedRecoveries },
             'starting the store again failed: back to the read-only copy in memory with what is held; the data directory is tried again later',
           );

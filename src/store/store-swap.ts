@@ -58,7 +58,7 @@ export interface StoreSwapOptions {
  * with the outbox's last commit between them (stop).
  */
 export class StoreSwap {
-  readonly #o: StoreSwapOptions;
+  readonly #options: StoreSwapOptions;
   readonly #dbOptions: OpenDatabaseOptions;
   /** The supervisor's choice for the next open; what was held is the swap's own (#held). */
   next: Omit<NextDatabase, 'held'> = {};
@@ -73,7 +73,7 @@ export class StoreSwap {
   #peers: OutboxPeers | undefined;
 
   constructor(options: StoreSwapOptions) {
-    this.#o = options;
+    this.#options = options;
     const { fullDisk } = options;
     this.#dbOptions = {
       dataDir: options.dataDir,
@@ -96,7 +96,7 @@ export class StoreSwap {
 
   /** 1. From here nothing reaches the database: records are refused, the queue keeps what is recorded. */
   pause(): void {
-    this.#paused = this.#o.handle.pause();
+    this.#paused = this.#options.handle.pause();
   }
 
   /** 2. What the paused outbox held only in memory (with the deliveries since its last delete), kept for the next open. */
@@ -109,7 +109,7 @@ export class StoreSwap {
   close(): void {
     const parts = this.#paused;
     this.#paused = undefined;
-    if (parts) closeQuietly(parts.db, this.#o.storeLogger);
+    if (parts) closeQuietly(parts.db, this.#options.storeLogger);
   }
 
   /** 4. The next database (the file, a salvage, the read-only copy: `next`) with what was held, and its record stores. */
@@ -117,17 +117,17 @@ export class StoreSwap {
     const { salvage, readOnlyAgain } = this.next;
     // A fallback to the copy is spent by this attempt; a salvage is retried until one opens.
     this.next = salvage === undefined ? {} : { salvage };
-    const { db, readOnly } = openNextDatabase(this.#dbOptions, this.#o.storeLogger, { salvage, readOnlyAgain, held: this.#held });
+    const { db, readOnly } = openNextDatabase(this.#dbOptions, this.#options.storeLogger, { salvage, readOnlyAgain, held: this.#held });
     // Stored in the file (or about to be held by this read-only copy's outbox): no longer only here.
     this.#toHold = readOnly ? this.#held : undefined;
     this.#held = undefined;
     this.next = {};
-    this.#o.onOpen(readOnly);
-    if (!readOnly) this.#o.fullDisk.start();
+    this.#options.onOpen(readOnly);
+    if (!readOnly) this.#options.fullDisk.start();
     let stores;
     try {
       stores = openStores(db);
-      this.#o.onStores(stores);
+      this.#options.onStores(stores);
     } catch (e) {
       db.close();
       throw e;
@@ -139,7 +139,7 @@ export class StoreSwap {
   attach(): void {
     const opened = this.#opened;
     this.#opened = undefined;
-    if (opened) this.#o.handle.attach(opened.db, opened.stores);
+    if (opened) this.#options.handle.attach(opened.db, opened.stores);
   }
 
   /**
@@ -149,23 +149,23 @@ export class StoreSwap {
   async resume(peers?: OutboxPeers): Promise<void> {
     if (peers) this.#peers = peers;
     const { platform, persistWithCounters } = this.#peers!;
-    const parts = this.#o.handle.parts!;
+    const parts = this.#options.handle.parts!;
     const outbox = new Outbox({
       db: parts.db,
       meta: parts.stores.meta,
       identity: await platform.registrar.identity(),
-      storage: this.#o.storage,
-      dataDir: this.#o.dataDir,
-      clock: this.#o.clock,
-      logger: this.#o.logger.child({ component: 'outbox' }),
-      fullDisk: this.#o.fullDisk,
+      storage: this.#options.storage,
+      dataDir: this.#options.dataDir,
+      clock: this.#options.clock,
+      logger: this.#options.logger.child({ component: 'outbox' }),
+      fullDisk: this.#options.fullDisk,
       persistWithCounters,
     });
     await outbox.start();
     const held = this.#toHold;
     this.#toHold = undefined;
     if (held) outbox.hold(held);
-    this.#o.handle.resume(outbox);
+    this.#options.handle.resume(outbox);
     // What the platform holds in memory and the new records lack (a salvage carries no token,
     // identity nor registration over; a read-only copy took none) goes in now.
     platform.tokens.storeHeldPair();

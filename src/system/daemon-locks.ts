@@ -40,12 +40,12 @@ export interface DaemonLocksOptions {
 }
 
 export class DaemonLocks {
-  readonly #o: DaemonLocksOptions;
+  readonly #options: DaemonLocksOptions;
   #dataDirLock: InstanceLock | undefined;
   #runtimeLock: InstanceLock | undefined;
 
   private constructor(options: DaemonLocksOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /**
@@ -88,11 +88,11 @@ export class DaemonLocks {
   takeDataDirLock(): boolean {
     if (this.#dataDirLock) return true;
     try {
-      this.#dataDirLock = InstanceLock.acquire(this.#o.dataDir, lockOptions(this.#o));
+      this.#dataDirLock = InstanceLock.acquire(this.#options.dataDir, lockOptions(this.#options));
       return true;
     } catch (e) {
       if (isAgentError(e) && e.code === 'AGENT_ALREADY_RUNNING') throw e;
-      if (isReadOnlyLockError(e) || nearestReadOnly(this.#o.dataDir) !== undefined) return false;
+      if (isReadOnlyLockError(e) || nearestReadOnly(this.#options.dataDir) !== undefined) return false;
       throw e;
     }
   }
@@ -103,15 +103,15 @@ export class DaemonLocks {
   }
 
   #takeRuntimeLock(): InstanceLock | undefined {
-    const name = `agent-${createHash('sha256').update(realDataDir(this.#o.dataDir)).digest('hex').slice(0, 16)}.lock`;
-    const dir = this.#o.runDir;
+    const name = `agent-${createHash('sha256').update(realDataDir(this.#options.dataDir)).digest('hex').slice(0, 16)}.lock`;
+    const dir = this.#options.runDir;
     try {
       accessSync(dir, constants.W_OK);
     } catch {
       return undefined;
     }
     try {
-      return InstanceLock.acquireFile(path.join(dir, name), this.#o.dataDir, lockOptions(this.#o));
+      return InstanceLock.acquireFile(path.join(dir, name), this.#options.dataDir, lockOptions(this.#options));
     } catch (e) {
       if (isAgentError(e) && e.code === 'AGENT_ALREADY_RUNNING') throw e;
       // a runtime directory that takes no lock (full, read-only too): the data directory's lock alone

@@ -21,16 +21,16 @@ export interface SdNotifyOptions {
 }
 
 export class SdNotify {
-  readonly #o: SdNotifyOptions;
+  readonly #options: SdNotifyOptions;
   #warned = false;
   readonly #children = new Set<Promise<void>>();
 
   constructor(options: SdNotifyOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get enabled(): boolean {
-    return Boolean(this.#o.env.NOTIFY_SOCKET);
+    return Boolean(this.#options.env.NOTIFY_SOCKET);
   }
 
   /**
@@ -38,9 +38,9 @@ export class SdNotify {
    * undefined.
    */
   watchdogIntervalMs(pid: number = process.pid): number | undefined {
-    const usec = Number(this.#o.env.WATCHDOG_USEC);
+    const usec = Number(this.#options.env.WATCHDOG_USEC);
     if (!this.enabled || !Number.isFinite(usec) || usec <= 0) return undefined;
-    const forPid = this.#o.env.WATCHDOG_PID;
+    const forPid = this.#options.env.WATCHDOG_PID;
     if (forPid !== undefined && forPid !== '' && Number(forPid) !== pid) return undefined;
     return Math.max(100, Math.floor(usec / 1000 / 2));
   }
@@ -59,20 +59,20 @@ export class SdNotify {
 
   /** Sends `assignments` (e.g. ["READY=1", "STATUS=..."]) as one message. */
   send(assignments: string[]): void {
-    const socket = this.#o.env.NOTIFY_SOCKET;
+    const socket = this.#options.env.NOTIFY_SOCKET;
     if (!socket) return;
     const done = new Promise<void>((resolve) => {
-      const child = spawn(this.#o.command ?? 'systemd-notify', assignments, {
+      const child = spawn(this.#options.command ?? 'systemd-notify', assignments, {
         stdio: 'ignore',
-        env: { PATH: this.#o.env.PATH ?? '/usr/bin:/bin', NOTIFY_SOCKET: socket },
+        env: { PATH: this.#options.env.PATH ?? '/usr/bin:/bin', NOTIFY_SOCKET: socket },
       });
-      const timer = setTimeout(() => child.kill('SIGKILL'), this.#o.timeoutMs ?? 10_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), this.#options.timeoutMs ?? 10_000);
       timer.unref();
       child.once('error', (e) => {
         clearTimeout(timer);
         if (!this.#warned) {
           this.#warned = true;
-          this.#o.logger.warn(
+          this.#options.logger.warn(
             { err: errorFields(e) },
             'cannot run systemd-notify: systemd will not see READY=1/WATCHDOG=1 (install systemd or run without Type=notify)',
           );
@@ -81,7 +81,7 @@ export class SdNotify {
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        if (code !== 0 && code !== null) this.#o.logger.debug({ code, assignments }, 'systemd-notify failed');
+        if (code !== 0 && code !== null) this.#options.logger.debug({ code, assignments }, 'systemd-notify failed');
         resolve();
       });
     });

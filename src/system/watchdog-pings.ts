@@ -35,14 +35,14 @@ export interface WatchdogPingsOptions {
 
 /** WATCHDOG=1 while the loop runs and the outbox can commit (a dead SD card earns a restart). */
 export class WatchdogPings {
-  readonly #o: WatchdogPingsOptions;
+  readonly #options: WatchdogPingsOptions;
   readonly #every: number | undefined;
   #timer: NodeJS.Timeout | undefined;
   #announced = '';
   #lastPingMs = -Infinity;
 
   constructor(o: WatchdogPingsOptions) {
-    this.#o = o;
+    this.#options = o;
     this.#every = o.notify.watchdogIntervalMs();
   }
 
@@ -68,13 +68,13 @@ export class WatchdogPings {
   }
 
   #tick(): void {
-    const restarting = this.#o.restarting?.();
+    const restarting = this.#options.restarting?.();
     if (restarting !== undefined) return this.#send(restarting);
-    const state = this.#o.commitState();
+    const state = this.#options.commitState();
     const err = state?.lastCommitError;
-    const readOnly = this.#o.readOnly() || (err !== undefined && dataDirFault(this.#o.dataDir, err.code) === 'read-only');
+    const readOnly = this.#options.readOnly() || (err !== undefined && dataDirFault(this.#options.dataDir, err.code) === 'read-only');
     if (err && !readOnly && RESTART_WORTHY(err.code)) {
-      this.#o.logger.error({ err }, 'outbox cannot commit: withholding the watchdog ping so that systemd restarts the agent');
+      this.#options.logger.error({ err }, 'outbox cannot commit: withholding the watchdog ping so that systemd restarts the agent');
       return;
     }
     const status = readOnly
@@ -87,11 +87,11 @@ export class WatchdogPings {
 
   #send(status: string): void {
     this.#lastPingMs = this.#now();
-    this.#o.notify.send(['WATCHDOG=1', ...(status !== this.#announced ? [`STATUS=${status}`] : [])]);
+    this.#options.notify.send(['WATCHDOG=1', ...(status !== this.#announced ? [`STATUS=${status}`] : [])]);
     this.#announced = status;
   }
 
   #now(): number {
-    return this.#o.monotonicMs?.() ?? performance.now();
+    return this.#options.monotonicMs?.() ?? performance.now();
   }
 }

@@ -20,16 +20,16 @@ export interface WritableWatchOptions {
 }
 
 export class WritableWatch {
-  readonly #o: WritableWatchOptions;
+  readonly #options: WritableWatchOptions;
   #timer: NodeJS.Timeout | undefined;
   #lastRefusal: string | undefined;
 
   constructor(options: WritableWatchOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   start(): void {
-    this.#timer = setInterval(() => this.check(), this.#o.intervalMs);
+    this.#timer = setInterval(() => this.check(), this.#options.intervalMs);
     this.#timer.unref();
   }
 
@@ -40,14 +40,14 @@ export class WritableWatch {
 
   /** One look; true when onWritable was called. */
   check(): boolean {
-    if (!this.#timer || nearestReadOnly(this.#o.dataDir) !== undefined) return false;
+    if (!this.#timer || nearestReadOnly(this.#options.dataDir) !== undefined) return false;
     try {
-      ensureDataDir(this.#o.dataDir);
-      if (this.#o.locks && !this.#o.locks.takeDataDirLock()) return false;
+      ensureDataDir(this.#options.dataDir);
+      if (this.#options.locks && !this.#options.locks.takeDataDirLock()) return false;
     } catch (e) {
       const code = e instanceof AgentError ? e.code : 'UNKNOWN';
       if (code !== this.#lastRefusal)
-        this.#o.logger.error(
+        this.#options.logger.error(
           { err: errorFields(e) },
           'the data directory is writable again but cannot be taken: staying on what is held in memory, asking again',
         );
@@ -55,8 +55,11 @@ export class WritableWatch {
       return false;
     }
     this.stop();
-    this.#o.logger.info({ dataDir: this.#o.dataDir }, 'the data directory is writable again: reopening the database read-write');
-    this.#o.onWritable();
+    this.#options.logger.info(
+      { dataDir: this.#options.dataDir },
+      'the data directory is writable again: reopening the database read-write',
+    );
+    this.#options.onWritable();
     return true;
   }
 }

@@ -36,7 +36,7 @@ export interface RefusalsOptions {
  * sending and the backoff; it tells this ledger of each refusal and acceptance.
  */
 export class Refusals {
-  readonly #o: RefusalsOptions;
+  readonly #options: RefusalsOptions;
   /** The current run of first refusals since the last acceptance. */
   #run = { count: 0, systemic: false };
   readonly #refused = new Map<number, Refusal>();
@@ -49,7 +49,7 @@ export class Refusals {
   #fault: SystemicFault | undefined;
 
   constructor(options: RefusalsOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   get deadLettered(): number {
@@ -77,7 +77,7 @@ export class Refusals {
    * see them busy and a verdict reaches their row once; one it no longer holds is settled.
    */
   renumbered(): void {
-    const queue = this.#o.queue;
+    const queue = this.#options.queue;
     if (!queue.renumber) return;
     for (const [seq, r] of [...this.#refused]) {
       this.#refused.delete(seq);
@@ -92,7 +92,7 @@ export class Refusals {
   }
 
   stop(): void {
-    if (this.#heldTimer) this.#o.timers.clearTimeout(this.#heldTimer);
+    if (this.#heldTimer) this.#options.timers.clearTimeout(this.#heldTimer);
   }
 
   /**
@@ -101,7 +101,7 @@ export class Refusals {
    */
   refused(answered: QueueEntry, response: PlatformResponse, error: PlatformError | undefined): boolean {
     // Sent before a swap, answered after it: kept under the seq its row has now.
-    const entry = this.#o.queue.renumber?.(answered) ?? answered;
+    const entry = this.#options.queue.renumber?.(answered) ?? answered;
     // A platform that does not take movement or engine events refuses only those: no evidence that
     // it refuses everything, so they never make a systemic run that would hold back the positions.
     const first = !this.#everRefused.has(entry.eventId) && entry.eventType === undefined;
@@ -116,9 +116,9 @@ export class Refusals {
     });
     if (this.#run.count >= SYSTEMIC_RUN && !this.#run.systemic) {
       this.#run.systemic = true;
-      this.#o.logger.error(
+      this.#options.logger.error(
         { status: response.status, refusals: this.#run.count, platformMessage: error?.details?.platformMessage },
-        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing every ${Math.round(this.#o.maxBackoffMs / 2000)} to ${Math.round(this.#o.maxBackoffMs / 1000)} s (jittered)`,
+        `the platform refuses every event: keeping all ${this.#refused.size} refused events queued and probing every ${Math.round(this.#options.maxBackoffMs / 2000)} to ${Math.round(this.#options.maxBackoffMs / 1000)} s (jittered)`,
       );
     }
     if (this.#run.systemic) this.setFault('refuses-everything', response.status, error);
@@ -136,7 +136,7 @@ export class Refusals {
    */
   accepted(): QueueEntry[] {
     if (this.#fault) {
-      this.#o.logger.info({ status: this.#fault.status }, 'the platform accepts events again: uploading at full speed');
+      this.#options.logger.info({ status: this.#fault.status }, 'the platform accepts events again: uploading at full speed');
       this.#fault = undefined;
     }
     this.#run = { count: 0, systemic: false };
@@ -151,20 +151,20 @@ export class Refusals {
         acceptedSince: true,
       });
       if (verdict === 'dead-letter' && r.entry.eventType !== undefined) {
-        this.#o.queue.deadLetter(r.entry, r.status, r.reason);
+        this.#options.queue.deadLetter(r.entry, r.status, r.reason);
         this.#everRefused.delete(r.entry.eventId);
         this.#deadLettered++;
         this.#vehicleEventRefused(r);
       } else if (verdict === 'dead-letter') {
-        this.#o.queue.deadLetter(r.entry, r.status, r.reason);
+        this.#options.queue.deadLetter(r.entry, r.status, r.reason);
         this.#everRefused.delete(r.entry.eventId);
         this.#deadLettered++;
-        this.#o.logger.warn(
+        this.#options.logger.warn(
           { eventId: r.entry.eventId, fixTime: new Date(r.entry.time).toISOString(), status: r.status, reason: r.reason },
           'platform refused this event for its own fault while accepting others: moved to the dead letters',
         );
       } else if (verdict === 'hold') {
-        const notBefore = this.#o.clock.monotonicMs() + spreadMs(this.#o.maxBackoffMs, this.#o.random());
+        const notBefore = this.#options.clock.monotonicMs() + spreadMs(this.#options.maxBackoffMs, this.#options.random());
         this.#held.set(r.entry.seq, { entry: r.entry, notBefore });
       } else again.push(r.entry);
     }
@@ -174,9 +174,9 @@ export class Refusals {
   /** One line a process for refused vehicle events (a platform that does not take them refuses each one). */
   #vehicleEventRefused(r: Refusal): void {
     const fields = { eventType: r.entry.eventType, eventId: r.entry.eventId, status: r.status, reason: r.reason };
-    if (this.#vehicleEventsLogged) return this.#o.logger.debug(fields, 'vehicle event refused: moved to the dead letters');
+    if (this.#vehicleEventsLogged) return this.#options.logger.debug(fields, 'vehicle event refused: moved to the dead letters');
     this.#vehicleEventsLogged = true;
-    this.#o.logger.warn(
+    this.#options.logger.warn(
       fields,
       'the platform refuses movement/engine events while accepting positions: moving them to the dead letters (motion.enabled false stops making them)',
     );
@@ -195,10 +195,10 @@ export class Refusals {
       next = Math.min(next, h.notBefore);
     }
     if (next !== Infinity && !this.#heldTimer) {
-      this.#heldTimer = this.#o.timers.setTimeout(
+      this.#heldTimer = this.#options.timers.setTimeout(
         () => {
           this.#heldTimer = undefined;
-          this.#o.wake();
+          this.#options.wake();
         },
         Math.max(1, Math.ceil(next - now)),
       );
@@ -215,9 +215,9 @@ export class Refusals {
       code: error?.code ?? 'PLATFORM_HTTP_ERROR',
       message: error?.message ?? `event upload: HTTP ${status}`,
       hint: systemicHint(kind, status),
-      since: this.#o.clock.wallMs(),
+      since: this.#options.clock.wallMs(),
     };
-    this.#faultSinceMono = this.#o.clock.monotonicMs();
+    this.#faultSinceMono = this.#options.clock.monotonicMs();
   }
 
   /** Monotonic ms the current fault began (status measures its age on it). */

@@ -24,7 +24,7 @@ export type { SystemicFault, UploadError, UploaderOptions, UploaderStatus } from
  * so a 5xx storm costs one request per backoff step. Nothing is sent before the device is registered.
  */
 export class Uploader {
-  readonly #o: UploaderOptions;
+  readonly #options: UploaderOptions;
   readonly #lanes: UploadLanes;
   /** The requests in flight, and the ids a swap left in flight (in-flight-requests.ts). */
   readonly #inFlight = new InFlightRequests();
@@ -52,7 +52,7 @@ export class Uploader {
   #waitingSince: number | undefined;
 
   constructor(options: UploaderOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#backoff = options.backoff ?? UPLOAD_BACKOFF;
     this.#timers = options.timers ?? systemTimers;
     this.#lanes = new UploadLanes(options.queue, options.upload.order, () => {
@@ -95,11 +95,11 @@ export class Uploader {
     this.#abort = new AbortController();
     this.#running = true;
     this.#stopping = false;
-    this.#o.queue.onChange(() => this.#pump());
-    this.#o.registration.whenRegistered(this.#abort.signal).then(
+    this.#options.queue.onChange(() => this.#pump());
+    this.#options.registration.whenRegistered(this.#abort.signal).then(
       (device) => {
         this.#device = device;
-        this.#o.logger.info({ deviceUUID: device.deviceUUID }, 'device registered: uploading queued fixes');
+        this.#options.logger.info({ deviceUUID: device.deviceUUID }, 'device registered: uploading queued fixes');
         this.#pump();
       },
       () => undefined, // stopped before registration
@@ -117,14 +117,14 @@ export class Uploader {
   }
 
   status(): UploaderStatus {
-    const now = this.#o.clock.monotonicMs();
+    const now = this.#options.clock.monotonicMs();
     return uploaderStatus(now, {
       running: this.#running,
       registered: !!this.#device,
-      order: this.#o.upload.order,
+      order: this.#options.upload.order,
       inFlight: this.#inFlight,
       lanes: this.#lanes,
-      drain: this.#drain.status(now, this.#slots(), this.#pacer.paced ? this.#o.upload.backlogMaxRatePerS : undefined),
+      drain: this.#drain.status(now, this.#slots(), this.#pacer.paced ? this.#options.upload.backlogMaxRatePerS : undefined),
       refusals: this.#refusals,
       health: this.#health,
       waitingSince: this.#waitingSince,
@@ -137,12 +137,12 @@ export class Uploader {
    * the backlog's).
    */
   #slots(): number {
-    return Math.max(1, Math.min(this.#o.upload.concurrency, this.#o.slots?.() ?? Infinity));
+    return Math.max(1, Math.min(this.#options.upload.concurrency, this.#options.slots?.() ?? Infinity));
   }
 
   #pump(): void {
     if (!this.#running || this.#stopping || !this.#device) return;
-    const now = this.#o.clock.monotonicMs();
+    const now = this.#options.clock.monotonicMs();
     if (now < this.#health.resumeAt) {
       // A timer may fire a little before the clock agrees; never let the queue stall on that.
       this.#health.wakeIn(this.#health.resumeAt - now);
@@ -210,7 +210,7 @@ export class Uploader {
 
   /** `limited`: the backlog's window was full with this one (its answer may grow the window). */
   #dispatch(entry: QueueEntry, lane: Lane, limited: boolean): void {
-    const startedAt = this.#o.clock.monotonicMs();
+    const startedAt = this.#options.clock.monotonicMs();
     if (lane === 'backlog') this.#lastBacklogAt = startedAt;
     this.#waitingSince ??= startedAt;
     const promise = this.#send(entry, lane, startedAt, limited).finally(() => {
@@ -221,15 +221,15 @@ export class Uploader {
   }
 
   async #send(entry: QueueEntry, lane: Lane, startedAt: number, limited: boolean): Promise<void> {
-    const device = this.#o.registration.current() ?? this.#device!;
+    const device = this.#options.registration.current() ?? this.#device!;
     // A probe's failure is the outage the backoff paces; the drain's sample is the exchange's own time.
     const probe = this.#health.failures > 0;
     let sentAt = startedAt;
-    const attempt = await sendEvent(this.#o, entry, device, {
+    const attempt = await sendEvent(this.#options, entry, device, {
       signal: this.#abort.signal,
       oversized: this.#oversized,
       onSend: () => {
-        sentAt = this.#o.clock.monotonicMs();
+        sentAt = this.#options.clock.monotonicMs();
         const flight = this.#inFlight.get(entry.seq);
         if (flight) flight.sentAt = sentAt;
       },
@@ -238,10 +238,10 @@ export class Uploader {
       this.#answers.requeue(entry); // abandoned at shutdown: still queued, sent after the restart
       return;
     }
-    this.#answers.take(entry, lane, attempt, { probe, limited, startedAt, sentAt, endedAt: this.#o.clock.monotonicMs() });
+    this.#answers.take(entry, lane, attempt, { probe, limited, startedAt, sentAt, endedAt: this.#options.clock.monotonicMs() });
   }
 
   #random(): number {
-    return (this.#o.random ?? Math.random)();
+    return (this.#options.random ?? Math.random)();
   }
 }

@@ -71,7 +71,7 @@ export interface GpsdSourceOptions {
 
 export class GpsdSource implements NmeaSource {
   readonly counters: GpsdCounters = { json: 0, malformed: 0, overlong: 0, droppedBytes: 0, silences: 0 };
-  readonly #o: GpsdSourceOptions;
+  readonly #options: GpsdSourceOptions;
   readonly #listeners: ((chunk: Buffer) => void)[] = [];
   readonly #reportListeners: ((report: GpsdReceiverReport) => void)[] = [];
   readonly #link: LinkState;
@@ -85,7 +85,7 @@ export class GpsdSource implements NmeaSource {
   #release: string | undefined;
 
   constructor(options: GpsdSourceOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#where = `gpsd ${formatGpsdAddress(options.address)}`;
     this.#link = { status: 'idle', path: this.#describe(), attempts: 0, bytes: 0, reconnects: 0 };
   }
@@ -132,24 +132,24 @@ export class GpsdSource implements NmeaSource {
   }
 
   #describe(): string {
-    const device = this.#device?.path ?? this.#o.device;
+    const device = this.#device?.path ?? this.#options.device;
     return device !== undefined ? `${this.#where} -> ${device}` : this.#where;
   }
 
   #now(): number {
-    return (this.#o.clock ?? systemClock).wallMs();
+    return (this.#options.clock ?? systemClock).wallMs();
   }
 
   #open(): Promise<void> {
     this.#link.status = 'opening';
-    const socket = (this.#o.connect ?? defaultGpsdConnector)(this.#o.address);
+    const socket = (this.#options.connect ?? defaultGpsdConnector)(this.#options.address);
     this.#socket = socket;
     const splitter = new LineSplitter(GPSD_MAX_LINE);
     return new Promise((resolve) => {
       // A gpsd on another host behind a network that drops packets would otherwise hold this
       // attempt (and start-up, doctor, location here) for the kernel's connect timeout of about
       // two minutes: past systemd's TimeoutStartSec. The silence period bounds the connect too.
-      const ms = this.#o.silenceMs ?? SILENCE_DEFAULT_MS;
+      const ms = this.#options.silenceMs ?? SILENCE_DEFAULT_MS;
       clearTimeout(this.#silenceTimer);
       this.#silenceTimer = setTimeout(() => {
         this.#silenceTimer = undefined;
@@ -161,14 +161,14 @@ export class GpsdSource implements NmeaSource {
       this.#silenceTimer.unref?.();
       socket.on('connect', () => {
         if (this.#socket !== socket || !this.#running) return resolve();
-        socket.write(watchRequest(this.#o.device));
-        const details = { gpsd: formatGpsdAddress(this.#o.address), attempts: this.#link.attempts };
+        socket.write(watchRequest(this.#options.device));
+        const details = { gpsd: formatGpsdAddress(this.#options.address), attempts: this.#link.attempts };
         if (this.#everOpen) {
           this.#link.reconnects = (this.#link.reconnects ?? 0) + 1;
           // Quiet while gpsd has nothing to give (receiver unplugged): every silence reconnects.
-          if (this.#link.attempts > 1) this.#o.logger.debug(details, 'gpsd link open again, waiting for sentences');
-          else this.#o.logger.info(details, 'gpsd link restored');
-        } else this.#o.logger.info(details, 'gpsd link open');
+          if (this.#link.attempts > 1) this.#options.logger.debug(details, 'gpsd link open again, waiting for sentences');
+          else this.#options.logger.info(details, 'gpsd link restored');
+        } else this.#options.logger.info(details, 'gpsd link open');
         this.#everOpen = true;
         this.#link.status = 'open';
         this.#link.openedAt = this.#now();
@@ -220,7 +220,7 @@ export class GpsdSource implements NmeaSource {
     if (m.kind === 'malformed') {
       this.counters.malformed++;
       if (this.counters.malformed === 1)
-        this.#o.logger.warn({ gpsd: this.#where }, 'gpsd sent a line that is not gpsd JSON; skipping such lines');
+        this.#options.logger.warn({ gpsd: this.#where }, 'gpsd sent a line that is not gpsd JSON; skipping such lines');
       return;
     }
     this.counters.json++;
@@ -236,7 +236,7 @@ export class GpsdSource implements NmeaSource {
         break;
       }
       case 'device':
-        if (this.#o.device !== undefined && m.device.path !== this.#o.device) break;
+        if (this.#options.device !== undefined && m.device.path !== this.#options.device) break;
         if (!m.device.active) {
           this.#device = { ...this.#device, ...m.device };
           this.#setError(`gpsd lost its receiver ${m.device.path} (unplugged?); waiting for it`);
@@ -249,7 +249,7 @@ export class GpsdSource implements NmeaSource {
         this.#setError(`gpsd: ${m.message}`);
         break;
       case 'tpv':
-        if (this.#o.device !== undefined && m.device !== undefined && m.device !== this.#o.device) break;
+        if (this.#options.device !== undefined && m.device !== undefined && m.device !== this.#options.device) break;
         for (const l of this.#reportListeners) l(m.report);
         break;
       default:
@@ -258,25 +258,25 @@ export class GpsdSource implements NmeaSource {
   }
 
   #pick(devices: GpsdDevice[]): GpsdDevice | undefined {
-    if (this.#o.device !== undefined) return devices.find((d) => d.path === this.#o.device);
+    if (this.#options.device !== undefined) return devices.find((d) => d.path === this.#options.device);
     return devices.find((d) => d.active) ?? devices[0];
   }
 
   #noDevice(devices: GpsdDevice[]): string {
-    if (this.#o.device !== undefined)
-      return `gpsd does not serve ${this.#o.device} (gnss.gpsdDevice); it has ${devices.map((d) => d.path).join(', ') || 'no receiver'}`;
+    if (this.#options.device !== undefined)
+      return `gpsd does not serve ${this.#options.device} (gnss.gpsdDevice); it has ${devices.map((d) => d.path).join(', ') || 'no receiver'}`;
     return 'gpsd has no receiver yet (check DEVICES= in /etc/default/gpsd, or plug it in)';
   }
 
   #setError(message: string): void {
-    if (this.#link.lastError !== message) this.#o.logger.warn({ gpsd: this.#where }, message);
+    if (this.#link.lastError !== message) this.#options.logger.warn({ gpsd: this.#where }, message);
     this.#link.lastError = message;
     this.#link.lastErrorAt = this.#now();
   }
 
   #armSilence(socket: GpsdSocket): void {
     clearTimeout(this.#silenceTimer);
-    const ms = this.#o.silenceMs ?? SILENCE_DEFAULT_MS;
+    const ms = this.#options.silenceMs ?? SILENCE_DEFAULT_MS;
     this.#silenceTimer = setTimeout(() => {
       this.#silenceTimer = undefined;
       if (this.#socket !== socket || !this.#running) return;
@@ -297,15 +297,15 @@ export class GpsdSource implements NmeaSource {
     const attempts = ++this.#link.attempts;
     const message = describeError(err);
     const details = { gpsd: this.#where, error: message, attempts };
-    if (attempts === 1) this.#o.logger.warn(details, 'gpsd link lost; reconnecting with backoff');
-    else this.#o.logger.debug(details, 'gpsd still unavailable');
+    if (attempts === 1) this.#options.logger.warn(details, 'gpsd link lost; reconnecting with backoff');
+    else this.#options.logger.debug(details, 'gpsd still unavailable');
     // gpsd's own complaint (no receiver, unknown device) explains a silence better than the silence.
     const complaint = this.#link.lastError !== undefined && /^gpsd (has no|does not serve|lost)/.test(this.#link.lastError);
     if (!(silence && complaint)) {
       this.#link.lastError = message;
       this.#link.lastErrorAt = this.#now();
     }
-    this.#retryTimer = scheduleReopen(this.#link, attempts, { ...this.#o, clock: this.#o.clock ?? systemClock }, () => {
+    this.#retryTimer = scheduleReopen(this.#link, attempts, { ...this.#options, clock: this.#options.clock ?? systemClock }, () => {
       this.#retryTimer = undefined;
       if (this.#running) void this.#open();
     });

@@ -51,7 +51,7 @@ function lineTime(line: string): number | undefined {
 }
 
 export class ReplaySource implements NmeaSource {
-  readonly #o: ReplaySourceOptions;
+  readonly #options: ReplaySourceOptions;
   readonly #listeners: ((chunk: Buffer) => void)[] = [];
   readonly #link: LinkState;
   #running = false;
@@ -60,7 +60,7 @@ export class ReplaySource implements NmeaSource {
   #done: Promise<void> | undefined;
 
   constructor(options: ReplaySourceOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#link = { status: 'idle', path: options.file, attempts: 0, bytes: 0 };
   }
 
@@ -78,13 +78,13 @@ export class ReplaySource implements NmeaSource {
     this.#link.status = 'opening';
     let handle: FileHandle;
     try {
-      handle = await open(this.#o.file, 'r');
+      handle = await open(this.#options.file, 'r');
     } catch (e) {
       this.#readFailed(e);
       return;
     }
     this.#link.status = 'open';
-    this.#link.openedAt = (this.#o.clock ?? systemClock).wallMs();
+    this.#link.openedAt = (this.#options.clock ?? systemClock).wallMs();
     this.#done = this.#replay(readLines(handle))
       .catch((e: unknown) => this.#readFailed(e))
       .finally(() => handle.close().catch(() => undefined));
@@ -93,8 +93,8 @@ export class ReplaySource implements NmeaSource {
   #readFailed(e: unknown): void {
     this.#link.status = 'ended';
     this.#link.lastError = describeError(e);
-    this.#link.lastErrorAt = (this.#o.clock ?? systemClock).wallMs();
-    this.#o.logger.error({ file: this.#o.file, error: this.#link.lastError }, 'cannot read the NMEA replay file');
+    this.#link.lastErrorAt = (this.#options.clock ?? systemClock).wallMs();
+    this.#options.logger.error({ file: this.#options.file, error: this.#link.lastError }, 'cannot read the NMEA replay file');
   }
 
   async stop(): Promise<void> {
@@ -115,11 +115,11 @@ export class ReplaySource implements NmeaSource {
     let i = 0;
     for await (const { line, last } of lines) {
       if (!this.#running) break;
-      if (this.#o.speed > 0) {
+      if (this.#options.speed > 0) {
         const t = lineTime(line);
         if (t !== undefined) {
           if (lastTime !== undefined && t > lastTime)
-            await this.#sleep(Math.min(t - lastTime, this.#o.maxPauseMs ?? 10_000) / this.#o.speed);
+            await this.#sleep(Math.min(t - lastTime, this.#options.maxPauseMs ?? 10_000) / this.#options.speed);
           lastTime = t;
         }
       } else if (i % BURST === BURST - 1) {
@@ -133,7 +133,7 @@ export class ReplaySource implements NmeaSource {
     }
     if (this.#running) {
       this.#link.status = 'ended';
-      this.#o.logger.info({ file: this.#o.file }, 'NMEA replay finished');
+      this.#options.logger.info({ file: this.#options.file }, 'NMEA replay finished');
     }
   }
 

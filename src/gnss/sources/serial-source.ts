@@ -49,7 +49,7 @@ export interface SerialSourceOptions {
 }
 
 export class SerialSource implements NmeaSource {
-  readonly #o: SerialSourceOptions;
+  readonly #options: SerialSourceOptions;
   readonly #listeners: ((chunk: Buffer) => void)[] = [];
   readonly #link: LinkState;
   #port: SerialPortLike | undefined;
@@ -57,7 +57,7 @@ export class SerialSource implements NmeaSource {
   #running = false;
 
   constructor(options: SerialSourceOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#link = { status: 'idle', path: options.path, attempts: 0, bytes: 0 };
   }
 
@@ -88,12 +88,12 @@ export class SerialSource implements NmeaSource {
   }
 
   #now(): number {
-    return (this.#o.clock ?? systemClock).wallMs();
+    return (this.#options.clock ?? systemClock).wallMs();
   }
 
   #open(): Promise<void> {
     this.#link.status = 'opening';
-    const port = (this.#o.portFactory ?? defaultSerialPortFactory)({ path: this.#o.path, baudRate: this.#o.baudRate });
+    const port = (this.#options.portFactory ?? defaultSerialPortFactory)({ path: this.#options.path, baudRate: this.#options.baudRate });
     this.#port = port;
     port.on('data', (chunk: Buffer) => {
       this.#link.bytes += chunk.length;
@@ -107,8 +107,8 @@ export class SerialSource implements NmeaSource {
         else if (this.#port === port && this.#running) {
           if (this.#link.attempts > 0) {
             this.#link.reconnects = (this.#link.reconnects ?? 0) + 1;
-            this.#o.logger.info({ path: this.#o.path, attempts: this.#link.attempts }, 'GNSS receiver link restored');
-          } else this.#o.logger.info({ path: this.#o.path, baudRate: this.#o.baudRate }, 'GNSS receiver link open');
+            this.#options.logger.info({ path: this.#options.path, attempts: this.#link.attempts }, 'GNSS receiver link restored');
+          } else this.#options.logger.info({ path: this.#options.path, baudRate: this.#options.baudRate }, 'GNSS receiver link open');
           this.#link.status = 'open';
           this.#link.attempts = 0;
           this.#link.openedAt = this.#now();
@@ -128,12 +128,12 @@ export class SerialSource implements NmeaSource {
     void closeQuietly(port);
     const attempts = ++this.#link.attempts;
     const message = describeError(err);
-    const details = { path: this.#o.path, error: message, attempts };
-    if (attempts === 1) this.#o.logger.warn(details, 'GNSS receiver link lost; retrying with backoff');
-    else this.#o.logger.debug(details, 'GNSS receiver still unavailable');
+    const details = { path: this.#options.path, error: message, attempts };
+    if (attempts === 1) this.#options.logger.warn(details, 'GNSS receiver link lost; retrying with backoff');
+    else this.#options.logger.debug(details, 'GNSS receiver still unavailable');
     this.#link.lastError = message;
     this.#link.lastErrorAt = this.#now();
-    this.#timer = scheduleReopen(this.#link, attempts, { ...this.#o, clock: this.#o.clock ?? systemClock }, () => {
+    this.#timer = scheduleReopen(this.#link, attempts, { ...this.#options, clock: this.#options.clock ?? systemClock }, () => {
       this.#timer = undefined;
       if (this.#running) void this.#open();
     });

@@ -21,12 +21,12 @@ export interface PasswordWatchOptions {
  * file fixed in place is tried at once instead of after the rejection backoff (up to an hour).
  */
 export class PasswordWatch {
-  readonly #o: PasswordWatchOptions;
+  readonly #options: PasswordWatchOptions;
   /** Fingerprint of the password the token service rejected, and when the source was last looked at. */
   #rejected: { fingerprint: string; checkedAtMs: number } | undefined;
 
   constructor(options: PasswordWatchOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   rejected(nowMs: number): void {
@@ -42,7 +42,7 @@ export class PasswordWatch {
   /** While credentials are rejected: has the password source changed since? Then the wait ends now. */
   check(): void {
     const r = this.#rejected;
-    const { clock, password, backoff, logger } = this.#o;
+    const { clock, password, backoff, logger } = this.#options;
     const nowMs = clock.monotonicMs();
     if (!r || !password.rereads || nowMs - r.checkedAtMs < PASSWORD_CHANGE_CHECK_MS) return;
     r.checkedAtMs = nowMs;
@@ -56,7 +56,7 @@ export class PasswordWatch {
 
   #fingerprint(): string | undefined {
     try {
-      return createHash('sha256').update(this.#o.password.reveal()).digest('base64');
+      return createHash('sha256').update(this.#options.password.reveal()).digest('base64');
     } catch {
       return undefined;
     }

@@ -31,11 +31,11 @@ export interface TokenLockHeld {
 
 /** The cross-process token lock: a lock row in the database, so that one process renews at a time. */
 export class TokenLock {
-  readonly #o: TokenLockOptions;
+  readonly #options: TokenLockOptions;
   readonly #owner = `${process.pid}:${randomUUID()}`;
 
   constructor(options: TokenLockOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /**
@@ -45,7 +45,7 @@ export class TokenLock {
    * send the same refresh token; the loser's 401 costs one password grant, no data.
    */
   async acquire(): Promise<TokenLockHeld> {
-    const { clock, tuning, store, logger } = this.#o;
+    const { clock, tuning, store, logger } = this.#options;
     const pollMs = 25;
     let announced = false;
     for (let waited = 0; ; waited += pollMs) {
@@ -72,28 +72,28 @@ export class TokenLock {
           { class: 'transient', retryAfterMs: 1000 },
         );
       }
-      await sleep(pollMs, undefined, { signal: this.#o.signal });
+      await sleep(pollMs, undefined, { signal: this.#options.signal });
     }
   }
 
   /** Releases a lock taken by acquire() (the in-process fallback has no row to remove). */
   release(lock: TokenLockHeld): void {
-    if (lock.shared) bookkeepingWrite(this.#o.logger, 'token unlock', () => this.#o.store.unlock(this.#owner));
+    if (lock.shared) bookkeepingWrite(this.#options.logger, 'token unlock', () => this.#options.store.unlock(this.#owner));
   }
 
   #readStored(): StoredToken | undefined {
     try {
-      return this.#o.store.read();
+      return this.#options.store.read();
     } catch (e) {
-      this.#o.logger.warn({ code: storeErrorCode(e) }, 'the stored token pair cannot be read');
+      this.#options.logger.warn({ code: storeErrorCode(e) }, 'the stored token pair cannot be read');
       return undefined;
     }
   }
 
   #isStale(holder: LockHolder): boolean {
-    const age = this.#o.clock.wallMs() - holder.acquiredAt;
+    const age = this.#options.clock.wallMs() - holder.acquiredAt;
     // A wall clock that stepped (NTP at boot) must not keep a lock for ever: either direction counts.
-    if (age > this.#o.tuning.lockStaleMs || age < -60_000) return true;
+    if (age > this.#options.tuning.lockStaleMs || age < -60_000) return true;
     return !processAlive(holder.pid);
   }
 }

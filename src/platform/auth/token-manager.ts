@@ -81,7 +81,7 @@ type Reason = 'none' | 'due' | 'rejected';
  *   the database cannot be written).
  */
 export class TokenManager {
-  readonly #o: TokenManagerOptions;
+  readonly #options: TokenManagerOptions;
   readonly #store: TokenRecords;
   readonly #client: TokenClient;
   readonly #backoff: TokenBackoff;
@@ -98,7 +98,7 @@ export class TokenManager {
   #spentGeneration: number | undefined;
 
   constructor(options: TokenManagerOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#store = options.records;
     this.#client = new TokenClient({
       http: options.http,
@@ -115,7 +115,7 @@ export class TokenManager {
 
   /** Keeps the token fresh in the background, so an idle agent does not let its session lapse. */
   async start(): Promise<void> {
-    this.#timer = setInterval(() => void this.maintain(), this.#o.tuning.maintainIntervalMs);
+    this.#timer = setInterval(() => void this.maintain(), this.#options.tuning.maintainIntervalMs);
     this.#timer.unref();
   }
 
@@ -130,7 +130,7 @@ export class TokenManager {
 
   /** The records were swapped (store-handle.ts): the pair held in memory goes in, unless they hold a newer one. */
   storeHeldPair(): void {
-    this.#unsaved.storeInto(this.#held, this.#o.bootClock);
+    this.#unsaved.storeInto(this.#held, this.#options.bootClock);
   }
 
   /** A valid access token: the one held, or a renewed one when none is held or it is due. */
@@ -157,10 +157,10 @@ export class TokenManager {
   }
 
   tokenStatus(): TokenStatus {
-    const nowMono = this.#o.clock.monotonicMs();
+    const nowMono = this.#options.clock.monotonicMs();
     const retryAt = this.#backoff.rejectedUntilWall(nowMono);
     const held = this.#held;
-    const ageMs = held?.receivedAtMs !== undefined ? Math.max(0, this.#o.bootClock.nowMs() - held.receivedAtMs) : undefined;
+    const ageMs = held?.receivedAtMs !== undefined ? Math.max(0, this.#options.bootClock.nowMs() - held.receivedAtMs) : undefined;
     let state: TokenStatus['state'] = 'none';
     if (retryAt !== undefined) state = 'rejected';
     else if (this.#inflight) state = 'refreshing';
@@ -177,12 +177,12 @@ export class TokenManager {
 
   #isDue(h: Held): boolean {
     if (h.receivedAtMs === undefined) return true;
-    return this.#o.bootClock.nowMs() - h.receivedAtMs >= this.#renewAfterMs(h);
+    return this.#options.bootClock.nowMs() - h.receivedAtMs >= this.#renewAfterMs(h);
   }
 
   #renewAfterMs(h: Held): number {
     const lifeMs = h.pair.expiresInS * 1000;
-    return lifeMs - Math.min(this.#o.tuning.refreshMarginS * 1000, lifeMs / 10);
+    return lifeMs - Math.min(this.#options.tuning.refreshMarginS * 1000, lifeMs / 10);
   }
 
   async #renew(reason: Reason, generation: number, signal?: AbortSignal): Promise<Held> {
@@ -206,9 +206,9 @@ export class TokenManager {
       const stored = reason === 'none' ? this.#usableStored() : undefined;
       if (stored) return stored;
       // Only a real refresh or password grant follows: spread it, before taking the lock.
-      await this.#o.startSpread?.wait(this.#stopping.signal, 'token');
+      await this.#options.startSpread?.wait(this.#stopping.signal, 'token');
       this.#passwordWatch.check();
-      this.#backoff.check(this.#o.clock.monotonicMs());
+      this.#backoff.check(this.#options.clock.monotonicMs());
       const lock = await this.#lock.acquire();
       try {
         const held = await this.#renewLocked(reason, generation, lock.stored);
@@ -229,12 +229,12 @@ export class TokenManager {
     const current = this.#current(stored);
     if (current && current.refreshState === 'usable' && current.generation > generation) {
       // Another process (or an earlier renewal) already rotated: use its pair, do not refresh again.
-      const candidate = heldFromStored(current, this.#o.bootClock);
+      const candidate = heldFromStored(current, this.#options.bootClock);
       if (!this.#isDue(candidate)) return this.#adopt(candidate, reason === 'none' ? 'stored pair' : 'pair rotated by another process');
     }
     if (current && current.refreshState !== 'spent') {
       if (current.refreshState === 'sending') {
-        this.#o.logger.warn(
+        this.#options.logger.warn(
           { generation: current.generation },
           'a token refresh was interrupted (process killed?): retrying it with the same refresh token, which is discarded only when a new one arrives',
         );
@@ -262,7 +262,7 @@ export class TokenManager {
     if (!stored || stored.refreshState !== 'usable' || this.#spentGeneration === stored.generation) return undefined;
     const checked = checkStoredPair(stored.pair);
     if (!checked.ok) return undefined;
-    const candidate = heldFromStored({ ...stored, pair: checked.pair }, this.#o.bootClock);
+    const candidate = heldFromStored({ ...stored, pair: checked.pair }, this.#options.bootClock);
     if (this.#isDue(candidate)) return undefined;
     this.#backoff.succeeded();
     this.#lastError = undefined;
@@ -281,7 +281,7 @@ export class TokenManager {
         pair,
         generation,
         obtainedAtWallMs: unsaved.stamp.wallMs,
-        bootId: this.#o.bootClock.bootId,
+        bootId: this.#options.bootClock.bootId,
         bootMs: receivedAtMs,
         refreshState: this.#spentGeneration === generation ? 'spent' : 'usable',
       };
@@ -291,31 +291,31 @@ export class TokenManager {
     if (!checked.ok) {
       const empty = stored.pair.accessToken === '' && stored.pair.refreshToken === '';
       if (!empty) {
-        this.#o.logger.warn(
+        this.#options.logger.warn(
           { generation: stored.generation, code: 'TOKEN_PAIR_MALFORMED', problem: checked.problem },
           'the stored token pair is malformed and is discarded; a new pair is requested',
         );
-        bookkeepingWrite(this.#o.logger, 'discard malformed token pair', () => this.#store.discard(stored.generation));
+        bookkeepingWrite(this.#options.logger, 'discard malformed token pair', () => this.#store.discard(stored.generation));
       }
       return undefined;
     }
     const spent = this.#spentGeneration === stored.generation;
-    for (const t of [checked.pair.accessToken, checked.pair.refreshToken]) this.#o.redactor?.remember(t);
+    for (const t of [checked.pair.accessToken, checked.pair.refreshToken]) this.#options.redactor?.remember(t);
     return { ...stored, pair: checked.pair, refreshState: spent ? 'spent' : stored.refreshState };
   }
 
   async #refresh(current: StoredToken): Promise<Held | undefined> {
-    const { clock, logger } = this.#o;
+    const { clock, logger } = this.#options;
     // Recorded before the refresh token goes out, so that a process killed before the answer is
     // committed tells the next one (which then retries with the same token and logs it). Best
     // effort: on a full disk the refresh goes ahead without the note.
-    bookkeepingWrite(this.#o.logger, 'refresh state', () => this.#store.setRefreshState(current.generation, 'sending'));
+    bookkeepingWrite(this.#options.logger, 'refresh state', () => this.#store.setRefreshState(current.generation, 'sending'));
     const outcome = await this.#client.refresh(current.pair.refreshToken, this.#stopping.signal);
     if (outcome.kind === 'pair') return this.#commit(outcome.pair, current.generation, 'auth.refreshes');
     if (outcome.kind === 'rejected') {
       // Spec 3, last row and 5.7: only now is the password grant allowed again.
       this.#spentGeneration = current.generation;
-      bookkeepingWrite(this.#o.logger, 'refresh state', () => this.#store.setRefreshState(current.generation, 'spent'));
+      bookkeepingWrite(this.#options.logger, 'refresh state', () => this.#store.setRefreshState(current.generation, 'spent'));
       logger.info(
         { generation: current.generation, platformMessage: outcome.error.details?.platformMessage },
         'refresh token rejected (expired): using the password grant, as the platform allows after exactly that',
@@ -325,7 +325,7 @@ export class TokenManager {
     // No answer (the request may or may not have been acted on), a 5xx, a malformed pair: the
     // refresh token is kept and sent again after the backoff. Had the server rotated it, the retry
     // answers 401, which is what allows the password grant (platform contract, Tokens).
-    bookkeepingWrite(this.#o.logger, 'refresh state', () => this.#store.setRefreshState(current.generation, 'usable'));
+    bookkeepingWrite(this.#options.logger, 'refresh state', () => this.#store.setRefreshState(current.generation, 'usable'));
     const error = this.#backoff.serviceFailed(clock.monotonicMs(), clock.wallMs(), outcome.error);
     logger.warn(
       { err: errorFields(outcome.error), mayHaveArrived: outcome.mayHaveArrived, retryInMs: error.retryAfterMs },
@@ -335,7 +335,7 @@ export class TokenManager {
   }
 
   async #passwordGrant(previousGeneration: number): Promise<Held> {
-    const { clock, logger, credentials } = this.#o;
+    const { clock, logger, credentials } = this.#options;
     let outcome;
     try {
       outcome = await this.#client.password(credentials.username, credentials.password, this.#stopping.signal);
@@ -372,7 +372,7 @@ export class TokenManager {
   }
 
   #commit(pair: TokenPair, previousGeneration: number, counter: TokenCounter): Held {
-    const { clock, bootClock, redactor } = this.#o;
+    const { clock, bootClock, redactor } = this.#options;
     redactor?.remember(pair.accessToken);
     redactor?.remember(pair.refreshToken);
     const receivedAtMs = bootClock.nowMs();
@@ -387,9 +387,9 @@ export class TokenManager {
 
   #adopt(held: Held, how: string): Held {
     this.#held = held;
-    this.#o.redactor?.remember(held.pair.accessToken);
-    this.#o.redactor?.remember(held.pair.refreshToken);
-    this.#o.logger.info({ generation: held.generation, expiresInS: held.pair.expiresInS, how }, 'access token ready');
+    this.#options.redactor?.remember(held.pair.accessToken);
+    this.#options.redactor?.remember(held.pair.refreshToken);
+    this.#options.logger.info({ generation: held.generation, expiresInS: held.pair.expiresInS, how }, 'access token ready');
     return held;
   }
 }

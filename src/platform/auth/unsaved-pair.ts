@@ -32,11 +32,11 @@ export interface UnsavedPairOptions {
 
 /** Commits new token pairs, keeping one in memory while the database cannot be written. */
 export class UnsavedPair {
-  readonly #o: UnsavedPairOptions;
+  readonly #options: UnsavedPairOptions;
   #unsaved: Unsaved | undefined;
 
   constructor(options: UnsavedPairOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** The pair kept in memory, if the last one received could not be stored. */
@@ -48,9 +48,9 @@ export class UnsavedPair {
   commit(held: HeldToken, stamp: ReceiptStamp, counter: TokenCounter): void {
     const counts = { ...(this.#unsaved?.counts ?? {}) };
     counts[counter] = (counts[counter] ?? 0) + 1;
-    const unsaved: Unsaved = { held, stamp, counts, triedAtMs: this.#o.clock.monotonicMs() };
+    const unsaved: Unsaved = { held, stamp, counts, triedAtMs: this.#options.clock.monotonicMs() };
     try {
-      this.#o.store.commit(held.pair, held.generation, stamp, counts);
+      this.#options.store.commit(held.pair, held.generation, stamp, counts);
       this.#unsaved = undefined;
     } catch (e) {
       // The pair is good and the old refresh token may already be spent on the server,
@@ -59,7 +59,7 @@ export class UnsavedPair {
       // server has rotated away; the next process refreshes with it, gets 401, and makes one
       // password grant, which the platform contract (Tokens) allows after exactly that 401. Nothing else is lost.
       this.#unsaved = unsaved;
-      this.#o.logger.warn(
+      this.#options.logger.warn(
         { generation: held.generation, code: storeErrorCode(e) },
         'a new token pair could not be stored (disk full or database busy?): using it from memory, storing it when writing works again',
       );
@@ -70,13 +70,13 @@ export class UnsavedPair {
   retry(force: boolean): void {
     const u = this.#unsaved;
     if (!u) return;
-    const nowMs = this.#o.clock.monotonicMs();
+    const nowMs = this.#options.clock.monotonicMs();
     if (!force && nowMs - u.triedAtMs < UNSAVED_RETRY_MS) return;
     u.triedAtMs = nowMs;
     try {
-      const stored = this.#o.store.commit(u.held.pair, u.held.generation, u.stamp, u.counts);
+      const stored = this.#options.store.commit(u.held.pair, u.held.generation, u.stamp, u.counts);
       this.#unsaved = undefined;
-      this.#o.logger.info(
+      this.#options.logger.info(
         { generation: u.held.generation, stored },
         stored
           ? 'the token pair kept in memory is stored now'
@@ -96,16 +96,16 @@ export class UnsavedPair {
     this.retry(true);
     if (this.#unsaved || !inUse) return;
     try {
-      if ((this.#o.store.read()?.generation ?? 0) >= inUse.generation) return;
+      if ((this.#options.store.read()?.generation ?? 0) >= inUse.generation) return;
       // A pair of an earlier boot not renewed yet (platform unreachable) is stored as of no boot:
       // read back it is due at once, as now, and its refresh token is not lost to a password grant.
       const received = inUse.receivedAtMs;
       const stamp =
         received === undefined
-          ? { wallMs: this.#o.clock.wallMs() - inUse.pair.expiresInS * 1000, bootId: '', bootMs: 0 }
-          : { wallMs: this.#o.clock.wallMs() - (bootClock.nowMs() - received), bootId: bootClock.bootId, bootMs: received };
-      this.#o.store.commit(inUse.pair, inUse.generation, stamp, {});
-      this.#o.logger.info({ generation: inUse.generation }, 'the token pair in use is stored in the new database');
+          ? { wallMs: this.#options.clock.wallMs() - inUse.pair.expiresInS * 1000, bootId: '', bootMs: 0 }
+          : { wallMs: this.#options.clock.wallMs() - (bootClock.nowMs() - received), bootId: bootClock.bootId, bootMs: received };
+      this.#options.store.commit(inUse.pair, inUse.generation, stamp, {});
+      this.#options.logger.info({ generation: inUse.generation }, 'the token pair in use is stored in the new database');
     } catch {
       // A read-only copy: the pair stays in use from memory; a later renewal stores its successor.
     }

@@ -52,7 +52,7 @@ export interface RegistrationStatus {
  * 401 through the token manager. The uploader waits on whenRegistered().
  */
 export class DeviceRegistrar implements RegistrationState {
-  readonly #o: DeviceRegistrarOptions;
+  readonly #options: DeviceRegistrarOptions;
   readonly #store: DeviceRecords;
   readonly #client: DeviceClient;
   readonly #waiters = new Set<(d: RegisteredDevice) => void>();
@@ -69,7 +69,7 @@ export class DeviceRegistrar implements RegistrationState {
   #saved: StoredRegistration | undefined;
 
   constructor(options: DeviceRegistrarOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#store = options.records;
     this.#client = new DeviceClient({ requester: options.requester, deviceUrl: options.deviceUrl, clock: options.clock });
     this.#clockStep = new ClockStepWatch({
@@ -89,7 +89,7 @@ export class DeviceRegistrar implements RegistrationState {
   async start(): Promise<void> {
     this.#abort = new AbortController();
     const identity = await this.identity();
-    const body = deviceBody(this.#o.device, identity);
+    const body = deviceBody(this.#options.device, identity);
     const stored = this.#store.registration();
     const sameDevice =
       stored !== undefined &&
@@ -102,7 +102,7 @@ export class DeviceRegistrar implements RegistrationState {
       this.#setCurrent({ ...identity, deviceUUID: stored.deviceUUID }, stored.registeredAt);
     }
     if (sameDevice && stored?.configHash === bodyHash(body)) {
-      this.#o.logger.info(
+      this.#options.logger.info(
         { deviceUUID: stored.deviceUUID, externalDeviceId: identity.externalDeviceId },
         'device registered earlier with this configuration: no upsert',
       );
@@ -150,7 +150,7 @@ export class DeviceRegistrar implements RegistrationState {
    */
   async identity(): Promise<DeviceIdentity> {
     if (this.#identity) return this.#identity;
-    const { device, clock, probes, logger } = this.#o;
+    const { device, clock, probes, logger } = this.#options;
     let id: { externalDeviceId: string; source: string };
     if (device.externalDeviceId !== undefined) id = { externalDeviceId: device.externalDeviceId, source: 'config' };
     else {
@@ -179,16 +179,16 @@ export class DeviceRegistrar implements RegistrationState {
   /** One upsert now (also `telematics-agent register`); stores and returns the platform's device. */
   async registerNow(signal?: AbortSignal): Promise<{ registered: RegisteredDevice; device: Record<string, unknown> }> {
     const identity = await this.identity();
-    const body = deviceBody(this.#o.device, identity);
+    const body = deviceBody(this.#options.device, identity);
     this.#status.attempts += 1;
     const { device, deviceUUID } = await this.#client.upsert(body, signal);
     const previous = this.#current?.deviceUUID;
     if (previous !== undefined && previous !== deviceUUID)
-      this.#o.logger.warn(
+      this.#options.logger.warn(
         { previous, deviceUUID },
         'the platform returned a different deviceUUID for the same device (the spec says it never changes): using the new one',
       );
-    const registeredAt = this.#o.clock.wallMs();
+    const registeredAt = this.#options.clock.wallMs();
     this.#saveRegistration({
       externalSystemId: identity.externalSystemId,
       externalDeviceId: identity.externalDeviceId,
@@ -203,7 +203,7 @@ export class DeviceRegistrar implements RegistrationState {
     delete this.#status.lastError;
     delete this.#status.nextAttemptAt;
     this.#failures = 0;
-    this.#o.logger.info(
+    this.#options.logger.info(
       { deviceUUID, externalSystemId: identity.externalSystemId, externalDeviceId: identity.externalDeviceId, source: identity.source },
       'device registered with the platform',
     );
@@ -217,11 +217,11 @@ export class DeviceRegistrar implements RegistrationState {
   }
 
   async #keepTrying(signal: AbortSignal): Promise<void> {
-    const { logger, tuning, clock } = this.#o;
-    const random = this.#o.random ?? Math.random;
-    const wait = this.#o.sleep ?? ((ms: number, s: AbortSignal) => sleep(ms, undefined, { signal: s }));
+    const { logger, tuning, clock } = this.#options;
+    const random = this.#options.random ?? Math.random;
+    const wait = this.#options.sleep ?? ((ms: number, s: AbortSignal) => sleep(ms, undefined, { signal: s }));
     try {
-      await this.#o.startSpread?.wait(signal, 'device upsert');
+      await this.#options.startSpread?.wait(signal, 'device upsert');
     } catch {
       return;
     }
@@ -286,7 +286,7 @@ export class DeviceRegistrar implements RegistrationState {
     const identity = this.#identity;
     try {
       if (identity && identity.source !== 'config' && !this.#store.identity())
-        this.#store.keepIdentity(identity.externalDeviceId, identity.source, this.#o.clock.wallMs());
+        this.#store.keepIdentity(identity.externalDeviceId, identity.source, this.#options.clock.wallMs());
       const saved = this.#saved;
       // An update upserted meanwhile keeps the deviceUUID: the configuration hash tells it apart.
       const stored = this.#store.registration();
@@ -303,7 +303,7 @@ export class DeviceRegistrar implements RegistrationState {
       this.#store.saveRegistration(r);
     } catch (e) {
       if (isCorrupt(e)) throw e;
-      this.#o.logger.warn(
+      this.#options.logger.warn(
         { err: errorFields(e), deviceUUID: r.deviceUUID },
         'device registered but the registration cannot be stored (read-only data directory?): kept in memory, upserted again at the next start',
       );

@@ -61,15 +61,15 @@ export interface PlatformHttpOptions {
 export const REFUSED_STREAM_RETRIES = 3;
 
 export class PlatformHttp {
-  readonly #o: PlatformHttpOptions;
+  readonly #options: PlatformHttpOptions;
   #refusedStreams = 0;
 
   constructor(options: PlatformHttpOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   async send(req: HttpRequest): Promise<PlatformResponse> {
-    const contact = this.#o.contact;
+    const contact = this.#options.contact;
     let exchanged: CollectedResponse;
     try {
       exchanged = await this.#exchangeRefusedAgain(req);
@@ -84,7 +84,7 @@ export class PlatformHttp {
       return { status, headers, body: undefined, text: '', oversized };
     }
     const ok = status >= 200 && status < 300;
-    const text = this.#o.redactor && !(ok && req.secretAnswer) ? this.#o.redactor.redact(raw) : raw;
+    const text = this.#options.redactor && !(ok && req.secretAnswer) ? this.#options.redactor.redact(raw) : raw;
     const contentType = String(headers['content-type'] ?? '');
     let body: unknown;
     try {
@@ -141,14 +141,14 @@ export class PlatformHttp {
 
   /** The exchange alone: deadline, caller's abort and size cap, no judgement of the answer. */
   async #exchange(req: HttpRequest): Promise<CollectedResponse> {
-    const { requestTimeoutMs: timeoutMs, maxResponseBytes } = this.#o;
+    const { requestTimeoutMs: timeoutMs, maxResponseBytes } = this.#options;
     const outer = req.signal;
     if (outer?.aborted) throw outer.reason;
     let collector: ResponseCollector | undefined;
     let timedOut = false;
     // Read when the request starts, not when its error is classified: under load that can be after
     // the clock was set, and a certificate refused on the old clock was then blamed on the platform.
-    const clockAtStart = this.#o.clockFacts?.() ?? { wallMs: Date.now() };
+    const clockAtStart = this.#options.clockFacts?.() ?? { wallMs: Date.now() };
     const timer = setTimeout(() => {
       timedOut = true;
       collector?.abort(new Error('deadline')); // reported below as PLATFORM_TIMEOUT
@@ -159,7 +159,7 @@ export class PlatformHttp {
         keepOversized2xx: req.answerBodyOptional === true,
       });
       if (outer) watchAbort(outer, collector);
-      return await collector.dispatch(this.#o.dispatcher, {
+      return await collector.dispatch(this.#options.dispatcher, {
         origin,
         path,
         method: req.method,

@@ -68,16 +68,16 @@ export interface TlsSessionStoreOptions {
 }
 
 export class TlsSessionStore {
-  readonly #o: TlsSessionStoreOptions;
+  readonly #options: TlsSessionStoreOptions;
   #savedVersion = -1;
 
   constructor(options: TlsSessionStoreOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** Loads what an earlier process saved into the cache; returns how many tickets (never their content). */
   load(): { loaded: number; discarded: string | undefined } {
-    const raw = this.#o.meta.get(TLS_SESSIONS_META_KEY);
+    const raw = this.#options.meta.get(TLS_SESSIONS_META_KEY);
     if (raw === undefined) return { loaded: 0, discarded: undefined };
     let saved: Saved;
     try {
@@ -86,15 +86,15 @@ export class TlsSessionStore {
       return this.#discard('unreadable');
     }
     if (saved?.v !== 1 || !Array.isArray(saved.tickets)) return this.#discard('unreadable');
-    if (saved.trust !== this.#o.trust) return this.#discard('the trusted roots changed');
-    const now = this.#o.clock.wallMs();
+    if (saved.trust !== this.#options.trust) return this.#discard('the trusted roots changed');
+    const now = this.#options.clock.wallMs();
     // A ticket without its receipt time (saved by an older version) has no known age: dropped.
     const young = (t: Saved['tickets'][number]): boolean => {
       const age = now - Number(t?.receivedAtWallMs);
       return age >= 0 && age < MAX_TICKET_AGE_MS;
     };
     const usable = saved.tickets.filter(
-      (t) => typeof t?.key === 'string' && this.#o.keys.has(t.key) && typeof t.session === 'string' && t.session.length > 0,
+      (t) => typeof t?.key === 'string' && this.#options.keys.has(t.key) && typeof t.session === 'string' && t.session.length > 0,
     );
     const entries = usable.filter(young).map((t) => ({
       key: t.key,
@@ -103,30 +103,30 @@ export class TlsSessionStore {
       receivedAtWallMs: t.receivedAtWallMs,
     }));
     if (usable.length > 0 && entries.length === 0) return this.#discard('older than 7 days (or received in the future)');
-    this.#o.cache.load(entries);
-    this.#savedVersion = this.#o.cache.version;
+    this.#options.cache.load(entries);
+    this.#savedVersion = this.#options.cache.version;
     return { loaded: entries.length, discarded: undefined };
   }
 
   /** Writes the cache when it changed since the last load or save; true when written. */
   save(): boolean {
-    const version = this.#o.cache.version;
+    const version = this.#options.cache.version;
     if (version === this.#savedVersion) return false;
     const saved: Saved = {
       v: 1,
-      trust: this.#o.trust,
-      tickets: this.#o.cache
+      trust: this.#options.trust,
+      tickets: this.#options.cache
         .entries()
-        .filter((e) => this.#o.keys.has(e.key))
+        .filter((e) => this.#options.keys.has(e.key))
         .map((e) => ({ key: e.key, session: e.session.toString('base64'), offered: e.offered, receivedAtWallMs: e.receivedAtWallMs })),
     };
-    this.#o.meta.setJson(TLS_SESSIONS_META_KEY, saved);
+    this.#options.meta.setJson(TLS_SESSIONS_META_KEY, saved);
     this.#savedVersion = version;
     return true;
   }
 
   #discard(why: string): { loaded: 0; discarded: string } {
-    this.#o.meta.delete(TLS_SESSIONS_META_KEY);
+    this.#options.meta.delete(TLS_SESSIONS_META_KEY);
     return { loaded: 0, discarded: why };
   }
 }

@@ -71,7 +71,7 @@ export interface FileRoom {
 }
 
 export class OutboxBound {
-  readonly #o: OutboxBoundOptions;
+  readonly #options: OutboxBoundOptions;
   #lowDisk: number | undefined;
   #lastCheck = -Infinity;
   /** The bound kept from an earlier run, read at the first check (undefined once read). */
@@ -80,12 +80,12 @@ export class OutboxBound {
   #freeWhenCrossed: number | undefined;
 
   constructor(options: OutboxBoundOptions) {
-    this.#o = options;
+    this.#options = options;
   }
 
   /** The bound in force. */
   get value(): number {
-    return Math.min(this.#o.maxFixes, this.#lowDisk ?? Infinity);
+    return Math.min(this.#options.maxFixes, this.#lowDisk ?? Infinity);
   }
 
   get lowDisk(): boolean {
@@ -99,27 +99,27 @@ export class OutboxBound {
    * run set below the floor if that is lower.
    */
   check(room: () => FileRoom, force = false): void {
-    const now = this.#o.clock.monotonicMs();
-    if (!force && now - this.#lastCheck < (this.#o.checkIntervalMs ?? 30_000)) return;
+    const now = this.#options.clock.monotonicMs();
+    if (!force && now - this.#lastCheck < (this.#options.checkIntervalMs ?? 30_000)) return;
     this.#lastCheck = now;
     if (this.#kept === null) this.#kept = this.#readKept();
     let free: number;
     try {
-      free = (this.#o.freeBytes ?? statfsFree)(this.#o.dataDir);
+      free = (this.#options.freeBytes ?? statfsFree)(this.#options.dataDir);
     } catch {
       return;
     }
-    const floor = this.#o.minFreeBytes;
+    const floor = this.#options.minFreeBytes;
     if (free < floor) {
       const kept = this.#kept;
       this.#kept = undefined;
       if (this.#lowDisk === undefined && kept)
-        this.#o.logger.warn(
+        this.#options.logger.warn(
           { freeBytes: free, floor, bound: kept.bound, freeWhenCrossed: kept.freeBytes },
           'free disk still below storage.minFreeBytes: the outbox keeps the bound set when the floor was crossed',
         );
       else if (this.#lowDisk === undefined)
-        this.#o.logger.warn(
+        this.#options.logger.warn(
           { freeBytes: free, floor },
           'free disk below storage.minFreeBytes: the outbox grows by at most a quarter of what is free, then thins its oldest backlog',
         );
@@ -143,7 +143,7 @@ export class OutboxBound {
 
   #readKept(): LowDiskFacts | undefined {
     try {
-      const k = this.#o.meta?.getJson<LowDiskFacts>(LOW_DISK_META_KEY);
+      const k = this.#options.meta?.getJson<LowDiskFacts>(LOW_DISK_META_KEY);
       return k && Number.isFinite(k.bound) && k.bound >= MIN_LOW_DISK_BOUND ? k : undefined;
     } catch {
       return undefined;
@@ -153,7 +153,7 @@ export class OutboxBound {
   #keep(facts: LowDiskFacts): void {
     this.#freeWhenCrossed ??= facts.freeBytes;
     try {
-      this.#o.meta?.setJson(LOW_DISK_META_KEY, { ...facts, freeBytes: this.#freeWhenCrossed });
+      this.#options.meta?.setJson(LOW_DISK_META_KEY, { ...facts, freeBytes: this.#freeWhenCrossed });
     } catch {
       // a full or read-only disk: the bound holds for this run, and the next one sizes it again
     }
@@ -162,7 +162,7 @@ export class OutboxBound {
   #forget(): void {
     this.#freeWhenCrossed = undefined;
     try {
-      this.#o.meta?.delete(LOW_DISK_META_KEY);
+      this.#options.meta?.delete(LOW_DISK_META_KEY);
     } catch {
       // cleared at the next check with room
     }

@@ -20,7 +20,7 @@ import { FULL_DISK_CHUNK, capAtSize, fileRoom, lift, thinHeld } from './while-fu
  * to the capped file and small transactions (while-full.ts).
  */
 export class OutboxCommitter {
-  readonly #o: OutboxOptions;
+  readonly #options: OutboxOptions;
   readonly #m: OutboxMemory;
   readonly #counters: OutboxCounters;
   readonly #notify: () => void;
@@ -36,7 +36,7 @@ export class OutboxCommitter {
 
   /** `notify`: the outbox's listeners, told when fixes were committed or another process changed the table. */
   constructor(options: OutboxOptions, memory: OutboxMemory, counters: OutboxCounters, notify: () => void) {
-    this.#o = options;
+    this.#options = options;
     this.#m = memory;
     this.#counters = counters;
     this.#notify = notify;
@@ -49,8 +49,8 @@ export class OutboxCommitter {
   /** The outbox's start: its statements, and the database's data_version and page limit as they are. */
   open(st: OutboxStatements): void {
     this.#st = st;
-    this.#dataVersion.read(this.#o.db);
-    this.#pageLimit = this.#o.db.pragma('max_page_count', { simple: true }) as number;
+    this.#dataVersion.read(this.#options.db);
+    this.#pageLimit = this.#options.db.pragma('max_page_count', { simple: true }) as number;
   }
 
   /** The failure of the last commit, until one succeeds. */
@@ -133,8 +133,8 @@ export class OutboxCommitter {
     let thinned = 0;
     let afterCommit: (() => void) | undefined;
     const { writes, taken, fresh } = this.#stateWrites(o.take, o.due);
-    this.#o.db.transaction(() => {
-      for (const w of writes) this.#o.meta.setJson(w.key, w.value);
+    this.#options.db.transaction(() => {
+      for (const w of writes) this.#options.meta.setJson(w.key, w.value);
       // Deletes first: on a capped file the inserts reuse the pages they free.
       for (const [from, to] of seqRuns(delivered)) deleted += this.#st.delRange.run(from, to).changes;
       for (const d of dead) {
@@ -147,8 +147,8 @@ export class OutboxCommitter {
         // The configured bound thins a tenth ahead, so that a pass is not due every commit; the
         // lowered one (a short disk) takes only what is over it.
         const target = this.#bound.lowDisk ? this.#bound.value : Math.floor(this.#bound.value * 0.9);
-        thinned = thinOldest(this.#o.db, count, { target });
-        this.#o.meta.increment(COUNTER.thinned, thinned);
+        thinned = thinOldest(this.#options.db, count, { target });
+        this.#options.meta.increment(COUNTER.thinned, thinned);
       }
       if (thinned > 0 || o.final || this.#counters.duePersist()) afterCommit = this.#counters.write();
     })();
@@ -170,7 +170,7 @@ export class OutboxCommitter {
     }
     if (thinned > 0) this.#counters.addSaved(COUNTER.thinned, thinned);
     if (thinned > 0)
-      this.#o.logger.warn(
+      this.#options.logger.warn(
         { thinned, bound: this.#bound.value, pending: m.pendingCount() },
         'outbox at its bound: thinned the oldest backlog (every 3rd fix kept, transitions kept)',
       );
@@ -201,7 +201,7 @@ export class OutboxCommitter {
     const m = this.#m;
     if (this.#fullDisk.takeCap()) {
       this.#counters.add(COUNTER.diskFull);
-      capAtSize(this.#o.db);
+      capAtSize(this.#options.db);
     }
     const hadWork = m.buffer.length > 0;
     let failure: unknown;
@@ -221,7 +221,7 @@ export class OutboxCommitter {
 
   /** Commits failing for any reason: what is held in memory stays under its bound (while-full.ts thinHeld). */
   #thinHeld(why: string): void {
-    const { held, thinned } = thinHeld(this.#m.buffer, this.#o.logger, why);
+    const { held, thinned } = thinHeld(this.#m.buffer, this.#options.logger, why);
     this.#m.buffer = held;
     if (thinned > 0) this.#counters.add(COUNTER.thinned, thinned);
   }
@@ -229,14 +229,14 @@ export class OutboxCommitter {
   /** statfs shows room: lift the file cap. Returns whether the disk is no longer full. */
   #leaveFullDisk(): boolean {
     if (!this.#fullDisk.checkRoom()) return false;
-    lift(this.#o.db, this.#pageLimit);
+    lift(this.#options.db, this.#pageLimit);
     this.#bound.check(() => this.#room(), true);
     return true;
   }
 
   /** Fixes the file holds without growing and the bytes a row takes (while-full.ts). */
   #room(): FileRoom {
-    return fileRoom(this.#o.db, this.#m.committedCount);
+    return fileRoom(this.#options.db, this.#m.committedCount);
   }
 
   /**
@@ -244,7 +244,7 @@ export class OutboxCommitter {
    * process keeps in memory about the tables and tell the uploader (data-version.ts).
    */
   #noticeExternalChange(): void {
-    if (!this.#dataVersion.changed(this.#o.db)) return;
+    if (!this.#dataVersion.changed(this.#options.db)) return;
     const m = this.#m;
     const before = m.committedCount;
     m.committedCount = this.#st.count.get()!.n;
@@ -252,7 +252,10 @@ export class OutboxCommitter {
     m.dead.loadLast();
     if (m.committedCount !== before) {
       this.#externalChanges++;
-      this.#o.logger.info({ rows: m.committedCount - before }, 'outbox changed by another process (requeued dead letters): sending them');
+      this.#options.logger.info(
+        { rows: m.committedCount - before },
+        'outbox changed by another process (requeued dead letters): sending them',
+      );
       this.#notify();
     }
   }

@@ -33,7 +33,7 @@ export { MAX_BUFFER_WHILE_FULL } from './while-full.js';
  *   what does not fit waits in memory (MAX_BUFFER_WHILE_FULL) until there is room.
  */
 export class Outbox implements FixSink {
-  readonly #o: OutboxOptions;
+  readonly #options: OutboxOptions;
   readonly #counters: OutboxCounters;
   /** The fixes not committed yet, the deliveries and dead letters since the last commit (memory.ts). */
   readonly #m = new OutboxMemory();
@@ -45,13 +45,13 @@ export class Outbox implements FixSink {
   #st!: OutboxStatements;
 
   constructor(options: OutboxOptions) {
-    this.#o = options;
+    this.#options = options;
     this.#counters = new OutboxCounters(options.meta, options.clock, options.persistWithCounters);
     this.#committer = new OutboxCommitter(options, this.#m, this.#counters, () => this.#notify());
   }
 
   async start(): Promise<void> {
-    const db = this.#o.db;
+    const db = this.#options.db;
     this.#st = prepareOutboxStatements(db);
     this.#committer.open(this.#st);
     this.#m.dead.open(db);
@@ -60,7 +60,7 @@ export class Outbox implements FixSink {
     this.#m.nextSeq = (stats.maxSeq ?? 0) + 1;
     this.#counters.load(this.#m.dead.count());
     this.#stopped = false;
-    this.#timer = setInterval(() => this.flush(), this.#o.storage.commitIntervalMs);
+    this.#timer = setInterval(() => this.flush(), this.#options.storage.commitIntervalMs);
     this.#timer.unref();
   }
 
@@ -73,7 +73,7 @@ export class Outbox implements FixSink {
     // The last chance failed (a read-only card, a broken one): said every time, whatever the log throttle let through before.
     const dropped = this.#m.buffer.length;
     if (dropped > 0)
-      this.#o.logger.error(
+      this.#options.logger.error(
         { dropped, err: this.#committer.lastError },
         'outbox stopped with fixes the database did not take (the final commit failed): they are lost',
       );
@@ -112,13 +112,13 @@ export class Outbox implements FixSink {
    * earlier database handed out, whose seqs mean nothing here. `count`: they were not counted yet.
    */
   deliveredByEventId(ids: ReadonlySet<string>, options: { count: boolean }): void {
-    const found = matchDelivered(this.#m, this.#o.db, ids, this.#o.logger);
-    if (options.count) for (let i = 0; i < found; i++) this.#counters.sent(this.#o.clock.wallMs());
+    const found = matchDelivered(this.#m, this.#options.db, ids, this.#options.logger);
+    if (options.count) for (let i = 0; i < found; i++) this.#counters.sent(this.#options.clock.wallMs());
   }
 
   /** This database's seq of an event id, if it still queues it (a dead letter an earlier database handed out). */
   seqOfEventId(id: string): number | undefined {
-    return seqOfEventId(this.#m, this.#o.db, id);
+    return seqOfEventId(this.#m, this.#options.db, id);
   }
 
   /**
@@ -138,7 +138,11 @@ export class Outbox implements FixSink {
     if (this.#stopped) return;
     // The same GNSS second twice (a receiver repeating an epoch) would be the same event id.
     if (fix.time === this.#lastFixTime) return;
-    const row = toRow(this.#m.nextSeq, eventIdBytes(this.#o.identity.externalSystemId, this.#o.identity.externalDeviceId, fix.time), fix);
+    const row = toRow(
+      this.#m.nextSeq,
+      eventIdBytes(this.#options.identity.externalSystemId, this.#options.identity.externalDeviceId, fix.time),
+      fix,
+    );
     if (!row) {
       this.#counters.add(COUNTER.noPosition);
       return;
@@ -147,7 +151,7 @@ export class Outbox implements FixSink {
     this.#lastFixTime = fix.time;
     this.#m.buffer.push(row);
     // After a failed commit only the timer retries, not every new fix.
-    if (this.#m.buffer.length >= this.#o.storage.commitMaxFixes && !this.#committer.lastError) this.flush();
+    if (this.#m.buffer.length >= this.#options.storage.commitMaxFixes && !this.#committer.lastError) this.flush();
     this.#notify();
   }
 
@@ -158,17 +162,17 @@ export class Outbox implements FixSink {
    */
   recordEvent(event: VehicleEvent, state?: StateWrite): void {
     if (this.#stopped) {
-      this.#o.logger.warn({ eventType: event.eventType, time: event.time }, 'vehicle event after the outbox stopped: not queued');
+      this.#options.logger.warn({ eventType: event.eventType, time: event.time }, 'vehicle event after the outbox stopped: not queued');
       return;
     }
-    const { externalSystemId, externalDeviceId } = this.#o.identity;
+    const { externalSystemId, externalDeviceId } = this.#options.identity;
     const row = Number.isSafeInteger(event.time)
       ? toRow(this.#m.nextSeq, vehicleEventIdBytes(externalSystemId, externalDeviceId, event.eventType, event.time), event)
       : undefined;
     if (!row) {
       // Never in silence: the event is lost, so the log and status say it (its state still goes, so it is not made again).
       this.#counters.add(COUNTER.eventsRefused);
-      this.#o.logger.warn(
+      this.#options.logger.warn(
         { eventType: event.eventType, time: event.time, lat: event.lat, lon: event.lon },
         'vehicle event refused by the outbox (no usable time or place): not sent',
       );
@@ -205,7 +209,7 @@ export class Outbox implements FixSink {
 
   /** The platform has this fix (2xx): forget it. */
   delivered(entry: Pick<QueueEntry, 'seq'>): void {
-    this.#counters.sent(this.#o.clock.wallMs());
+    this.#counters.sent(this.#options.clock.wallMs());
     const seq = entry.seq;
     const i = indexOfSeq(this.#m.buffer, seq);
     if (i >= 0) this.#m.buffer.splice(i, 1);
@@ -219,7 +223,7 @@ export class Outbox implements FixSink {
     // A buffered fix was never committed: there is no outbox row to delete.
     const committed = i < 0;
     if (!committed) this.#m.buffer.splice(i, 1);
-    this.#m.dead.add({ entry, committed, status, error: error.slice(0, 2000), at: this.#o.clock.wallMs() });
+    this.#m.dead.add({ entry, committed, status, error: error.slice(0, 2000), at: this.#options.clock.wallMs() });
   }
 
   commitState(): OutboxCommitState {
