@@ -144,7 +144,8 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   if (t) {
     const state = t.state === 'valid' ? c.ok(t.state) : t.state === 'rejected' ? c.bad(t.state) : c.warn(t.state);
     const age = t.ageS === undefined ? '' : `, ${formatAge(t.ageS)} old`;
-    lines.push(row('token', `${state}${age}  password grants ${t.passwordGrants}  refreshes ${t.refreshes}`));
+    const next = t.state === 'expired' && t.renewal === 'next-request' ? ', renewed at the next request' : '';
+    lines.push(row('token', `${state}${age}${next}  password grants ${t.passwordGrants}  refreshes ${t.refreshes}`));
     if (t.lastError && t.state !== 'valid') lines.push(row('', c.dim(printable(`${t.lastError.code}: ${t.lastError.message}`))));
   }
 
