@@ -159,7 +159,7 @@ function buildSchemas(z: Zod) {
         .max(86_400)
         .default(10_800)
         .describe(
-          'Parked (stopped for longer than stoppedHeartbeatS): one heartbeat fix this often after the first. A parked vehicle does not move (moving off is recorded at once), and every wake-up after the hour-long access token lapsed costs a refresh too: 3600 s is 18 KB a parked hour on real terms (cold connections, a full certificate chain), 10800 s 6 KB (bench:wire). A value below stoppedHeartbeatS means stoppedHeartbeatS.',
+          'Parked (stopped for longer than stoppedHeartbeatS): one heartbeat fix this often after the first. A parked vehicle does not move (moving off is recorded at once), and every wake-up after the hour-long access token lapsed costs a refresh too: 3600 s is 16.6 KB a parked hour on real terms (cold connections, a public certificate chain, no TLS resumption), 10800 s 5.5 KB (bench:wire). A value below stoppedHeartbeatS means stoppedHeartbeatS.',
         ),
     })
     .prefault({})
