@@ -144,9 +144,11 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
   if (t) {
     const state = t.state === 'valid' ? c.ok(t.state) : t.state === 'rejected' ? c.bad(t.state) : c.warn(t.state);
     const age = t.ageS === undefined ? '' : `, ${formatAge(t.ageS)} old`;
-    const next = t.state === 'expired' && t.renewal === 'next-request' ? ', renewed at the next request' : '';
-    lines.push(row('token', `${state}${age}${next}  password grants ${t.passwordGrants}  refreshes ${t.refreshes}`));
+    lines.push(row('token', `${state}${age}  password grants ${t.passwordGrants}  refreshes ${t.refreshes}`));
     if (t.lastError && t.state !== 'valid') lines.push(row('', c.dim(printable(`${t.lastError.code}: ${t.lastError.message}`))));
+    // Parked: the lapsed token is the plan (the next heartbeat renews it); a line of its own keeps the row in 80 columns.
+    else if (t.state === 'expired' && t.renewal === 'next-request')
+      lines.push(row('', c.dim('renewed at the next request (none lately: parked)')));
   }
 
   const ob = s.outbox;
