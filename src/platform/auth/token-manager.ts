@@ -90,7 +90,8 @@ type Reason = 'none' | 'due' | 'rejected';
  * - the password grant only when there is no refresh token or the refresh itself answered 401
  *   (5.7); a rejected password backs off for minutes up to an hour, never loops, and a password
  *   file fixed in place is read again (and tried at once when it changed);
- * - a refresh shortly before the lifetime, measured on the boot clock from receipt, runs out, and
+ * - a refresh shortly before the lifetime, measured on the boot clock from receipt, runs out, while
+ *   requests use the token (idle: at the next request, or once the pair is idleRefreshAgeS old), and
  *   after any 401 of a service (5.5, 5.6);
  * - a refresh whose answer never came (dropped connection, timeout, 5xx, a malformed pair) is
  *   retried with the same refresh token at the token service's backoff: the old refresh token is
@@ -137,7 +138,7 @@ export class TokenManager {
     this.#passwordWatch = new PasswordWatch({ password: options.credentials.password, clock, logger, backoff: this.#backoff });
   }
 
-  /** Keeps the token fresh in the background, so an idle agent does not let its session lapse. */
+  /** Keeps the token fresh in the background while in use, and an idle agent's refresh token from lapsing. */
   async start(): Promise<void> {
     this.#timer = setInterval(() => void this.maintain(), this.#o.tuning.maintainIntervalMs);
     this.#timer.unref();
