@@ -13,7 +13,7 @@ import { AuthorizedClient } from '../src/platform/auth/authorized-client.js';
 import { systemBootClock, type BootClock } from '../src/system/boot-clock.js';
 import type { RegisteredDevice, RegistrationState } from '../src/platform/contracts.js';
 import { PlatformHttp } from '../src/platform/transport/http.js';
-import { TokenManager } from '../src/platform/auth/token-manager.js';
+import { TokenManager, type TokenManagerTuning } from '../src/platform/auth/token-manager.js';
 import { PlatformSimulator, type SimUrls } from '../src/sim/index.js';
 import { openDatabase, type Database } from '../src/store/database.js';
 import { MetaStore } from '../src/store/meta.js';
@@ -148,6 +148,8 @@ export function benchTokenManager(
   maintainIntervalMs: number,
   /** Token ages and backoffs on these clocks (bench:wire runs them faster than real time); default the system's. */
   clocks?: { clock: Clock; bootClock: BootClock },
+  /** The daemon's idle renewal (keepFreshS, idleRefreshAgeS); default none: always renewed ahead. */
+  idle?: Pick<TokenManagerTuning, 'keepFreshS' | 'idleRefreshAgeS'>,
 ): TokenManager {
   return new TokenManager({
     records: openStores(db).tokens,
@@ -166,6 +168,7 @@ export function benchTokenManager(
       lockWaitMs: 10_000,
       lockStaleMs: 60_000,
       maintainIntervalMs,
+      ...idle,
     },
   });
 }

@@ -21,7 +21,8 @@ import { describeUrbanRoute, driveText, generateDrive, planUrbanDeliveryRoute } 
 import { seededRandom } from '../src/sim/random.js';
 import { TokenClient } from '../src/platform/auth/token-client.js';
 import { huffmanLength } from '../src/platform/transport/hpack/huffman.js';
-import { makeThrowawayCa, type ThrowawayCa } from '../src/sim/throwaway-ca.js';
+import { makePublicLikeChain, makeThrowawayCa, type ThrowawayCa } from '../src/sim/throwaway-ca.js';
+import type { TokenManagerTuning } from '../src/platform/auth/token-manager.js';
 import { openDatabase } from '../src/store/database.js';
 import { systemClock } from '../src/system/clock.js';
 import { Uploader } from '../src/upload/uploader.js';
@@ -59,6 +60,12 @@ export interface Scenario {
   refresh?: 'background' | 'demand';
   /** After only: false runs h2 without the header indexer (nghttp2 alone: the bearer on every request). */
   indexAuthorization?: boolean;
+  /** 'public': the server sends a chain of a public CA's size (makePublicLikeChain); default the one-certificate throwaway CA. */
+  chain?: 'public';
+  /** false: the server resumes no TLS session (every connection a full handshake). */
+  resumption?: boolean;
+  /** The token manager's idle renewal, as the daemon sets it (build.ts); default: always ahead. */
+  tokenIdle?: Pick<TokenManagerTuning, 'keepFreshS' | 'idleRefreshAgeS'>;
 }
 
 /**
@@ -84,6 +91,8 @@ export interface RunResult {
 
 export const tmp = mkdtempSync(path.join(os.tmpdir(), 'ta-wire-'));
 export const ca = makeThrowawayCa(tmp);
+/** A public CA's chain (leaf + two intermediates, RSA-2048), for the real-terms parked hour. */
+export const publicCa = makePublicLikeChain(mkdtempSync(path.join(tmp, 'public-ca-')));
 
 /** The transport before the header indexer: undici Agent, HTTP/1.1, 4 s idle, undici's connector. */
 export function beforeTransport(ca: ThrowawayCa, wire: WireCounter, speedup: number): Agent {
@@ -158,11 +167,13 @@ export async function rig(s: Scenario): Promise<Rig> {
   const fast = { monotonicMs: () => t0 + (performance.now() - t0) * s.speedup, wallMs: () => Date.now() };
   const clocks = { clock: fast, bootClock: { bootId: `bench-${t0}`, nowMs: () => fast.monotonicMs() } };
   const sim = new PlatformSimulator({ users: [{ username: 'agent', password: 'pw' }], accessTtlS: 3600, clock: fast });
+  const serverCa = s.chain === 'public' ? publicCa : ca;
   const simUrls = await sim.start({
     tls: {
-      key: ca.key,
-      cert: ca.cert,
+      key: serverCa.key,
+      cert: serverCa.cert,
       protocols: s.server,
+      ...(s.resumption === false ? { resumption: false } : {}),
       ticketLifetimeS: Math.max(1, Math.round((s.ticketLifetimeS ?? TICKET_LIFETIME_S) / s.speedup)),
     },
     idleTimeoutMs: Math.round((SERVER_IDLE_S * 1000) / s.speedup),
@@ -175,7 +186,7 @@ export async function rig(s: Scenario): Promise<Rig> {
     s.transport === 'before'
       ? beforeTransport(ca, wire, s.speedup)
       : createPlatformDispatcher({
-          caFile: ca.caFile,
+          caFile: serverCa.caFile,
           maxConnections: config.platform.maxConnections,
           requestTimeoutMs: config.platform.requestTimeoutMs,
           http2: config.platform.http2,
@@ -197,6 +208,7 @@ export async function rig(s: Scenario): Promise<Rig> {
     urls.authUrl,
     s.refresh === 'demand' ? 2 ** 31 - 1 : Math.max(100, Math.round(60_000 / s.speedup)),
     clocks,
+    s.tokenIdle,
   );
   await tokens.start();
   const client = new AuthorizedClient({ http, tokens, logger: silentLogger() });

@@ -124,10 +124,17 @@ const TAIL = `
   ([cellular-data.md](cellular-data.md), \`npm run bench:policy\`).
 - \`recording.stopRepeatS\` 120: at 20 s a red light cost a third event
   ([cellular-data.md](cellular-data.md)).
-- \`recording.stoppedHeartbeatS\` 3600: with the platform's real-length tokens a parked hour costs
-  8.4 KB (10.9 KB at 1800 s before the bearer was indexed; \`npm run bench:wire\`): a reconnect with a
-  resumed TLS session and one event (2.3 KB, the bearer once), the token refresh (4.5 KB) and two
-  resumed handshakes (1.6 KB).
+- \`recording.stoppedHeartbeatS\` 3600: with the platform's real-length tokens an hour stopped costs
+  8.4 KB on kind terms (10.9 KB at 1800 s before the bearer was indexed; \`npm run bench:wire\`): a
+  reconnect with a resumed TLS session and one event (2.3 KB, the bearer once), the token refresh
+  (4.5 KB) and two resumed handshakes (1.6 KB).
+- \`recording.parkedHeartbeatS\` 10800: on real terms (cold connections, a public CA's chain, no TLS
+  resumption) every wake-up of a parked vehicle costs 16.5 KB, the heartbeat and the token refresh
+  that comes with it; once an hour that is 16.6 KB a parked hour, every 3 hours 5.5 KB (2.8 KB
+  where the server resumes TLS), the parked month 8.4 MB -> 2.9 MB (\`npm run bench:wire\`, "parked
+  hour on real terms"; [cellular-data.md](cellular-data.md#the-parked-hour-on-real-terms)). The
+  token is renewed at the heartbeat, and at the latest when its pair is 6 h old: within the refresh
+  token's day whatever this key says.
 - \`platform.pingIntervalS\` (no longer read): measured over parked hours (\`npm run bench:wire\` with
   \`WIRE_PARKED_TABLE=1\`, server idle timeout 60 s, tokens of 250 characters): reconnecting 5.3 KB an
   hour, PING every 45 s 5.6 KB at the 1800 s heartbeat (24.3 vs 24.8 KB at 300 s); an AWS ALB (60 s

@@ -95,8 +95,10 @@ export const CONFIG_DEFAULTS = frozen({
     movingSpeedKmh: 6,
     /** A third position for stops that last (deliveries); at 20 s it cost one at most red lights. */
     stopRepeatS: 120,
-    /** Once an hour, with the hourly token refresh: a parked hour costs about 8 KB (bench:wire). */
+    /** A stop up to an hour (a long delivery) is confirmed once an hour. */
     stoppedHeartbeatS: 3600,
+    /** Parked: each wake-up also renews the token (16.5 KB on real terms), so a third as many make a parked hour 5.5 KB (bench:wire). */
+    parkedHeartbeatS: 10_800,
   },
   storage: {
     /** Bounds the card's space; past it the oldest backlog is thinned (docs/decisions/outbox-and-thinning.md). Not measured. */

@@ -168,7 +168,15 @@ function buildSchemas(z: Zod) {
         .positive()
         .default(CONFIG_DEFAULTS.recording.stoppedHeartbeatS)
         .describe(
-          'While stopped or parked: one heartbeat fix this often (3600 s: once an hour, with the hourly token refresh; a parked hour costs about 8 KB with real-length tokens; bench:wire).',
+          'While stopped: one heartbeat fix this often (3600 s: a stop up to an hour, such as a long delivery, is confirmed once an hour).',
+        ),
+      parkedHeartbeatS: z
+        .number()
+        .positive()
+        .max(86_400)
+        .default(CONFIG_DEFAULTS.recording.parkedHeartbeatS)
+        .describe(
+          'Parked (stopped for longer than stoppedHeartbeatS): one heartbeat fix this often after the first. A parked vehicle does not move (moving off is recorded at once), and every wake-up after the hour-long access token lapsed costs a refresh too: 3600 s is 16.6 KB a parked hour on real terms (cold connections, a public certificate chain, no TLS resumption), 10800 s 5.5 KB (bench:wire). A value below stoppedHeartbeatS means stoppedHeartbeatS.',
         ),
     })
     .prefault({})

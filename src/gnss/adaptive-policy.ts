@@ -1,7 +1,8 @@
 /**
  * The `adaptive` recording policy: records like a classic hardware tracker. While moving, a fix
  * when any trigger fires (time, distance, heading change, speed change), never more often than
- * `minIntervalS`; while stopped, only a heartbeat every `stoppedHeartbeatS`, so position jitter at
+ * `minIntervalS`; while stopped, only a heartbeat every `stoppedHeartbeatS` (`parkedHeartbeatS` once
+ * parked), so position jitter at
  * a standstill never draws a track; and always a fix at the moving/stopped transitions (flagged
  * `transition`). Kept for fleets that want it; `path` (path-policy.ts) keeps a better track for a
  * tenth of the events.
@@ -9,6 +10,7 @@
 import type { Fix, RecordedFix } from '../fix/fix.js';
 import { distanceAndBearing, headingDifference } from './geodesy.js';
 import { SpeedHysteresis, type MovingOrStopped } from './speed-hysteresis.js';
+import { heartbeatS } from './path-policy.js';
 
 export interface AdaptivePolicyOptions {
   maxIntervalS: number;
@@ -19,12 +21,15 @@ export interface AdaptivePolicyOptions {
   stoppedSpeedKmh: number;
   movingSpeedKmh: number;
   stoppedHeartbeatS: number;
+  parkedHeartbeatS: number;
 }
 
 export class AdaptivePolicy {
   readonly #options: AdaptivePolicyOptions;
   readonly #hysteresis: SpeedHysteresis;
   #state: MovingOrStopped | undefined;
+  /** GNSS time the vehicle was first seen stopped in the current stop. */
+  #stoppedSince: number | undefined;
   #last: RecordedFix | undefined;
   /** A transition that came sooner than minIntervalS after the last record, recorded at the next chance. */
   #pendingTransition: MovingOrStopped | undefined;
@@ -48,6 +53,8 @@ export class AdaptivePolicy {
     const { state, changed, speedKmh } = this.#hysteresis.update(fix);
     this.#state = state;
     if (changed) this.#pendingTransition = state;
+    if (state !== 'stopped') this.#stoppedSince = undefined;
+    else this.#stoppedSince ??= fix.time;
     const last = this.#last;
     if (last === undefined) return this.#record(fix, 'first');
     const dt = (fix.time - last.time) / 1000;
@@ -57,7 +64,7 @@ export class AdaptivePolicy {
       this.#pendingTransition = undefined;
       return this.#record(fix, reason, true);
     }
-    if (this.#state === 'stopped') return dt >= o.stoppedHeartbeatS ? this.#record(fix, 'heartbeat') : undefined;
+    if (this.#state === 'stopped') return dt >= heartbeatS(o, this.#stoppedSince, last.time) ? this.#record(fix, 'heartbeat') : undefined;
     if (dt >= o.maxIntervalS) return this.#record(fix, 'interval');
     if (fix.lat !== undefined && fix.lon !== undefined && last.lat !== undefined && last.lon !== undefined) {
       if (distanceAndBearing(last.lat, last.lon, fix.lat, fix.lon).distance >= o.minDistanceM) return this.#record(fix, 'distance');

@@ -18,7 +18,8 @@
  * across the stop: every stop has two positions of its own, a traffic light as a delivery. A stop
  * that lasts gets one more `stopRepeatS` in (120 s: the platform sees a delivery stop confirmed
  * while it lasts; at 20 s it cost a third event at most red lights),
- * then a heartbeat every `stoppedHeartbeatS`. Jitter at a standstill draws
+ * then a heartbeat every `stoppedHeartbeatS`, and once parked (stopped for longer than that) every
+ * `parkedHeartbeatS`. Jitter at a standstill draws
  * nothing; a creep (the receiver reports speed and the position has moved more than the tolerance)
  * is recorded.
  */
@@ -35,6 +36,7 @@ export interface PathPolicyOptions {
   movingSpeedKmh: number;
   stopRepeatS: number;
   stoppedHeartbeatS: number;
+  parkedHeartbeatS: number;
   /** 0: decide each position as it comes (one fix late); more: choose positions this late (late-window.ts). */
   maxDelayS: number;
   /** With maxDelayS: no moving epoch further than this from the delivered track, metres. */
@@ -132,7 +134,7 @@ export class PathPolicy {
     if (still && !this.#stopRepeated && this.#stopAt !== undefined && fix.time - this.#stopAt >= this.#options.stopRepeatS * 1000) {
       this.#stopRepeated = true;
       out.push(this.#record(fix, 'stop'));
-    } else if (sinceRecord >= this.#options.stoppedHeartbeatS * 1000) out.push(this.#record(fix, 'heartbeat'));
+    } else if (sinceRecord >= heartbeatS(this.#options, this.#stopAt, anchor.time) * 1000) out.push(this.#record(fix, 'heartbeat'));
     else if (
       speedKmh !== undefined &&
       speedKmh >= this.#options.stoppedSpeedKmh &&
@@ -244,4 +246,17 @@ export class PathPolicy {
     this.#late?.reset(fix);
     return transition ? { ...fix, transition: true, reason } : { ...fix, reason };
   }
+}
+
+/**
+ * The heartbeat interval after a record at `lastRecordMs` in a stop that began at `stopAtMs`: the
+ * stopped one until the stop has lasted stoppedHeartbeatS, then the parked one (never shorter).
+ */
+export function heartbeatS(
+  o: { stoppedHeartbeatS: number; parkedHeartbeatS: number },
+  stopAtMs: number | undefined,
+  lastRecordMs: number,
+): number {
+  const parked = stopAtMs !== undefined && lastRecordMs - stopAtMs >= o.stoppedHeartbeatS * 1000;
+  return parked ? Math.max(o.stoppedHeartbeatS, o.parkedHeartbeatS) : o.stoppedHeartbeatS;
 }

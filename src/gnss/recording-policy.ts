@@ -33,6 +33,8 @@ export interface RecordingPolicyOptions {
   /** path: the second position at a stop, this long after the first. */
   stopRepeatS: number;
   stoppedHeartbeatS: number;
+  /** Stopped for longer than stoppedHeartbeatS (parked): the heartbeats after the first, at least stoppedHeartbeatS. */
+  parkedHeartbeatS: number;
   /** path: 0 decides each position as it comes; more chooses positions up to this many seconds late. */
   maxDelayS: number;
   /** path, deciding late: no moving epoch further than this from the delivered track, metres. */

@@ -15,7 +15,7 @@ import { PlatformHttp } from './transport/http.js';
 import { PlatformContact, type ContactObserver } from './transport/platform-contact.js';
 import { SecretRedactor } from './auth/secret-redactor.js';
 import { StartSpread } from './device/start-spread.js';
-import { TOKEN_REFRESH_MARGIN_S, TokenManager } from './auth/token-manager.js';
+import { TOKEN_IDLE_REFRESH_AGE_S, TOKEN_KEEP_FRESH_S, TOKEN_REFRESH_MARGIN_S, TokenManager } from './auth/token-manager.js';
 import { errorFields } from '../errors.js';
 import { WireCounter } from './transport/wire-counter.js';
 import { PLATFORM_TUNING, type PlatformTuning } from './tuning.js';
@@ -107,6 +107,8 @@ export function buildPlatform(deps: PlatformDeps): PlatformParts {
       lockWaitMs: 2 * p.requestTimeoutMs + 5000,
       lockStaleMs: 4 * p.requestTimeoutMs + 10_000,
       maintainIntervalMs: 60_000,
+      keepFreshS: TOKEN_KEEP_FRESH_S,
+      idleRefreshAgeS: TOKEN_IDLE_REFRESH_AGE_S,
     },
   });
   const requester = new AuthorizedClient({ http, tokens, logger: logger.child({ component: 'platform' }) });

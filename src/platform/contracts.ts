@@ -83,6 +83,13 @@ export interface TokenStatus {
   ageMs?: number;
   /** When the held token is renewed, ms after its receipt (its lifetime less platform.tokenRefreshMarginS). */
   renewAfterMs?: number;
+  /**
+   * 'ahead': renewed at renewAfterMs; 'next-request': no request used the token lately (a parked
+   * vehicle), so the next one renews it, or idleRenewAfterMs does whichever comes first.
+   */
+  renewal?: 'ahead' | 'next-request';
+  /** An idle agent renews its pair this long after receipt even without a request. */
+  idleRenewAfterMs?: number;
   /** Credentials rejected: when the next password attempt is allowed (wall ms). */
   retryAt?: number;
   lastError?: { code: string; message: string };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
+import { constants } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { SimStats } from './stats.js';
@@ -27,6 +28,11 @@ export interface SimTlsOptions {
    * its ticket keys does.
    */
   ticketKeys?: Buffer;
+  /**
+   * false: the server resumes no TLS session (no tickets, no session cache), so every connection
+   * pays the full handshake and certificate chain: the worst case a platform's front can be.
+   */
+  resumption?: boolean;
 }
 
 export interface SimStartOptions {
@@ -63,6 +69,7 @@ export class SimListener {
     const tickets = {
       ...(tls?.ticketLifetimeS !== undefined ? { sessionTimeout: tls.ticketLifetimeS } : {}),
       ...(tls?.ticketKeys ? { ticketKeys: tls.ticketKeys } : {}),
+      ...(tls?.resumption === false ? { secureOptions: constants.SSL_OP_NO_TICKET } : {}),
     };
     if (tls?.protocols === 'h2') {
       const h2 = createSecureServer({ key: tls.key, cert: tls.cert, allowHTTP1: true, ...tickets }, handler as never);

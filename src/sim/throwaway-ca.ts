@@ -127,3 +127,108 @@ export function issueServerCertificate(dir: string, name: string, days: number, 
 function openssl(...args: string[]): void {
   execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
+
+/**
+ * A chain of the size a public CA serves (bench:wire's real terms): an RSA-2048 root (the caFile,
+ * never sent), a cross-signed RSA-2048 root and an RSA-2048 issuing intermediate, and an RSA-2048
+ * leaf with a public certificate's extensions (key identifiers, AIA, CRL and policy URLs, and
+ * a stand-in for the two SCTs of certificate transparency). `cert` is leaf + both intermediates:
+ * about 3.8 KB of certificates in every full handshake, as on a load balancer with a public
+ * certificate.
+ */
+export function makePublicLikeChain(dir: string): ThrowawayCa {
+  const f = (name: string): string => path.join(dir, name);
+  const rsa = (name: string): void => openssl('genrsa', '-out', f(`${name}.key`), '2048');
+  for (const n of ['root', 'cross', 'issuing', 'leaf']) rsa(n);
+  const caExt = (name: string, pathLen: number, issuerUrl: string): string => {
+    const ext = f(`${name}.ext`);
+    writeFileSync(
+      ext,
+      [
+        `basicConstraints=critical,CA:TRUE,pathlen:${pathLen}`,
+        'keyUsage=critical,digitalSignature,keyCertSign,cRLSign',
+        'subjectKeyIdentifier=hash',
+        'authorityKeyIdentifier=keyid:always',
+        `authorityInfoAccess=OCSP;URI:http://ocsp.rootca1.example-trust.com,caIssuers;URI:${issuerUrl}`,
+        'crlDistributionPoints=URI:http://crl.rootca1.example-trust.com/rootca1.crl',
+        'certificatePolicies=2.23.140.1.2.1',
+        'extendedKeyUsage=serverAuth,clientAuth',
+        '',
+      ].join('\n'),
+    );
+    return ext;
+  };
+  openssl(
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    f('root.key'),
+    '-out',
+    f('root.pem'),
+    '-days',
+    '2',
+    '-sha256',
+    '-subj',
+    '/C=US/O=Example Trust Services/CN=Example Trust Services Root Certificate Authority - G2',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  const sign = (name: string, subject: string, issuer: string, ext: string): void => {
+    openssl('req', '-new', '-key', f(`${name}.key`), '-out', f(`${name}.csr`), '-subj', subject);
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f(`${issuer}.pem`),
+      '-CAkey',
+      f(`${issuer}.key`),
+      '-CAcreateserial',
+      '-out',
+      f(`${name}.pem`),
+      '-days',
+      '2',
+      '-sha256',
+      '-extfile',
+      ext,
+    );
+  };
+  sign(
+    'cross',
+    '/C=US/O=Example Trust/CN=Example Trust Root CA 1',
+    'root',
+    caExt('cross', 1, 'http://crt.rootg2.example-trust.com/rootg2.cer'),
+  );
+  sign(
+    'issuing',
+    '/C=US/O=Example Trust/CN=Example Trust RSA 2048 M02',
+    'cross',
+    caExt('issuing', 0, 'http://crt.rootca1.example-trust.com/rootca1.cer'),
+  );
+  const leafExt = f('leaf.ext');
+  // 1.3.6.1.4.1.11129.2.4.2: the embedded SCT list; two SCTs are about 240 bytes.
+  const scts = `DER:0481F0${'00'.repeat(240)}`;
+  writeFileSync(
+    leafExt,
+    [
+      'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:*.services.example-platform.com,DNS:services.example-platform.com',
+      'basicConstraints=critical,CA:FALSE',
+      'keyUsage=critical,digitalSignature,keyEncipherment',
+      'extendedKeyUsage=serverAuth,clientAuth',
+      'subjectKeyIdentifier=hash',
+      'authorityKeyIdentifier=keyid:always',
+      'authorityInfoAccess=OCSP;URI:http://ocsp.r2m02.example-trust.com,caIssuers;URI:http://crt.r2m02.example-trust.com/r2m02.cer',
+      'crlDistributionPoints=URI:http://crl.r2m02.example-trust.com/r2m02.crl',
+      'certificatePolicies=2.23.140.1.2.1',
+      `1.3.6.1.4.1.11129.2.4.2=${scts}`,
+      '',
+    ].join('\n'),
+  );
+  sign('leaf', '/CN=*.services.example-platform.com', 'issuing', leafExt);
+  const pem = (n: string): string => readFileSync(f(`${n}.pem`), 'utf8');
+  return { caFile: f('root.pem'), key: readFileSync(f('leaf.key'), 'utf8'), cert: pem('leaf') + pem('issuing') + pem('cross') };
+}

@@ -82,10 +82,12 @@ export function daemonStatusProvider(o: AgentStatusOptions): DaemonStatusProvide
       const sentenceMono = g.link.lastValidSentenceMonoMs;
       // A fix now, from a receiver that still talks: the heartbeat (or driving) will send events.
       const receiverHasFix = (g.lastFix?.mode ?? 1) >= 2 && sentenceMono !== undefined && clock.monotonicMs() - sentenceMono < 60_000;
+      const t = platform.tokens.tokenStatus();
       return platformLinkSummary(platform.contact.view(), {
-        heartbeatS: config.recording.stoppedHeartbeatS,
+        // Parked long, the heartbeat comes at the longer interval, and the token waits for it.
+        heartbeatS: Math.max(config.recording.stoppedHeartbeatS, config.recording.parkedHeartbeatS),
         receiverHasFix,
-        tokenRenewAfterMs: platform.tokens.tokenStatus().renewAfterMs,
+        tokenRenewAfterMs: t.renewal === 'next-request' ? t.idleRenewAfterMs : t.renewAfterMs,
         requestTimeoutMs: config.platform.requestTimeoutMs,
       });
     },

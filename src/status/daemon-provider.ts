@@ -127,6 +127,7 @@ export class DaemonStatusProvider implements StatusProvider {
     if (s.tokens) {
       const t = s.tokens();
       snapshot.token = { state: t.state, passwordGrants: t.passwordGrants, refreshes: t.refreshes };
+      if (t.renewal !== undefined) snapshot.token.renewal = t.renewal;
       if (t.ageMs !== undefined) snapshot.token.ageS = t.ageMs / 1000;
       else if (stored?.token && (t.state === 'none' || t.state === 'expired')) {
         // Not used yet in this run: its age on the wall clock, as the database fallback tells it;

@@ -62,7 +62,7 @@ export function assessHealth(s: StatusSnapshot, t: HealthThresholds = DEFAULT_TH
 
   const token = s.token;
   if (token?.state === 'rejected') failing.push('credentials rejected by the platform');
-  else if (token && s.daemon.running && token.state !== 'valid') degraded.push(`token ${token.state}`);
+  else if (token && s.daemon.running && token.state !== 'valid' && !waitsForRequest(token)) degraded.push(`token ${token.state}`);
 
   if (s.daemon.running && !s.registration.deviceUUID) degraded.push('device not registered yet');
   if (!s.daemon.running && !s.registration.deviceUUID) failing.push('device never registered');
@@ -185,4 +185,9 @@ export function failingFor(f: { forS: number; status?: number }): string {
   return f.status !== undefined
     ? `platform answers HTTP ${f.status} for ${formatAge(f.forS)}`
     : `platform not answering for ${formatAge(f.forS)}`;
+}
+
+/** Parked: an access token that lapsed with no request to renew it is the plan, not a fault. */
+function waitsForRequest(token: NonNullable<StatusSnapshot['token']>): boolean {
+  return token.state === 'expired' && token.renewal === 'next-request' && token.lastError === undefined;
 }

@@ -3,11 +3,11 @@ import type { HeaderIndexerOff } from '../platform/transport/wire-counter.js';
 import type { PlatformLinkSummary } from './snapshot.js';
 
 export interface ContactSchedule {
-  /** recording.stoppedHeartbeatS: a parked vehicle with a fix sends one event this often. */
+  /** A parked vehicle with a fix sends one event at least this often (recording.parkedHeartbeatS, or stoppedHeartbeatS when longer). */
   heartbeatS: number;
   /** The receiver has a fix now, so the heartbeat (or driving) will send events. */
   receiverHasFix: boolean;
-  /** The held token is renewed this long after its receipt (TokenStatus.renewAfterMs); undefined without a token. */
+  /** The held token is renewed without a request this long after its receipt (TokenStatus.renewAfterMs, idleRenewAfterMs when idle); undefined without a token. */
   tokenRenewAfterMs: number | undefined;
   /** platform.requestTimeoutMs: one slow attempt before the answer. */
   requestTimeoutMs: number;

@@ -65,6 +65,8 @@ export interface RegistrationStatus {
 export interface TokenSummary {
   state: 'none' | 'valid' | 'refreshing' | 'expired' | 'rejected';
   ageS?: number;
+  /** 'next-request': no request used the token lately (parked), the next one renews it. */
+  renewal?: 'ahead' | 'next-request';
   retryAt?: number;
   lastError?: { code: string; message: string };
   passwordGrants: number;

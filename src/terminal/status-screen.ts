@@ -146,6 +146,9 @@ export function renderStatus(s: StatusSnapshot, o: RenderOptions, health: Health
     const age = t.ageS === undefined ? '' : `, ${formatAge(t.ageS)} old`;
     lines.push(row('token', `${state}${age}  password grants ${t.passwordGrants}  refreshes ${t.refreshes}`));
     if (t.lastError && t.state !== 'valid') lines.push(row('', c.dim(printable(`${t.lastError.code}: ${t.lastError.message}`))));
+    // Parked: the lapsed token is the plan (the next heartbeat renews it); a line of its own keeps the row in 80 columns.
+    else if (t.state === 'expired' && t.renewal === 'next-request')
+      lines.push(row('', c.dim('renewed at the next request (none lately: parked)')));
   }
 
   const ob = s.outbox;

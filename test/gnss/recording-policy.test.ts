@@ -40,7 +40,7 @@ function drive(steps: { kmh: number; heading: number; jitterM?: number }[]): Fix
   });
 }
 
-const ADAPTIVE: Partial<RecordingPolicyOptions> = { mode: 'adaptive', maxIntervalS: 30, stoppedHeartbeatS: 300 };
+const ADAPTIVE: Partial<RecordingPolicyOptions> = { mode: 'adaptive', maxIntervalS: 30, stoppedHeartbeatS: 300, parkedHeartbeatS: 300 };
 
 function record(fixes: Fix[], options: Partial<RecordingPolicyOptions> = ADAPTIVE): RecordedFix[] {
   const policy = new RecordingPolicy(options);
@@ -99,6 +99,14 @@ describe('RecordingPolicy (adaptive)', () => {
     const rs = record(drive(steps));
     expect(seconds(rs)).toEqual([0, 300, 600, 900]);
     expect(rs.slice(1).every((r) => r.reason === 'heartbeat')).toBe(true);
+  });
+
+  it('parked for longer than stoppedHeartbeatS: the heartbeats after the first come every parkedHeartbeatS', () => {
+    const steps = Array.from({ length: 4000 }, (_, i) => ({ kmh: (i * 7) % 3, heading: (i * 37) % 360, jitterM: 15 }));
+    const rs = record(drive(steps), { ...ADAPTIVE, parkedHeartbeatS: 900 });
+    expect(seconds(rs)).toEqual([0, 300, 1200, 2100, 3000, 3900]);
+    // Below stoppedHeartbeatS it is stoppedHeartbeatS.
+    expect(seconds(record(drive(steps.slice(0, 1000)), { ...ADAPTIVE, parkedHeartbeatS: 60 }))).toEqual([0, 300, 600, 900]);
   });
 
   it('never more than one fix per second, even at 10 Hz through a sharp turn', () => {
@@ -262,7 +270,20 @@ describe('RecordingPolicy (path, the default)', () => {
     expect(seconds(recordPath(drive(Array.from({ length: 4000 }, () => ({ kmh: 0, heading: 0, jitterM: 15 })))))).toEqual([
       0, 120, 3720, 3999,
     ]);
-    expect(seconds(recordPath(fixes, { stoppedHeartbeatS: 300 }))).toEqual([0, 120, 420, 720, 1020, 1320, 1620, 1920, 1999]);
+    expect(seconds(recordPath(fixes, { stoppedHeartbeatS: 300, parkedHeartbeatS: 300 }))).toEqual([
+      0, 120, 420, 720, 1020, 1320, 1620, 1920, 1999,
+    ]);
+  });
+
+  it('parked for hours: the first heartbeat after stoppedHeartbeatS, then one every parkedHeartbeatS (10800 s, the default)', () => {
+    const parked = drive(Array.from({ length: 26_000 }, () => ({ kmh: 0, heading: 0, jitterM: 15 })));
+    expect(seconds(recordPath(parked))).toEqual([0, 120, 3720, 14_520, 25_320, 25_999]);
+    expect(seconds(recordPath(parked.slice(0, 8000), { stoppedHeartbeatS: 1800, parkedHeartbeatS: 3600 }))).toEqual([
+      0, 120, 1920, 5520, 7999,
+    ]);
+    // Moving off after hours parked is recorded at once, whatever the heartbeat.
+    const rs = recordPath(drive([...Array.from({ length: 5000 }, () => ({ kmh: 0, heading: 0 })), ...repeat(20, { kmh: 40, heading: 0 })]));
+    expect(rs.find((r) => r.reason === 'departure')?.time).toBe(T0 + 4999_000);
   });
 
   it('the longer parked heartbeat leaves every stop of 30 s or more with two positions or more', () => {

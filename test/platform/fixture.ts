@@ -50,6 +50,8 @@ export interface Platform {
     redactor?: SecretRedactor;
     /** The daemon's start-up spread (platform.startupJitterS). */
     startSpread?: StartSpread;
+    /** Over TEST_TUNING (the daemon's idle renewal: keepFreshS, idleRefreshAgeS). */
+    tuning?: Partial<TokenManagerTuning>;
   }): {
     tokens: TokenManager;
     client: AuthorizedClient;
@@ -123,7 +125,7 @@ export async function startPlatform(
         clock,
         bootClock: o.boot ?? boot,
         logger: o.logger ?? silentLogger(),
-        tuning: TEST_TUNING,
+        tuning: { ...TEST_TUNING, ...o.tuning },
         random: o.random ?? (() => 0.5),
       });
       managers.push(tokens);

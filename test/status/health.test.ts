@@ -72,6 +72,22 @@ const cases: Array<[string, (s: StatusSnapshot) => void, 0 | 1 | 2, RegExp | und
     /token refreshing/,
   ],
   [
+    'parked: the access token lapsed and is renewed at the next request (the heartbeat), as planned',
+    (s) => {
+      if (s.token) Object.assign(s.token, { state: 'expired', renewal: 'next-request' });
+    },
+    0,
+    undefined,
+  ],
+  [
+    'an expired token that should have been renewed ahead',
+    (s) => {
+      if (s.token) Object.assign(s.token, { state: 'expired', renewal: 'ahead' });
+    },
+    1,
+    /token expired/,
+  ],
+  [
     'not registered yet',
     (s) => {
       delete s.registration.deviceUUID;

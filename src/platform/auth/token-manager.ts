@@ -28,11 +28,33 @@ import type { PlatformHttp } from '../transport/http.js';
  */
 export const TOKEN_REFRESH_MARGIN_S = 120;
 
+/**
+ * The token is renewed ahead of its lifetime only while requests use it: within this long of the
+ * last one. A moving vehicle sends an event at least every recording.maxIntervalS (60 s), so it
+ * never waits for a refresh; a parked one renews at its next heartbeat, in the same wake-up, instead
+ * of opening a connection to the token service of its own every hour (a cold one costs 13.7 KB).
+ */
+export const TOKEN_KEEP_FRESH_S = 600;
+
+/**
+ * An idle agent still refreshes once its pair is this old, whether a request came or not (a parked
+ * vehicle without a fix sends no heartbeat): a quarter of the refresh token's 86,400 s, so even a
+ * day-long token-service outage at that moment leaves hours of backoff before the password grant.
+ */
+export const TOKEN_IDLE_REFRESH_AGE_S = 21_600;
+
 export interface TokenManagerTuning extends TokenBackoffTuning, TokenLockTuning {
   /** Refresh this long before the recorded lifetime runs out (at most a tenth of the lifetime). */
   refreshMarginS: number;
   /** How often start() checks whether the token is due for a refresh. */
   maintainIntervalMs: number;
+  /**
+   * Renew ahead of time only while a request used the token within this many seconds
+   * (TOKEN_KEEP_FRESH_S); undefined: always ahead, used or not.
+   */
+  keepFreshS?: number;
+  /** Idle (see keepFreshS): renew ahead anyway once the pair is this old (TOKEN_IDLE_REFRESH_AGE_S). */
+  idleRefreshAgeS?: number;
 }
 
 export interface TokenManagerOptions {
@@ -68,7 +90,8 @@ type Reason = 'none' | 'due' | 'rejected';
  * - the password grant only when there is no refresh token or the refresh itself answered 401
  *   (5.7); a rejected password backs off for minutes up to an hour, never loops, and a password
  *   file fixed in place is read again (and tried at once when it changed);
- * - a refresh shortly before the lifetime, measured on the boot clock from receipt, runs out, and
+ * - a refresh shortly before the lifetime, measured on the boot clock from receipt, runs out, while
+ *   requests use the token (idle: at the next request, or once the pair is idleRefreshAgeS old), and
  *   after any 401 of a service (5.5, 5.6);
  * - a refresh whose answer never came (dropped connection, timeout, 5xx, a malformed pair) is
  *   retried with the same refresh token at the token service's backoff: the old refresh token is
@@ -93,6 +116,8 @@ export class TokenManager {
   #inflight: Promise<Held> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #lastError: { code: string; message: string } | undefined;
+  /** Monotonic ms of the last request that asked for a token. */
+  #lastUseMs: number | undefined;
   readonly #counts = { passwordGrants: 0, refreshes: 0 };
   /** The generation whose refresh token the token service rejected, in case the database could not record it. */
   #spentGeneration: number | undefined;
@@ -113,7 +138,7 @@ export class TokenManager {
     this.#passwordWatch = new PasswordWatch({ password: options.credentials.password, clock, logger, backoff: this.#backoff });
   }
 
-  /** Keeps the token fresh in the background, so an idle agent does not let its session lapse. */
+  /** Keeps the token fresh in the background while in use, and an idle agent's refresh token from lapsing. */
   async start(): Promise<void> {
     this.#timer = setInterval(() => void this.maintain(), this.#options.tuning.maintainIntervalMs);
     this.#timer.unref();
@@ -135,6 +160,7 @@ export class TokenManager {
 
   /** A valid access token: the one held, or a renewed one when none is held or it is due. */
   async accessToken(signal?: AbortSignal): Promise<AccessGrant> {
+    this.#lastUseMs = this.#options.clock.monotonicMs();
     const held = this.#held;
     this.#unsaved.retry(false);
     if (held && !this.#isDue(held)) return grant(held);
@@ -143,17 +169,32 @@ export class TokenManager {
 
   /** A service answered 401 to the token of `generation`: a newer token (one refresh, shared). */
   async renewAfterUnauthorized(generation: number, signal?: AbortSignal): Promise<AccessGrant> {
+    this.#lastUseMs = this.#options.clock.monotonicMs();
     const held = this.#held;
     if (held && held.generation > generation) return grant(held);
     return grant(await this.#renew('rejected', generation, signal));
   }
 
-  /** Renews when the held token is due; failures are logged and left for the next request. */
+  /**
+   * Renews when the held token is due and requests use it, or when an idle agent's pair reached
+   * idleRefreshAgeS; failures are logged and left for the next request.
+   */
   async maintain(): Promise<void> {
     this.#unsaved.retry(false);
     const held = this.#held;
     if (!held || !this.#isDue(held) || this.#inflight) return;
+    if (this.#waitsForRequest(held)) return;
     await this.#renew('due', held.generation).catch(() => undefined);
+  }
+
+  /** Idle, and the pair young enough: the next request renews it (one wake-up, not two). */
+  #waitsForRequest(h: Held): boolean {
+    const { keepFreshS, idleRefreshAgeS } = this.#options.tuning;
+    if (keepFreshS === undefined) return false;
+    const nowMs = this.#options.clock.monotonicMs();
+    const idle = this.#lastUseMs === undefined || nowMs - this.#lastUseMs >= keepFreshS * 1000;
+    if (!idle || h.receivedAtMs === undefined) return false;
+    return idleRefreshAgeS === undefined || this.#options.bootClock.nowMs() - h.receivedAtMs < idleRefreshAgeS * 1000;
   }
 
   tokenStatus(): TokenStatus {
@@ -165,10 +206,15 @@ export class TokenManager {
     if (retryAt !== undefined) state = 'rejected';
     else if (this.#inflight) state = 'refreshing';
     else if (held) state = ageMs !== undefined && ageMs < held.pair.expiresInS * 1000 ? 'valid' : 'expired';
+    const waits = held !== undefined && this.#waitsForRequest(held);
     return {
       state,
       ...(ageMs !== undefined ? { ageMs } : {}),
       ...(held ? { renewAfterMs: this.#renewAfterMs(held) } : {}),
+      ...(held ? { renewal: waits ? 'next-request' : 'ahead' } : {}),
+      ...(held && this.#options.tuning.keepFreshS !== undefined && this.#options.tuning.idleRefreshAgeS !== undefined
+        ? { idleRenewAfterMs: Math.max(this.#renewAfterMs(held), this.#options.tuning.idleRefreshAgeS * 1000) }
+        : {}),
       ...(retryAt !== undefined ? { retryAt } : {}),
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
       ...this.#counts,
