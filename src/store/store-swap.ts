@@ -89,9 +89,9 @@ export class StoreSwap {
     };
   }
 
-  /** How many held fixes wait for the next open. */
+  /** How many held fixes wait for the next open (or for the read-only copy's outbox to take them). */
   get heldCount(): number {
-    return this.#held?.rows.length ?? 0;
+    return (this.#held?.rows.length ?? 0) + (this.#toHold?.rows.length ?? 0);
   }
 
   /** 1. From here nothing reaches the database: records are refused, the queue keeps what is recorded. */
@@ -114,6 +114,9 @@ export class StoreSwap {
 
   /** 4. The next database (the file, a salvage, the read-only copy: `next`) with what was held, and its record stores. */
   open(): void {
+    // What a read-only copy was to hold when that attempt failed before its outbox took it.
+    this.#held = mergeHeld(this.#held, this.#toHold);
+    this.#toHold = undefined;
     const { salvage, readOnlyAgain } = this.next;
     // A fallback to the copy is spent by this attempt; a salvage is retried until one opens.
     this.next = salvage === undefined ? {} : { salvage };
@@ -163,9 +166,10 @@ export class StoreSwap {
     });
     await outbox.start();
     const held = this.#toHold;
-    this.#toHold = undefined;
     if (held) outbox.hold(held);
     this.#options.handle.resume(outbox);
+    // Only now the copy's outbox has them where the next pause takes them from.
+    this.#toHold = undefined;
     // What the platform holds in memory and the new records lack (a salvage carries no token,
     // identity nor registration over; a read-only copy took none) goes in now.
     platform.tokens.storeHeldPair();
