@@ -28,8 +28,9 @@ export class AdaptivePolicy {
   readonly #options: AdaptivePolicyOptions;
   readonly #hysteresis: SpeedHysteresis;
   #state: MovingOrStopped | undefined;
-  /** GNSS time the vehicle was first seen stopped in the current stop. */
+  /** GNSS time the vehicle was first seen stopped in the current stop, and where. */
   #stoppedSince: number | undefined;
+  #stoppedWhere: { lat: number; lon: number } | undefined;
   #last: RecordedFix | undefined;
   /** A transition that came sooner than minIntervalS after the last record, recorded at the next chance. */
   #pendingTransition: MovingOrStopped | undefined;
@@ -53,8 +54,7 @@ export class AdaptivePolicy {
     const { state, changed, speedKmh } = this.#hysteresis.update(fix);
     this.#state = state;
     if (changed) this.#pendingTransition = state;
-    if (state !== 'stopped') this.#stoppedSince = undefined;
-    else this.#stoppedSince ??= fix.time;
+    this.#trackStop(fix, state);
     const last = this.#last;
     if (last === undefined) return this.#record(fix, 'first');
     const dt = (fix.time - last.time) / 1000;
@@ -75,6 +75,25 @@ export class AdaptivePolicy {
     if (speedKmh !== undefined && lastKmh !== undefined && Math.abs(speedKmh - lastKmh) >= o.minSpeedChangeKmh)
       return this.#record(fix, 'speed');
     return undefined;
+  }
+
+  /**
+   * When this stop began. A crawl below the moving speed (a jam) that has gone minDistanceM from
+   * where it began starts the stop again: parked means not moving, so it keeps the hourly heartbeat.
+   */
+  #trackStop(fix: Fix, state: MovingOrStopped): void {
+    if (state !== 'stopped') {
+      this.#stoppedSince = undefined;
+      this.#stoppedWhere = undefined;
+      return;
+    }
+    const here = fix.lat !== undefined && fix.lon !== undefined ? { lat: fix.lat, lon: fix.lon } : undefined;
+    const where = this.#stoppedWhere;
+    const crawled = where && here && distanceAndBearing(where.lat, where.lon, here.lat, here.lon).distance >= this.#options.minDistanceM;
+    if (this.#stoppedSince === undefined || crawled) {
+      this.#stoppedSince = fix.time;
+      this.#stoppedWhere = here;
+    } else this.#stoppedWhere ??= here;
   }
 
   #record(fix: Fix, reason: string, transition = false): RecordedFix {

@@ -109,6 +109,13 @@ describe('RecordingPolicy (adaptive)', () => {
     expect(seconds(record(drive(steps.slice(0, 1000)), { ...ADAPTIVE, parkedHeartbeatS: 60 }))).toEqual([0, 300, 600, 900]);
   });
 
+  it('a crawl below the moving speed (a jam) is not parked: its heartbeats stay at stoppedHeartbeatS', () => {
+    // 2 km/h due north for over an hour: 2.2 km, "stopped" by the speed, never parked.
+    const crawl = Array.from({ length: 4000 }, () => ({ kmh: 2, heading: 0 }));
+    const rs = record(drive(crawl), { ...ADAPTIVE, parkedHeartbeatS: 900 });
+    expect(seconds(rs)).toEqual(Array.from({ length: 14 }, (_, i) => i * 300));
+  });
+
   it('never more than one fix per second, even at 10 Hz through a sharp turn', () => {
     const fixes = drive(repeat(50, { kmh: 50, heading: 0 })).map((f, i) => ({ ...f, time: T0 + i * 100, track: (i * 15) % 360 }));
     const rs = record(fixes);
