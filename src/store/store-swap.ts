@@ -167,9 +167,10 @@ export class StoreSwap {
     await outbox.start();
     const held = this.#toHold;
     if (held) outbox.hold(held);
-    this.#options.handle.resume(outbox);
-    // Only now the copy's outbox has them where the next pause takes them from.
+    // The outbox has them now: the handle takes it first thing in resume, so a later failure's
+    // pause gets them back from it (clearing later would store them twice).
     this.#toHold = undefined;
+    this.#options.handle.resume(outbox);
     // What the platform holds in memory and the new records lack (a salvage carries no token,
     // identity nor registration over; a read-only copy took none) goes in now.
     platform.tokens.storeHeldPair();
