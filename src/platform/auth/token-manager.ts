@@ -38,8 +38,8 @@ export const TOKEN_KEEP_FRESH_S = 600;
 
 /**
  * An idle agent still refreshes once its pair is this old, whether a request came or not (a parked
- * vehicle without a fix sends no heartbeat): a quarter of the refresh token's 86,400 s, so even a
- * day-long token-service outage at that moment leaves hours of backoff before the password grant.
+ * vehicle without a fix sends no heartbeat): a quarter of the refresh token's 86,400 s, so a
+ * token-service outage of up to 18 hours from that moment still ends in a refresh, not a password grant.
  */
 export const TOKEN_IDLE_REFRESH_AGE_S = 21_600;
 

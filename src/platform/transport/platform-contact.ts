@@ -3,7 +3,7 @@ import type { Clock } from '../../system/clock.js';
 /**
  * Whether the platform answers: every exchange of PlatformHttp, whichever service
  * and whatever for (events, token, registration), reports here. A parked vehicle with an empty
- * outbox sends nothing for up to `recording.stoppedHeartbeatS`, so "no upload error" says nothing
+ * outbox sends nothing for up to `recording.parkedHeartbeatS`, so "no upload error" says nothing
  * about the link; this says when the platform last answered and, while the newest attempt
  * failed, since when and why. Ages are on the monotonic clock; wall times are for display only.
  */
