@@ -74,7 +74,9 @@ describe('demo', () => {
       expect(end.text).not.toMatch(/FAILING$/m);
 
       const figure = (name: string): number => Number(new RegExp(`^  ${name}\\s+(\\d+)`, 'm').exec(r.out)?.[1]);
-      expect(figure('recorded')).toBeGreaterThan(10);
+      // Counted before the stop: deciding late, the last ~20 s of path wait in the policy's window
+      // until the stop records them, so this 4-minute drive counts 9 here where deciding at once counted 12.
+      expect(figure('recorded')).toBeGreaterThanOrEqual(8);
       expect(figure('delivered')).toBe(figure('recorded'));
       expect(figure('duplicates')).toBe(0);
       expect(figure('password grants')).toBe(1);
