@@ -143,8 +143,9 @@ export async function runDemo(o: DemoOptions): Promise<DemoResult> {
     throw e;
   }
   screen.end(header ? frame(header) : undefined);
-  // Counted before the stop, like `recorded`: on stopping, the daemon records the fix the path
-  // policy still held back (the drive may end moving), which may or may not go out before it exits.
+  // Counted before the stop, like `recorded`: on stopping, the daemon records the fixes the path
+  // policy still held back (its late window, or a drive that ends moving), which may or may not go
+  // out before it exits.
   const delivered = sim.events.size;
   await stopChild(child);
   const vehicleEvents = [...sim.vehicleEvents.values()].map((r) => r.event);

@@ -84,11 +84,22 @@ export function renderSummary(s: DemoSummary): string {
     'demo summary',
     ...rows.flatMap(([k, v, listed = []]) => [`  ${k.padEnd(16)} ${v}`, ...listed.map((l) => `    ${l}`)]),
     // Why so few of the fixes read became events: the first question a newcomer asks.
-    `why ${n(s.recorded)} of ${n(s.fixesRead)}: recording.mode "path" keeps the fixes where the track bends more than ${recordingDefaults().pathToleranceM} m from a straight line, and two at each stop; the platform's track stays within ${recordingDefaults().pathToleranceM} m ("all" keeps every fix)`,
+    whyLine(s),
     problems.length === 0
       ? `result: every recorded fix delivered exactly once, one password grant${engine && engine.changes > 0 ? ', every ignition change an engine event' : ''}`
       : `result: FAILED: ${problems.join('; ')}`,
     'next: the README\'s "The agent against the simulator" runs the daemon step by step; there `telematics-agent status --watch` shows this screen',
     '',
   ].join('\n');
+}
+
+/** Why so few fixes became events, as the default path policy decides (at once, or up to maxDelayS late). */
+function whyLine(s: DemoSummary): string {
+  const r = recordingDefaults();
+  const late = r.maxDelayS > 0;
+  const bound = late
+    ? `within ${r.pathToleranceM} m 95 % of the time and ${r.pathMaxDeviationM} m at most (deciding up to ${r.maxDelayS} s late)`
+    : `within ${r.pathToleranceM} m`;
+  const n = (v: number | undefined): string => (v === undefined ? '?' : String(v));
+  return `why ${n(s.recorded)} of ${n(s.fixesRead)}: recording.mode "path" keeps the fixes where the track bends more than ${r.pathToleranceM} m from a straight line, and two at each stop; the platform's track stays ${bound} ("all" keeps every fix)`;
 }
