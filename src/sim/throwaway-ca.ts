@@ -20,26 +20,10 @@ export interface ThrowawayCa {
 export function makeThrowawayCa(dir: string): ThrowawayCa {
   const f = (name: string): string => path.join(dir, name);
   // P-256 keys: the certificate chain is then about the size a public ECDSA chain has (smaller than RSA).
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    f('ca.key'),
-    '-out',
+  selfSignedCa(
+    ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', f('ca.key')],
     f('ca.pem'),
-    '-days',
-    '2',
-    '-subj',
     '/CN=telematics-agent throwaway test CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
   );
   const server = issueServerCertificate(dir, 'server', 2);
   return { caFile: f('ca.pem'), ...server };
@@ -71,23 +55,7 @@ export function issueServerCertificate(dir: string, name: string, days: number, 
   const ext = f(`${name}.ext`);
   writeFileSync(ext, 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
   if (startsInDays === 0) {
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      f(`${name}.csr`),
-      '-CA',
-      f('ca.pem'),
-      '-CAkey',
-      f('ca.key'),
-      '-CAcreateserial',
-      '-out',
-      f(`${name}.pem`),
-      '-days',
-      String(days),
-      '-extfile',
-      ext,
-    );
+    signCsr(dir, name, 'ca', days, ext);
   } else {
     // `openssl x509` (3.0) cannot set notBefore; `openssl ca` can, with a throwaway database.
     const cnf = f(`${name}.ca.cnf`);
@@ -128,6 +96,49 @@ function openssl(...args: string[]): void {
   execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
+/** A self-signed CA certificate at `out`, valid 2 days; `keyArgs` make or name its key. */
+function selfSignedCa(keyArgs: string[], out: string, subject: string): void {
+  openssl(
+    'req',
+    '-x509',
+    ...keyArgs,
+    '-out',
+    out,
+    '-days',
+    '2',
+    '-sha256',
+    '-subj',
+    subject,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+}
+
+/** `dir/name.csr` signed by `dir/issuer.pem` and `.key` into `dir/name.pem`, valid `days`, with the extensions in `ext`. */
+function signCsr(dir: string, name: string, issuer: string, days: number, ext: string): void {
+  const f = (file: string): string => path.join(dir, file);
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    f(`${name}.csr`),
+    '-CA',
+    f(`${issuer}.pem`),
+    '-CAkey',
+    f(`${issuer}.key`),
+    '-CAcreateserial',
+    '-out',
+    f(`${name}.pem`),
+    '-days',
+    String(days),
+    '-sha256',
+    '-extfile',
+    ext,
+  );
+}
+
 /**
  * A chain of the size a public CA serves (bench:wire's real terms): an RSA-2048 root (the caFile,
  * never sent), a cross-signed RSA-2048 root and an RSA-2048 issuing intermediate, and an RSA-2048
@@ -158,44 +169,14 @@ export function makePublicLikeChain(dir: string): ThrowawayCa {
     );
     return ext;
   };
-  openssl(
-    'req',
-    '-x509',
-    '-new',
-    '-key',
-    f('root.key'),
-    '-out',
+  selfSignedCa(
+    ['-new', '-key', f('root.key')],
     f('root.pem'),
-    '-days',
-    '2',
-    '-sha256',
-    '-subj',
     '/C=US/O=Example Trust Services/CN=Example Trust Services Root Certificate Authority - G2',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
   );
   const sign = (name: string, subject: string, issuer: string, ext: string): void => {
     openssl('req', '-new', '-key', f(`${name}.key`), '-out', f(`${name}.csr`), '-subj', subject);
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      f(`${name}.csr`),
-      '-CA',
-      f(`${issuer}.pem`),
-      '-CAkey',
-      f(`${issuer}.key`),
-      '-CAcreateserial',
-      '-out',
-      f(`${name}.pem`),
-      '-days',
-      '2',
-      '-sha256',
-      '-extfile',
-      ext,
-    );
+    signCsr(dir, name, issuer, 2, ext);
   };
   sign(
     'cross',
