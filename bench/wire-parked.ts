@@ -7,7 +7,7 @@
  * ahead every hour) beside the daemon now (the configuration's defaults and build.ts's renewal).
  */
 import type { RecordedFix } from '../src/fix/fix.js';
-import type { TokenManagerTuning } from '../src/platform/auth/token-manager.js';
+import type { TokenManagerTuning } from '../src/platform/auth/token-manager-options.js';
 import { PARKED_SPEEDUP, rig, sleep } from './wire-rig.js';
 
 export interface ParkedPlan {

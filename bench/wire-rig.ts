@@ -22,7 +22,7 @@ import { seededRandom } from '../src/sim/random.js';
 import { TokenClient } from '../src/platform/auth/token-client.js';
 import { huffmanLength } from '../src/platform/transport/hpack/huffman.js';
 import { makePublicLikeChain, makeThrowawayCa, type ThrowawayCa } from '../src/sim/throwaway-ca.js';
-import type { TokenManagerTuning } from '../src/platform/auth/token-manager.js';
+import type { TokenManagerTuning } from '../src/platform/auth/token-manager-options.js';
 import { openDatabase } from '../src/store/database.js';
 import { systemClock } from '../src/system/clock.js';
 import { Uploader } from '../src/upload/uploader.js';

@@ -21,7 +21,7 @@
 import { rmSync } from 'node:fs';
 import { restartCost } from './wire-restart.js';
 import { printParkedOnRealTerms, type ParkedPlan } from './wire-parked.js';
-import { TOKEN_IDLE_REFRESH_AGE_S, TOKEN_KEEP_FRESH_S } from '../src/platform/auth/token-manager.js';
+import { TOKEN_IDLE_REFRESH_AGE_S, TOKEN_KEEP_FRESH_S } from '../src/platform/auth/renewal-timing.js';
 import type { RecordedFix } from '../src/fix/fix.js';
 import { PING_INTERVAL_S } from '../src/platform/transport/dispatcher.js';
 import {

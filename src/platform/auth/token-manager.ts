@@ -1,87 +1,20 @@
 import { passwordFixHint } from '../../config/password-source.js';
-import type { Secret } from '../../config/secret.js';
 import { AgentError, errorFields } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { systemTimers, type Clock } from '../../system/clock.js';
+import { systemTimers } from '../../system/clock.js';
 import { abortable } from '../transport/abortable.js';
-import type { BootClock } from '../../system/boot-clock.js';
 import type { TokenStatus } from '../contracts.js';
 import { heldFromStored, type HeldToken as Held } from './held-token.js';
 import { PasswordWatch } from './password-watch.js';
-import { TokenBackoff, type TokenBackoffTuning } from './token-backoff.js';
+import { TokenBackoff } from './token-backoff.js';
 import { bookkeepingWrite } from './token-bookkeeping.js';
 import { TokenClient } from './token-client.js';
-import { TokenLock, type TokenLockTuning } from './token-lock.js';
-import type { SecretRedactor } from './secret-redactor.js';
-import type { StartSpread } from '../device/start-spread.js';
+import { TokenLock } from './token-lock.js';
+import type { AccessGrant, TokenManagerOptions } from './token-manager-options.js';
 import { checkStoredPair, type TokenPair } from './token-pair.js';
 import { UnsavedPair } from './unsaved-pair.js';
+import { renewAfterMs, waitsForRequest } from './renewal-timing.js';
 import type { StoredToken, TokenCounter, TokenRecords } from './token-records.js';
-import type { PlatformHttp } from '../transport/http.js';
-
-/**
- * Refresh this long before the access token's lifetime (from receipt, on the boot clock) runs out,
- * at most a tenth of the lifetime: room for one request at its whole deadline (30 s) and the token
- * service's first retries (2, 4, 8, 16 s) before the token is gone. Measured by bench:fleet --real
- * (1,000 agents, a token-service outage as the hour-long tokens came due): at most one refresh per
- * device-hour, no password grant after the first. No installer has a reason to change it.
- */
-export const TOKEN_REFRESH_MARGIN_S = 120;
-
-/**
- * The token is renewed ahead of its lifetime only while requests use it: within this long of the
- * last one. A moving vehicle sends an event at least every recording.maxIntervalS (60 s), so it
- * never waits for a refresh; a parked one renews at its next heartbeat, in the same wake-up, instead
- * of opening a connection to the token service of its own every hour (a cold one costs 13.7 KB).
- */
-export const TOKEN_KEEP_FRESH_S = 600;
-
-/**
- * An idle agent still refreshes once its pair is this old, whether a request came or not (a parked
- * vehicle without a fix sends no heartbeat): a quarter of the refresh token's 86,400 s, so a
- * token-service outage of up to 18 hours from that moment still ends in a refresh, not a password grant.
- */
-export const TOKEN_IDLE_REFRESH_AGE_S = 21_600;
-
-export interface TokenManagerTuning extends TokenBackoffTuning, TokenLockTuning {
-  /** Refresh this long before the recorded lifetime runs out (at most a tenth of the lifetime). */
-  refreshMarginS: number;
-  /** How often start() checks whether the token is due for a refresh. */
-  maintainIntervalMs: number;
-  /**
-   * Renew ahead of time only while a request used the token within this many seconds
-   * (TOKEN_KEEP_FRESH_S); undefined: always ahead, used or not.
-   */
-  keepFreshS?: number;
-  /** Idle (see keepFreshS): renew ahead anyway once the pair is this old (TOKEN_IDLE_REFRESH_AGE_S). */
-  idleRefreshAgeS?: number;
-}
-
-export interface TokenManagerOptions {
-  /** The stored pair, its refresh state and the lock (store/token-store.ts in the agent). */
-  records: TokenRecords;
-  http: PlatformHttp;
-  /** platform.authUrl (ends in /api/v1). */
-  authUrl: string;
-  credentials: { username: string; password: Secret };
-  /** Wall time for the lock and status; monotonic time for backoffs. */
-  clock: Clock;
-  /** Token ages (boot-clock.ts). */
-  bootClock: BootClock;
-  logger: Logger;
-  tuning: TokenManagerTuning;
-  random?: () => number;
-  /** Told every token held and every password sent, so that an echo of one in an answer is redacted. */
-  redactor?: SecretRedactor;
-  /** The daemon's start-up spread (platform.startupJitterS): the first refresh or password grant waits for it, a valid stored pair does not. */
-  startSpread?: StartSpread;
-}
-
-/** An access token to send, and the generation it belongs to (for renewAfterUnauthorized). */
-export interface AccessGrant {
-  token: string;
-  generation: number;
-}
 
 type Reason = 'none' | 'due' | 'rejected';
 
@@ -189,12 +122,12 @@ export class TokenManager {
 
   /** Idle, and the pair young enough: the next request renews it (one wake-up, not two). */
   #waitsForRequest(h: Held): boolean {
-    const { keepFreshS, idleRefreshAgeS } = this.#options.tuning;
-    if (keepFreshS === undefined) return false;
-    const nowMs = this.#options.clock.monotonicMs();
-    const idle = this.#lastUseMs === undefined || nowMs - this.#lastUseMs >= keepFreshS * 1000;
-    if (!idle || h.receivedAtMs === undefined) return false;
-    return idleRefreshAgeS === undefined || this.#options.bootClock.nowMs() - h.receivedAtMs < idleRefreshAgeS * 1000;
+    return waitsForRequest(this.#options.tuning, {
+      nowMonoMs: this.#options.clock.monotonicMs(),
+      lastUseMs: this.#lastUseMs,
+      nowBootMs: this.#options.bootClock.nowMs(),
+      receivedAtMs: h.receivedAtMs,
+    });
   }
 
   tokenStatus(): TokenStatus {
@@ -227,8 +160,7 @@ export class TokenManager {
   }
 
   #renewAfterMs(h: Held): number {
-    const lifeMs = h.pair.expiresInS * 1000;
-    return lifeMs - Math.min(this.#options.tuning.refreshMarginS * 1000, lifeMs / 10);
+    return renewAfterMs(h.pair.expiresInS, this.#options.tuning.refreshMarginS);
   }
 
   async #renew(reason: Reason, generation: number, signal?: AbortSignal): Promise<Held> {

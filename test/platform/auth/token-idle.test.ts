@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOKEN_IDLE_REFRESH_AGE_S, TOKEN_KEEP_FRESH_S } from '../../../src/platform/auth/token-manager.js';
+import { TOKEN_IDLE_REFRESH_AGE_S, TOKEN_KEEP_FRESH_S } from '../../../src/platform/auth/renewal-timing.js';
 import { startPlatform, type Platform } from '../fixture.js';
 
 /**
